@@ -1,0 +1,1 @@
+"""The application layer: owns the `nerts` command, its loops, the clock and all file I/O."""

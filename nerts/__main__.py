@@ -1,0 +1,3 @@
+from nerts.cli import main
+
+raise SystemExit(main())

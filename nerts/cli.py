@@ -1,0 +1,86 @@
+"""The `nerts` command line: parses arguments, configures logging, dispatches to a command."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+from collections.abc import Sequence
+
+from nerts.errors import UserError
+
+log = logging.getLogger(__name__)
+
+# Each module registers one or more subcommands; order is the order shown in --help.
+COMMAND_MODULES = (
+    "nerts.commands.demo",
+    "nerts.commands.referee",
+    "nerts.commands.scores",
+)
+
+DESCRIPTION = """\
+A camera referee for the card game Nerts.
+
+It checks every foundation play, decides races by frame order, tells players through a
+serial buzzer/light box, and counts the score by deck back at the end of each round.
+"""
+
+EPILOG = """\
+examples:
+  nerts demo                          referee the bundled example game and show the scoreboard
+  nerts referee game.jsonl --out ev.jsonl --target 150
+  nerts scores club.json add 0=12 1=2 2=-6
+run 'nerts COMMAND --help' for the options of each command.
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="nerts",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "-v", "--verbose", action="count", default=0, help="more log output (-vv for debug)"
+    )
+    parser.add_argument("--log-file", help="also write the full debug log to this file")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers.required = True
+    for module_name in COMMAND_MODULES:
+        importlib.import_module(module_name).register(subparsers)
+    return parser
+
+
+def configure_logging(verbosity: int, log_file: str | None) -> None:
+    level = [logging.WARNING, logging.INFO, logging.DEBUG][min(verbosity, 2)]
+    console = logging.StreamHandler(sys.stderr)
+    console.setLevel(level)
+    console.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    handlers: list[logging.Handler] = [console]
+    if log_file:
+        file_handler = logging.FileHandler(log_file, encoding="utf-8")
+        file_handler.setLevel(logging.DEBUG)
+        file_handler.setFormatter(
+            logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+        )
+        handlers.append(file_handler)
+    logging.basicConfig(level=logging.DEBUG if log_file else level, handlers=handlers, force=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    configure_logging(args.verbose, args.log_file)
+    try:
+        status: int = args.handler(args)
+    except UserError as error:
+        sys.stderr.write(f"nerts {args.command}: error: {error}\n")
+        return 2
+    except KeyboardInterrupt:
+        sys.stderr.write("nerts: interrupted\n")
+        return 130
+    finally:
+        logging.shutdown()
+    return status
