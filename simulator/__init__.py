@@ -1,0 +1,1 @@
+"""Tabletop simulator: bots play Nerts rounds; a renderer films them with ground truth."""
