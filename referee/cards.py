@@ -1,0 +1,130 @@
+"""Cards as value types: `Card.parse("10H")` and `str(card)` round trip."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from referee.errors import InvalidCardError
+
+
+class Rank(enum.IntEnum):
+    ACE = 1
+    TWO = 2
+    THREE = 3
+    FOUR = 4
+    FIVE = 5
+    SIX = 6
+    SEVEN = 7
+    EIGHT = 8
+    NINE = 9
+    TEN = 10
+    JACK = 11
+    QUEEN = 12
+    KING = 13
+
+    @property
+    def symbol(self) -> str:
+        return _RANK_SYMBOLS[self]
+
+    @classmethod
+    def parse(cls, text: str) -> Rank:
+        try:
+            return _RANKS_BY_SYMBOL[text.upper()]
+        except KeyError:
+            raise InvalidCardError(f"not a rank: {text!r} (expected one of A 2-10 J Q K)") from None
+
+    def __str__(self) -> str:
+        return self.symbol
+
+
+_RANK_SYMBOLS = {
+    rank: symbol
+    for rank, symbol in zip(
+        Rank, ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"], strict=True
+    )
+}
+_RANKS_BY_SYMBOL = {symbol: rank for rank, symbol in _RANK_SYMBOLS.items()}
+
+
+class Suit(enum.Enum):
+    SPADES = "S"
+    HEARTS = "H"
+    DIAMONDS = "D"
+    CLUBS = "C"
+
+    @property
+    def is_red(self) -> bool:
+        return self in (Suit.HEARTS, Suit.DIAMONDS)
+
+    @classmethod
+    def parse(cls, text: str) -> Suit:
+        try:
+            return cls(text.upper())
+        except ValueError:
+            raise InvalidCardError(f"not a suit: {text!r} (expected S, H, D or C)") from None
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, order=True)
+class Card:
+    """A standard card. Ordered by rank then suit, so sorted hands read naturally."""
+
+    rank: Rank
+    suit: Suit
+
+    @property
+    def is_red(self) -> bool:
+        return self.suit.is_red
+
+    @classmethod
+    def parse(cls, text: str) -> Card:
+        if not isinstance(text, str) or not 2 <= len(text) <= 3:
+            raise InvalidCardError(f"not a card: {text!r} (expected e.g. '10H', 'QS', 'AC')")
+        try:
+            return cls(Rank.parse(text[:-1]), Suit.parse(text[-1]))
+        except InvalidCardError as error:
+            raise InvalidCardError(f"not a card: {text!r} ({error})") from None
+
+    def __str__(self) -> str:
+        return f"{self.rank.symbol}{self.suit.value}"
+
+
+JOKER_TEXT = "JK"
+
+
+@dataclass(frozen=True)
+class Joker:
+    """The jokers variant: a joker stands for any card once its rank and suit are declared.
+
+    Written "JK" undeclared and "JK=5H" declared. Before a foundation play it must be declared;
+    on the foundation it then behaves exactly as the declared card.
+    """
+
+    declared: Card | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> Joker:
+        if text.upper() == JOKER_TEXT:
+            return cls()
+        head, sep, declared = text.partition("=")
+        if head.upper() != JOKER_TEXT or not sep:
+            raise InvalidCardError(f"not a joker: {text!r} (expected 'JK' or e.g. 'JK=5H')")
+        return cls(Card.parse(declared))
+
+    def __str__(self) -> str:
+        return JOKER_TEXT if self.declared is None else f"{JOKER_TEXT}={self.declared}"
+
+
+def parse_any(text: str) -> Card | Joker:
+    """A card or a joker, as written in logs and on the command line."""
+    if isinstance(text, str) and text.upper().startswith(JOKER_TEXT):
+        return Joker.parse(text)
+    return Card.parse(text)
+
+
+def full_deck() -> list[Card]:
+    """The 52 cards in a fixed order (suits S H D C, ranks A..K)."""
+    return [Card(rank, suit) for suit in Suit for rank in Rank]

@@ -1,0 +1,359 @@
+"""The table-event vocabulary of contracts/events.md as frozen value types.
+
+`event_from_dict` validates one decoded JSON object; `Event.to_dict` gives it back in the
+contract's form. Reading and writing files is the app's business, not this module's.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, TypeVar
+
+from referee.cards import Card, Suit
+from referee.errors import EventError, InvalidCardError
+
+
+class Verdict(enum.Enum):
+    ACCEPTED = "accepted"
+    TIE = "tie"
+    LATE = "late"
+    ILLEGAL = "illegal"
+
+    @property
+    def stays(self) -> bool:
+        """Whether the card stays on the foundation (and scores)."""
+        return self in (Verdict.ACCEPTED, Verdict.TIE)
+
+
+class IllegalReason(enum.Enum):
+    WRONG_SUIT = "wrong_suit"
+    WRONG_RANK = "wrong_rank"
+    NOT_AN_ACE = "not_an_ace"
+    # Not in the contract's list: a card played after the round had already ended.
+    ROUND_OVER = "round_over"
+
+
+@dataclass(frozen=True)
+class Event:
+    frame: int
+    t: float
+    TYPE: ClassVar[str] = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"frame": self.frame, "t": self.t, "type": self.TYPE, **self._payload()}
+
+    def _payload(self) -> dict[str, Any]:
+        return {}
+
+
+@dataclass(frozen=True)
+class SeatInfo:
+    seat: int
+    back: str
+    # Extension key for the handicap variant: this seat's Nerts pile size, when not the round's.
+    nerts_pile: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"seat": self.seat, "back": self.back}
+        if self.nerts_pile is not None:
+            data["nerts_pile"] = self.nerts_pile
+        return data
+
+
+@dataclass(frozen=True)
+class RoundStart(Event):
+    round: int
+    seats: tuple[SeatInfo, ...]
+    nerts_pile: int
+    TYPE: ClassVar[str] = "round_start"
+
+    def _payload(self) -> dict[str, Any]:
+        return {
+            "round": self.round,
+            "seats": [seat.to_dict() for seat in self.seats],
+            "nerts_pile": self.nerts_pile,
+        }
+
+    def pile_size(self, seat: int) -> int:
+        for info in self.seats:
+            if info.seat == seat and info.nerts_pile is not None:
+                return info.nerts_pile
+        return self.nerts_pile
+
+
+@dataclass(frozen=True)
+class Play(Event):
+    seat: int
+    card: Card
+    pile: str
+    verdict: Verdict | None = None
+    reason: IllegalReason | None = None
+    # Jokers variant: `card` is the joker's declared identity.
+    joker: bool = False
+    TYPE: ClassVar[str] = "play"
+
+    def _payload(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"seat": self.seat, "card": str(self.card), "pile": self.pile}
+        if self.verdict is not None:
+            data["verdict"] = self.verdict.value
+        if self.reason is not None:
+            data["reason"] = self.reason.value
+        if self.joker:
+            data["joker"] = True
+        return data
+
+
+@dataclass(frozen=True)
+class TakeBack(Event):
+    seat: int
+    card: Card
+    pile: str
+    TYPE: ClassVar[str] = "take_back"
+
+    def _payload(self) -> dict[str, Any]:
+        return {"seat": self.seat, "card": str(self.card), "pile": self.pile}
+
+
+@dataclass(frozen=True)
+class PileComplete(Event):
+    pile: str
+    suit: Suit
+    TYPE: ClassVar[str] = "pile_complete"
+
+    def _payload(self) -> dict[str, Any]:
+        return {"pile": self.pile, "suit": self.suit.value}
+
+
+@dataclass(frozen=True)
+class NertsCount(Event):
+    seat: int
+    remaining: int
+    TYPE: ClassVar[str] = "nerts_count"
+
+    def _payload(self) -> dict[str, Any]:
+        return {"seat": self.seat, "remaining": self.remaining}
+
+
+@dataclass(frozen=True)
+class Stuck(Event):
+    TYPE: ClassVar[str] = "stuck"
+
+
+@dataclass(frozen=True)
+class NertsCall(Event):
+    seat: int
+    valid: bool | None = None
+    TYPE: ClassVar[str] = "nerts_call"
+
+    def _payload(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"seat": self.seat}
+        if self.valid is not None:
+            data["valid"] = self.valid
+        return data
+
+
+def _by_seat(values: Mapping[int, int]) -> dict[str, int]:
+    return {str(seat): values[seat] for seat in sorted(values)}
+
+
+@dataclass(frozen=True)
+class RoundEnd(Event):
+    round: int
+    scores: Mapping[int, int]
+    foundation: Mapping[int, int]
+    nerts_left: Mapping[int, int]
+    # House rule: the caller's bonus, kept apart so that scores = foundation - 2 * nerts_left
+    # holds exactly as the contract says; totals add it.
+    bonus: Mapping[int, int] = field(default_factory=dict)
+    TYPE: ClassVar[str] = "round_end"
+
+    def _payload(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "round": self.round,
+            "scores": _by_seat(self.scores),
+            "foundation": _by_seat(self.foundation),
+            "nerts_left": _by_seat(self.nerts_left),
+        }
+        if any(self.bonus.values()):
+            data["bonus"] = _by_seat(self.bonus)
+        return data
+
+
+@dataclass(frozen=True)
+class GameEnd(Event):
+    totals: Mapping[int, int]
+    winner: int
+    TYPE: ClassVar[str] = "game_end"
+
+    def _payload(self) -> dict[str, Any]:
+        return {"totals": _by_seat(self.totals), "winner": self.winner}
+
+
+@dataclass(frozen=True)
+class OtherEvent(Event):
+    """A type this version does not know: kept and written back unchanged."""
+
+    type: str = ""
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.data, "frame": self.frame, "t": self.t, "type": self.type}
+
+
+# ---- parsing -------------------------------------------------------------------------------
+
+
+E = TypeVar("E", bound=enum.Enum)
+
+
+class _Reader:
+    """Typed access to one event object; every error names the event type and the key."""
+
+    def __init__(self, data: Mapping[str, Any], kind: str) -> None:
+        self.data = data
+        self.kind = kind
+
+    def fail(self, key: str, expected: str) -> EventError:
+        value = self.data.get(key, "<missing>")
+        return EventError(f"{self.kind}: {key!r} must be {expected}, got {value!r}")
+
+    def integer(self, key: str, minimum: int = 0) -> int:
+        value = self.data.get(key)
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            raise self.fail(key, f"an integer >= {minimum}")
+        return value
+
+    def number(self, key: str) -> float:
+        value = self.data.get(key)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise self.fail(key, "a finite number")
+        if not math.isfinite(value):
+            raise self.fail(key, "a finite number")
+        return float(value)
+
+    def text(self, key: str) -> str:
+        value = self.data.get(key)
+        if not isinstance(value, str) or not value:
+            raise self.fail(key, "a non-empty string")
+        return value
+
+    def card(self, key: str) -> Card:
+        text = self.text(key)
+        try:
+            return Card.parse(text)
+        except InvalidCardError as error:
+            raise EventError(f"{self.kind}: {key!r}: {error}") from None
+
+    def optional_bool(self, key: str) -> bool | None:
+        value = self.data.get(key)
+        if value is not None and not isinstance(value, bool):
+            raise self.fail(key, "true or false")
+        return value
+
+    def choice(self, key: str, kind: type[E]) -> E | None:
+        value = self.data.get(key)
+        if value is None:
+            return None
+        try:
+            return kind(value)
+        except ValueError:
+            choices = ", ".join(repr(member.value) for member in kind)
+            raise self.fail(key, f"one of {choices}") from None
+
+    def by_seat(self, key: str) -> dict[int, int]:
+        value = self.data.get(key)
+        if not isinstance(value, Mapping):
+            raise self.fail(key, "an object keyed by seat")
+        result: dict[int, int] = {}
+        for seat_text, number in value.items():
+            if not str(seat_text).isdigit() or isinstance(number, bool) or not isinstance(
+                number, int
+            ):
+                raise self.fail(key, "an object of seat number -> integer")
+            result[int(seat_text)] = number
+        return result
+
+
+def _seat_info(item: Any) -> SeatInfo:
+    if not isinstance(item, Mapping):
+        raise EventError(f"round_start: each of 'seats' must be an object, got {item!r}")
+    reader = _Reader(item, "round_start seat")
+    pile = None if item.get("nerts_pile") is None else reader.integer("nerts_pile", minimum=1)
+    return SeatInfo(reader.integer("seat"), str(item.get("back", "")), pile)
+
+
+def _round_start(r: _Reader, frame: int, t: float) -> RoundStart:
+    seats = r.data.get("seats")
+    if not isinstance(seats, list) or not seats:
+        raise r.fail("seats", "a non-empty list of {'seat', 'back'}")
+    infos = tuple(_seat_info(item) for item in seats)
+    numbers = [info.seat for info in infos]
+    if len(set(numbers)) != len(numbers):
+        raise r.fail("seats", "a list of distinct seats")
+    return RoundStart(frame, t, r.integer("round", 1), infos, r.integer("nerts_pile", 1))
+
+
+def _play(r: _Reader, frame: int, t: float) -> Play:
+    return Play(
+        frame,
+        t,
+        r.integer("seat"),
+        r.card("card"),
+        r.text("pile"),
+        r.choice("verdict", Verdict),
+        r.choice("reason", IllegalReason),
+        bool(r.optional_bool("joker")),
+    )
+
+
+def _pile_complete(r: _Reader, frame: int, t: float) -> PileComplete:
+    suit = r.text("suit")
+    try:
+        return PileComplete(frame, t, r.text("pile"), Suit.parse(suit))
+    except InvalidCardError:
+        raise r.fail("suit", "one of 'S', 'H', 'D', 'C'") from None
+
+
+def _game_end(r: _Reader, frame: int, t: float) -> GameEnd:
+    return GameEnd(frame, t, r.by_seat("totals"), r.integer("winner"))
+
+
+def _round_end(r: _Reader, frame: int, t: float) -> RoundEnd:
+    bonus = r.by_seat("bonus") if "bonus" in r.data else {}
+    return RoundEnd(
+        frame, t, r.integer("round", 1), r.by_seat("scores"), r.by_seat("foundation"),
+        r.by_seat("nerts_left"), bonus,
+    )
+
+
+_PARSERS = {
+    RoundStart.TYPE: _round_start,
+    Play.TYPE: _play,
+    TakeBack.TYPE: lambda r, f, t: TakeBack(
+        f, t, r.integer("seat"), r.card("card"), r.text("pile")
+    ),
+    PileComplete.TYPE: _pile_complete,
+    NertsCount.TYPE: lambda r, f, t: NertsCount(f, t, r.integer("seat"), r.integer("remaining")),
+    Stuck.TYPE: lambda r, f, t: Stuck(f, t),
+    NertsCall.TYPE: lambda r, f, t: NertsCall(f, t, r.integer("seat"), r.optional_bool("valid")),
+    RoundEnd.TYPE: _round_end,
+    GameEnd.TYPE: _game_end,
+}
+
+
+def event_from_dict(data: Any) -> Event:
+    """One event from its decoded JSON object. Raises `EventError` naming what is wrong."""
+    if not isinstance(data, Mapping):
+        raise EventError(f"an event must be a JSON object, got {type(data).__name__}")
+    kind = data.get("type")
+    if not isinstance(kind, str) or not kind:
+        raise EventError(f"event has no 'type': {dict(data)!r}"[:200])
+    reader = _Reader(data, kind)
+    frame, t = reader.integer("frame"), reader.number("t")
+    parser = _PARSERS.get(kind)
+    if parser is None:
+        return OtherEvent(frame, t, kind, dict(data))
+    return parser(reader, frame, t)

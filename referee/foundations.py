@@ -1,0 +1,56 @@
+"""Foundation piles: an Ace starts one; same suit, one rank up; a King completes it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from referee.cards import Card, Rank, Suit
+from referee.events import IllegalReason
+
+
+@dataclass
+class FoundationPile:
+    pile_id: str
+    suit: Suit
+    top: Rank
+    # Frame in which the current top rank landed: a same-frame duplicate is a tie, a later one late.
+    top_frame: int
+    # (owner seat, card) of every card that stays, bottom first; ties put two cards at one rank.
+    cards: list[tuple[int, Card]] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        return self.top == Rank.KING
+
+    def holds_top(self, card: Card) -> bool:
+        """Whether `card` is the rank and suit that already took the top place."""
+        return card.suit == self.suit and card.rank == self.top
+
+    def place(self, seat: int, card: Card, frame: int) -> None:
+        if card.rank != self.top:
+            self.top, self.top_frame = card.rank, frame
+        self.cards.append((seat, card))
+
+    def remove(self, seat: int, card: Card) -> bool:
+        """Takes a staying top card back off the pile (a player undoing a play); False if absent."""
+        if not self.holds_top(card) or (seat, card) not in self.cards:
+            return False
+        self.cards.remove((seat, card))
+        if not any(c == card for _, c in self.cards):
+            self.top = Rank(self.top - 1) if self.top > Rank.ACE else self.top
+        return True
+
+    @property
+    def empty(self) -> bool:
+        return not self.cards
+
+
+def why_illegal(pile: FoundationPile | None, card: Card) -> IllegalReason | None:
+    """Why `card` may not go on `pile` (None: a new pile), or None when it is the next card."""
+    if pile is None:
+        return None if card.rank == Rank.ACE else IllegalReason.NOT_AN_ACE
+    if card.suit != pile.suit:
+        return IllegalReason.WRONG_SUIT
+    if pile.complete or card.rank != pile.top + 1:
+        return IllegalReason.WRONG_RANK
+    return None

@@ -1,0 +1,131 @@
+"""The game across rounds: feeds events to the round in play, keeps totals, ends the game.
+
+`GameReferee.feed` takes the events of a log in frame order and returns the refereed events as
+soon as their frame is complete; `finish` returns the rest. Derived events in the input
+(`pile_complete`, `round_end`, `game_end`) are dropped and made afresh, and verdicts are decided
+again, so feeding the referee's own output back gives the same result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from referee.errors import EventError
+from referee.events import (
+    Event,
+    GameEnd,
+    OtherEvent,
+    PileComplete,
+    RoundEnd,
+    RoundStart,
+)
+from referee.options import RuleOptions
+from referee.round import RoundReferee
+
+DERIVED_TYPES = (PileComplete, RoundEnd, GameEnd)
+
+
+class GameReferee:
+    def __init__(self, options: RuleOptions | None = None) -> None:
+        self.options = options or RuleOptions()
+        self.reset()
+
+    def reset(self) -> None:
+        """Forgets everything, the frame order included: a new log."""
+        self._new_game()
+        self.round: RoundReferee | None = None
+        self._frame: int | None = None
+        self._pending: list[Event] = []
+
+    def _new_game(self) -> None:
+        self.totals: dict[int, int] = {}
+        self.rounds: list[RoundEnd] = []
+        self.game_end: GameEnd | None = None
+
+    def feed(self, event: Event) -> list[Event]:
+        """Takes the next event; returns the refereed events of every frame now complete."""
+        if self._frame is not None and event.frame < self._frame:
+            raise EventError(
+                f"{event.TYPE} at frame {event.frame} comes after frame {self._frame}: "
+                "events must be in frame order"
+            )
+        if isinstance(event, DERIVED_TYPES):
+            return []
+        out: list[Event] = []
+        if event.frame != self._frame:
+            out = self._referee_pending()
+            self._frame = event.frame
+        self._pending.append(event)
+        return out
+
+    def finish(self) -> list[Event]:
+        """The end of the input: refereed events still held, and the end of a called round."""
+        out = self._referee_pending()
+        if self.round is not None:
+            end = self.round.finish()
+            if end is not None:
+                out.extend(self._after_round(end))
+        return out
+
+    def referee_all(self, events: Iterable[Event]) -> list[Event]:
+        out: list[Event] = []
+        for event in events:
+            out.extend(self.feed(event))
+        out.extend(self.finish())
+        return out
+
+    # ---- internals -------------------------------------------------------------------------
+
+    def _referee_pending(self) -> list[Event]:
+        out: list[Event] = []
+        batch: list[Event] = []
+        for event in self._pending:
+            if isinstance(event, RoundStart):
+                out.extend(self._referee_batch(batch))
+                batch = []
+                out.extend(self._start_round(event))
+            else:
+                batch.append(event)
+        out.extend(self._referee_batch(batch))
+        self._pending = []
+        return out
+
+    def _referee_batch(self, batch: list[Event]) -> list[Event]:
+        if not batch:
+            return []
+        if self.round is None:
+            first = next((e for e in batch if not isinstance(e, OtherEvent)), None)
+            if first is None:
+                return batch
+            raise EventError(f"{first.TYPE} at frame {first.frame} comes before any round_start")
+        was_over = self.round.ended is not None
+        out: list[Event] = []
+        for event in self.round.referee_frame(batch):
+            out.append(event)
+            if isinstance(event, RoundEnd) and not was_over:
+                out.extend(self._after_round(event))
+        return out
+
+    def _start_round(self, start: RoundStart) -> list[Event]:
+        out: list[Event] = []
+        if self.round is not None and self.round.ended is None:
+            end = self.round.end_now()
+            out.append(end)
+            out.extend(self._after_round(end))
+        if self.game_end is not None:
+            self._new_game()
+        self.round = RoundReferee(start, self.options)
+        out.append(start)
+        return out
+
+    def _after_round(self, end: RoundEnd) -> list[Event]:
+        self.rounds.append(end)
+        for seat, score in end.scores.items():
+            self.totals[seat] = self.totals.get(seat, 0) + score + end.bonus.get(seat, 0)
+        best = max(self.totals.values())
+        leaders = [seat for seat, total in self.totals.items() if total == best]
+        # Several seats level at the top play on, even past the target.
+        if best >= self.options.target_score and len(leaders) == 1:
+            self.game_end = GameEnd(end.frame, end.t, dict(self.totals), leaders[0])
+            return [self.game_end]
+        return []

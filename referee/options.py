@@ -1,0 +1,32 @@
+"""House-rule options: named, documented settings rather than numbers buried in the rules."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from referee.errors import RefereeInputError
+
+DEFAULT_TARGET_SCORE = 100
+DEFAULT_NERTS_PILE_SIZE = 13
+# After a valid Nerts call "cards already in the air may finish their move and count". A card
+# released on a foundation up to this many seconds (frame timestamps) after the call still counts:
+# a hand needs about half a second to finish a placement it had started.
+DEFAULT_IN_AIR_GRACE_S = 0.5
+
+
+@dataclass(frozen=True)
+class RuleOptions:
+    target_score: int = DEFAULT_TARGET_SCORE
+    caller_bonus: int = 0
+    nerts_pile_size: int = DEFAULT_NERTS_PILE_SIZE
+    in_air_grace_s: float = DEFAULT_IN_AIR_GRACE_S
+
+    def __post_init__(self) -> None:
+        if self.target_score <= 0:
+            raise RefereeInputError(f"target score must be positive, got {self.target_score}")
+        if self.caller_bonus < 0:
+            raise RefereeInputError(f"caller bonus must not be negative, got {self.caller_bonus}")
+        if not 1 <= self.nerts_pile_size <= 52:
+            raise RefereeInputError(f"Nerts pile size must be 1..52, got {self.nerts_pile_size}")
+        if self.in_air_grace_s < 0:
+            raise RefereeInputError(f"in-air grace must not be negative, got {self.in_air_grace_s}")

@@ -1,0 +1,197 @@
+"""One round: verdicts for foundation plays, Nerts counts and calls, stuck rotations, the score.
+
+Plays are judged frame by frame. The earlier frame wins a place on a pile; a card that wanted a
+place already taken in an earlier frame is `late`; cards of the same rank and suit that reach the
+same place in the same frame are all `tie` and all stay.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import cast
+
+from referee.errors import EventError
+from referee.events import (
+    Event,
+    IllegalReason,
+    NertsCall,
+    NertsCount,
+    PileComplete,
+    Play,
+    RoundEnd,
+    RoundStart,
+    Stuck,
+    TakeBack,
+    Verdict,
+)
+from referee.foundations import FoundationPile, why_illegal
+from referee.options import RuleOptions
+
+
+class RoundReferee:
+    """Referees the events of one round, one frame at a time (`referee_frame`)."""
+
+    def __init__(self, start: RoundStart, options: RuleOptions) -> None:
+        self.start = start
+        self.options = options
+        self.seats = tuple(info.seat for info in start.seats)
+        self.piles: dict[str, FoundationPile] = {}
+        self.nerts_left = {seat: start.pile_size(seat) for seat in self.seats}
+        self.foundation = dict.fromkeys(self.seats, 0)
+        # Late and illegal cards still lying on a pile, waiting for their owner to take them back.
+        self.awaiting_take_back: Counter[tuple[int, str, str]] = Counter()
+        self.caller: int | None = None
+        self.call_deadline: float | None = None
+        self.ended: RoundEnd | None = None
+        self.stuck_without_progress = False
+        self.last_seen = (start.frame, start.t)
+        # Indices, in this frame's output, of the plays that put each pile's top there this frame.
+        self._placed_this_frame: dict[str, list[int]] = {}
+
+    @property
+    def round_number(self) -> int:
+        return self.start.round
+
+    def referee_frame(self, events: Sequence[Event]) -> list[Event]:
+        """Judges one frame's events in order; returns them with verdicts, plus derived events."""
+        out: list[Event] = []
+        self._placed_this_frame = {}
+        for event in events:
+            if self.ended is None and self._call_window_closed(event.t):
+                out.append(self._end_round())
+            self.last_seen = (event.frame, event.t) if self.ended is None else self.last_seen
+            self._handle(event, out)
+        return out
+
+    def finish(self) -> RoundEnd | None:
+        """At the end of the input: ends a round whose Nerts call was made; else none."""
+        if self.ended is None and self.caller is not None:
+            return self._end_round()
+        return None
+
+    def end_now(self) -> RoundEnd:
+        """Ends the round as it stands (a new round started without a call or a stuck end)."""
+        return self.ended if self.ended is not None else self._end_round()
+
+    # ---- events ----------------------------------------------------------------------------
+
+    def _handle(self, event: Event, out: list[Event]) -> None:
+        if isinstance(event, Play):
+            self._check_seat(event.seat, event)
+            self._play(event, out)
+        elif isinstance(event, TakeBack):
+            self._check_seat(event.seat, event)
+            self._take_back(event)
+            out.append(event)
+        elif isinstance(event, NertsCount):
+            self._nerts_count(event)
+            out.append(event)
+        elif isinstance(event, NertsCall):
+            self._check_seat(event.seat, event)
+            out.append(self._nerts_call(event))
+        elif isinstance(event, Stuck):
+            out.append(event)
+            if self.ended is None:
+                if self.stuck_without_progress:
+                    out.append(self._end_round())
+                self.stuck_without_progress = True
+        else:
+            out.append(event)
+
+    def _check_seat(self, seat: int, event: Event) -> None:
+        if seat not in self.nerts_left:
+            raise EventError(
+                f"{event.TYPE} at frame {event.frame}: seat {seat} is not at the table "
+                f"(round {self.round_number} has seats {', '.join(map(str, self.seats))})"
+            )
+
+    def _play(self, play: Play, out: list[Event]) -> None:
+        if self.ended is not None:
+            out.append(self._ruled(play, Verdict.ILLEGAL, IllegalReason.ROUND_OVER))
+            return
+        pile = self.piles.get(play.pile)
+        if pile is not None and pile.holds_top(play.card):
+            if pile.top_frame == play.frame:
+                placed = self._placed_this_frame.setdefault(play.pile, [])
+                for index in placed:
+                    out[index] = self._ruled(cast(Play, out[index]), Verdict.TIE)
+                placed.append(len(out))
+                self._stay(pile, play)
+                out.append(self._ruled(play, Verdict.TIE))
+            else:
+                self._await_take_back(play)
+                out.append(self._ruled(play, Verdict.LATE))
+            return
+        reason = why_illegal(pile, play.card)
+        if reason is not None:
+            self._await_take_back(play)
+            out.append(self._ruled(play, Verdict.ILLEGAL, reason))
+            return
+        if pile is None:
+            pile = FoundationPile(play.pile, play.card.suit, play.card.rank, play.frame)
+            self.piles[play.pile] = pile
+        self._placed_this_frame[play.pile] = [len(out)]
+        self._stay(pile, play)
+        out.append(self._ruled(play, Verdict.ACCEPTED))
+        if pile.complete:
+            out.append(PileComplete(play.frame, play.t, play.pile, pile.suit))
+
+    @staticmethod
+    def _ruled(play: Play, verdict: Verdict, reason: IllegalReason | None = None) -> Play:
+        return replace(play, verdict=verdict, reason=reason)
+
+    def _stay(self, pile: FoundationPile, play: Play) -> None:
+        pile.place(play.seat, play.card, play.frame)
+        self.foundation[play.seat] += 1
+        self.stuck_without_progress = False
+
+    def _await_take_back(self, play: Play) -> None:
+        self.awaiting_take_back[(play.seat, str(play.card), play.pile)] += 1
+
+    def _take_back(self, event: TakeBack) -> None:
+        key = (event.seat, str(event.card), event.pile)
+        if self.awaiting_take_back[key] > 0:
+            self.awaiting_take_back[key] -= 1
+            return
+        # A card that had stayed is taken back: the table undid a play, so the count follows.
+        pile = self.piles.get(event.pile)
+        if pile is not None and pile.remove(event.seat, event.card):
+            self.foundation[event.seat] -= 1
+            if pile.empty:
+                del self.piles[event.pile]
+
+    def _nerts_count(self, event: NertsCount) -> None:
+        self._check_seat(event.seat, event)
+        size = self.start.pile_size(event.seat)
+        if event.remaining > size:
+            raise EventError(
+                f"nerts_count at frame {event.frame}: seat {event.seat} has {event.remaining} "
+                f"cards left of a {size}-card Nerts pile"
+            )
+        if self.ended is None:
+            if event.remaining < self.nerts_left[event.seat]:
+                self.stuck_without_progress = False
+            self.nerts_left[event.seat] = event.remaining
+
+    def _nerts_call(self, call: NertsCall) -> NertsCall:
+        valid = self.nerts_left[call.seat] == 0
+        if valid and self.ended is None and self.caller is None:
+            self.caller = call.seat
+            self.call_deadline = call.t + self.options.in_air_grace_s
+        return replace(call, valid=valid)
+
+    # ---- the end ---------------------------------------------------------------------------
+
+    def _call_window_closed(self, t: float) -> bool:
+        return self.call_deadline is not None and t > self.call_deadline
+
+    def _end_round(self) -> RoundEnd:
+        frame, t = self.last_seen
+        scores = {s: self.foundation[s] - 2 * self.nerts_left[s] for s in self.seats}
+        bonus = {s: self.options.caller_bonus if s == self.caller else 0 for s in self.seats}
+        self.ended = RoundEnd(
+            frame, t, self.round_number, scores, dict(self.foundation), dict(self.nerts_left), bonus
+        )
+        return self.ended
