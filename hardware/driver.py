@@ -1,0 +1,225 @@
+"""`BoxDriver`: the host's threaded driver for the referee box.
+
+Modelled on pyserial's `serial.threaded`: one background reader thread owns the port and feeds a
+protocol object (`HostProtocol`), framing is done by `LineSplitter`, and writes happen on the
+caller's thread under a lock, so `send` returns at once (a write is bounded by WRITE_TIMEOUT_S).
+
+    with BoxDriver("socket://127.0.0.1:7000", on_button=print) as box:
+        done = box.send("LIGHT 0 FF0000")   # a concurrent.futures.Future; never blocks
+        done.result(timeout=1)              # None on `ok`; raises CommandRejected on `er`
+
+Every command is delivered exactly once and in order as the protocol defines; the driver keeps
+the unacknowledged ones across resets and reconnections (it retries opening the port every
+RECONNECT_INTERVAL_S while the box is absent). Button presses (`BTN <seat>`) go to `on_button`
+(called on the reader thread: keep it short) and to the thread-safe queue `buttons`.
+Traffic is logged at DEBUG on this module's logger.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from types import TracebackType
+
+from hardware.framing import LineSplitter, check_command_text, parse_device_line
+from hardware.host_protocol import RESEND_TIMEOUT_S, Actions, BoxIdentity, HostProtocol
+from hardware.ports import PortError, SerialPort, open_port
+
+log = logging.getLogger(__name__)
+
+# While the box is absent or unplugged, opening its port is retried this often.
+RECONNECT_INTERVAL_S = 0.5
+
+ButtonCallback = Callable[[int], None]
+Delivery = Future[None]
+
+
+class CommandRejected(Exception):
+    """The box answered `er <seq> <code>`: the command was well formed but invalid."""
+
+    def __init__(self, text: str, code: str) -> None:
+        super().__init__(f"box rejected {text!r}: {code}")
+        self.text = text
+        self.code = code
+
+
+class BoxClosed(Exception):
+    """The driver was closed before the box acknowledged the command."""
+
+
+class BoxDriver:
+    def __init__(
+        self,
+        url: str,
+        *,
+        on_button: ButtonCallback | None = None,
+        resend_timeout: float = RESEND_TIMEOUT_S,
+        reconnect_interval: float = RECONNECT_INTERVAL_S,
+        opener: Callable[[str], SerialPort] = open_port,
+    ) -> None:
+        self.url = url
+        self.on_button = on_button
+        self.buttons: queue.SimpleQueue[int] = queue.SimpleQueue()
+        self.connections = 0  # how many times a port was opened
+        self._reconnect_interval = reconnect_interval
+        self._opener = opener
+        self._protocol: HostProtocol[Delivery] = HostProtocol(resend_timeout)
+        self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)
+        self._port: SerialPort | None = None
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"box {url}", daemon=True)
+        self._warned_absent = False
+
+    def __enter__(self) -> BoxDriver:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @property
+    def connected(self) -> bool:
+        return self._port is not None
+
+    @property
+    def identity(self) -> BoxIdentity | None:
+        return self._protocol.identity
+
+    @property
+    def pending(self) -> list[str]:
+        """The commands not yet acknowledged, in order."""
+        with self._lock:
+            return [command.text for command in self._protocol.unacknowledged]
+
+    def start(self) -> BoxDriver:
+        self._thread.start()
+        return self
+
+    def send(self, text: str) -> Delivery:
+        """Queue one command (e.g. "LIGHT 0 FF0000"); returns at once with its delivery future.
+
+        Raises ValueError if `text` cannot be a command line (not printable ASCII, too long).
+        """
+        check_command_text(text)
+        delivery: Delivery = Future()
+        delivery.set_running_or_notify_cancel()
+        with self._lock:
+            if self._stopping.is_set():
+                raise BoxClosed("the box driver is closed")
+            self._write(self._protocol.submit(text, delivery, time.monotonic()))
+        return delivery
+
+    def wait_delivered(self, timeout: float) -> bool:
+        """Wait up to `timeout` seconds for every queued command to be acknowledged."""
+        with self._idle:
+            return self._idle.wait_for(lambda: not self._protocol.queue, timeout)
+
+    def close(self) -> list[str]:
+        """Stop the reader thread and close the port; returns the commands never acknowledged."""
+        self._stopping.set()
+        if self._thread.is_alive():
+            self._thread.join()
+        with self._lock:
+            undelivered = self._protocol.unacknowledged
+            self._protocol.queue.clear()
+        for command in undelivered:
+            if command.ticket is not None:
+                command.ticket.set_exception(BoxClosed(f"{command.text!r} was not delivered"))
+        return [command.text for command in undelivered]
+
+    # Everything below runs on the reader thread, except _write (under the lock, either thread).
+
+    def _write(self, actions: Actions[Delivery]) -> Actions[Delivery]:
+        port = self._port
+        for line in actions.writes:
+            if port is None:
+                break
+            log.debug("box <- %r", line)
+            try:
+                port.write(line)
+            except PortError as error:
+                # The resend timer retries; the reader thread sees a closed port and reconnects.
+                log.debug("box write failed: %s", error)
+        return actions
+
+    def _deliver(self, actions: Actions[Delivery]) -> None:
+        """Outside the lock: settle futures and pass on button presses."""
+        for command, code in actions.settled:
+            if command.ticket is not None:
+                if code is None:
+                    command.ticket.set_result(None)
+                else:
+                    command.ticket.set_exception(CommandRejected(command.text, code))
+        for seat in actions.buttons:
+            log.info("box: Nerts! button of seat %d", seat)
+            self.buttons.put(seat)
+            if self.on_button is not None:
+                self.on_button(seat)
+
+    def _run(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                port = self._opener(self.url)
+            except PortError as error:
+                level = logging.DEBUG if self._warned_absent else logging.WARNING
+                log.log(level, "box at %s not available (%s); commands are kept", self.url, error)
+                self._warned_absent = True
+                self._stopping.wait(self._reconnect_interval)
+                continue
+            self._warned_absent = False
+            self.connections += 1
+            try:
+                self._serve(port)
+            except PortError as error:
+                log.warning("box connection lost (%s); reconnecting", error)
+            finally:
+                with self._lock:
+                    self._port = None
+                    self._protocol.disconnect()
+                try:
+                    port.close()
+                except PortError as error:
+                    log.debug("box close failed: %s", error)
+            if not self._stopping.is_set():
+                self._stopping.wait(self._reconnect_interval)
+
+    def _serve(self, port: SerialPort) -> None:
+        log.info("box port %s open", self.url)
+        with self._lock:
+            self._port = port
+            self._write(self._protocol.connect(time.monotonic()))
+        splitter = LineSplitter()
+        while not self._stopping.is_set():
+            data = port.read(1)
+            if data:
+                data += port.read(port.in_waiting)
+            for line in splitter.feed(data):
+                text = parse_device_line(line)
+                if text is None:
+                    log.debug("box -> %r discarded (bad CRC or form)", line)
+                    continue
+                log.debug("box -> %r", text)
+                with self._lock:
+                    actions = self._write(self._protocol.receive(text, time.monotonic()))
+                    if not self._protocol.queue:
+                        self._idle.notify_all()
+                if actions.identity is not None:
+                    log.info(
+                        "box identified: nertsbox %s, %d seats",
+                        actions.identity.version,
+                        actions.identity.seats,
+                    )
+                self._deliver(actions)
+            with self._lock:
+                if self._write(self._protocol.tick(time.monotonic())).give_up:
+                    return
+

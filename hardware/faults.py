@@ -1,0 +1,80 @@
+"""Seeded, deterministic fault injection around a `BoxDevice`, for tests and demos.
+
+Faults: each byte in either direction replaced by another with probability `corrupt_rate`;
+each reply line dropped with probability `lose_reply_rate`; a device reset (as at power-up, with
+its HELLO line) after every `reset_every` executed commands, sent right after that command's reply.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from hardware.device import BoxDevice
+
+
+@dataclass(frozen=True)
+class FaultPlan:
+    corrupt_rate: float = 0.0
+    lose_reply_rate: float = 0.0
+    reset_every: int = 0  # 0: never
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        for name in ("corrupt_rate", "lose_reply_rate"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} must be between 0 and 1")
+        if self.reset_every < 0:
+            raise ValueError("reset_every must be 0 (never) or a positive count")
+
+    @property
+    def any(self) -> bool:
+        return bool(self.corrupt_rate or self.lose_reply_rate or self.reset_every)
+
+
+@dataclass
+class FaultCounts:
+    corrupted_bytes: int = 0
+    lost_replies: int = 0
+    resets: int = 0
+
+
+class FaultyDevice:
+    """A `BoxDevice` behind a link that corrupts, loses replies and resets, as `plan` says."""
+
+    def __init__(self, device: BoxDevice, plan: FaultPlan) -> None:
+        self.device = device
+        self.plan = plan
+        self.counts = FaultCounts()
+        self._random = random.Random(plan.seed)
+        self._executed_at_reset = 0
+
+    def _corrupt(self, data: bytes) -> bytes:
+        if not self.plan.corrupt_rate:
+            return data
+        out = bytearray(data)
+        for index in range(len(out)):
+            if self._random.random() < self.plan.corrupt_rate:
+                out[index] ^= self._random.randrange(1, 256)
+                self.counts.corrupted_bytes += 1
+        return bytes(out)
+
+    def power_up(self) -> bytes:
+        self._executed_at_reset = len(self.device.executed)
+        return self._corrupt(self.device.power_up())
+
+    def press_button(self, seat: int) -> bytes:
+        return self._corrupt(self.device.press_button(seat))
+
+    def feed(self, data: bytes) -> bytes:
+        out = bytearray()
+        for reply in self.device.replies(self._corrupt(data)):
+            if self._random.random() < self.plan.lose_reply_rate:
+                self.counts.lost_replies += 1
+            else:
+                out += self._corrupt(reply)
+            executed = len(self.device.executed) - self._executed_at_reset
+            if self.plan.reset_every and executed >= self.plan.reset_every:
+                self.counts.resets += 1
+                out += self.power_up()
+        return bytes(out)

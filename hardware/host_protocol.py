@@ -1,0 +1,191 @@
+"""The host side of the box protocol as a pure state machine: no I/O, no threads, no clock.
+
+`HostProtocol` keeps every unacknowledged command in order, numbers them, and turns each device
+line (and the passage of time) into `Actions`: lines to write, commands settled, button presses.
+The rules are those of the protocol file: stop-and-wait with one command in flight, resend after
+RESEND_TIMEOUT_S of silence, give up the connection after MAX_SILENT_RESENDS silent resends,
+`rs` handling, renumbering from 1 on a device `HELLO`, and a `HELLO` handshake on every connect.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+from hardware.framing import encode_command, next_sequence
+
+log = logging.getLogger(__name__)
+
+# No reply to a command within this time: resend the same line (protocol: 250 ms).
+RESEND_TIMEOUT_S = 0.250
+# After this many resends in a row with no reply at all, the connection is given up (protocol: 5).
+MAX_SILENT_RESENDS = 5
+# The number the host's handshake carries (any is allowed); the commands after it follow on.
+HANDSHAKE_SEQUENCE = 1
+
+_IDENTITY = re.compile(r"nertsbox (\S+) seats=([0-9]+)")
+
+Ticket = TypeVar("Ticket")
+
+
+@dataclass(frozen=True)
+class BoxIdentity:
+    """What a box says of itself in its `HELLO` and `ID` lines."""
+
+    version: str
+    seats: int
+
+
+@dataclass
+class PendingCommand(Generic[Ticket]):
+    """A command not yet acknowledged. `seq` is 0 until it is first sent on this numbering."""
+
+    text: str
+    ticket: Ticket | None = None
+    seq: int = 0
+    handshake: bool = False
+
+
+@dataclass
+class Actions(Generic[Ticket]):
+    """What the I/O layer must do after one protocol step, in this order."""
+
+    writes: list[bytes] = field(default_factory=list)
+    # Commands settled, each with None for `ok` or the `er` code.
+    settled: list[tuple[PendingCommand[Ticket], str | None]] = field(default_factory=list)
+    buttons: list[int] = field(default_factory=list)
+    identity: BoxIdentity | None = None
+    give_up: bool = False
+
+
+class HostProtocol(Generic[Ticket]):
+    def __init__(self, resend_timeout: float = RESEND_TIMEOUT_S) -> None:
+        self.resend_timeout = resend_timeout
+        self.queue: deque[PendingCommand[Ticket]] = deque()
+        self.connected = False
+        self.identity: BoxIdentity | None = None
+        self._in_flight = False
+        self._next_seq = HANDSHAKE_SEQUENCE
+        self._sent_at = 0.0
+        self._silent_resends = 0
+
+    @property
+    def unacknowledged(self) -> list[PendingCommand[Ticket]]:
+        """The user's commands not yet acknowledged, in order (the handshake left out)."""
+        return [command for command in self.queue if not command.handshake]
+
+    def connect(self, now: float) -> Actions[Ticket]:
+        """A port was opened: handshake first, then every unacknowledged command, renumbered."""
+        self.disconnect()
+        self.connected = True
+        self.queue.appendleft(PendingCommand(text="HELLO", handshake=True))
+        actions: Actions[Ticket] = Actions()
+        self._transmit(now, actions)
+        return actions
+
+    def disconnect(self) -> None:
+        """The port was closed: keep the commands, forget their numbers and the handshake."""
+        self.connected = False
+        self._in_flight = False
+        self.queue = deque(command for command in self.queue if not command.handshake)
+        self._renumber_from(HANDSHAKE_SEQUENCE)
+
+    def submit(self, text: str, ticket: Ticket, now: float) -> Actions[Ticket]:
+        """Queue a new command; it is sent at once if the link is idle."""
+        self.queue.append(PendingCommand(text=text, ticket=ticket))
+        actions: Actions[Ticket] = Actions()
+        self._transmit(now, actions)
+        return actions
+
+    def receive(self, text: str, now: float) -> Actions[Ticket]:
+        """Act on one device line whose CRC was good (given without its `*<CRC>`)."""
+        actions: Actions[Ticket] = Actions()
+        words = text.split(" ")
+        self._silent_resends = 0
+        if words[0] in ("HELLO", "ID") and len(words) > 1:
+            match = _IDENTITY.fullmatch(" ".join(words[1:]))
+            if match is not None:
+                self.identity = actions.identity = BoxIdentity(match[1], int(match[2]))
+            if words[0] == "HELLO":
+                log.info("box announced a reset; resending %d commands", len(self.queue))
+                self._in_flight = False
+                self._renumber_from(1)
+                self._transmit(now, actions)
+        elif words[0] == "BTN" and len(words) == 2 and words[1].isdigit():
+            actions.buttons.append(int(words[1]))
+        elif words[0] in ("ok", "er", "rs") and len(words) >= 2 and words[1].isdigit():
+            self._on_reply(words[0], int(words[1]), words[2:], now, actions)
+        else:
+            log.debug("box line ignored: %r", text)
+        return actions
+
+    def tick(self, now: float) -> Actions[Ticket]:
+        """Let time pass: resend a command whose reply is overdue, or give the connection up."""
+        actions: Actions[Ticket] = Actions()
+        if self._in_flight and now - self._sent_at >= self.resend_timeout:
+            if self._silent_resends >= MAX_SILENT_RESENDS:
+                log.warning("box silent after %d resends; reconnecting", self._silent_resends)
+                actions.give_up = True
+            else:
+                self._silent_resends += 1
+                self._resend(now, actions)
+        return actions
+
+    def _on_reply(
+        self, kind: str, number: int, rest: list[str], now: float, actions: Actions[Ticket]
+    ) -> None:
+        if not self._in_flight:
+            log.debug("box reply %s %d with nothing in flight", kind, number)
+            return
+        head = self.queue[0]
+        if kind == "rs":
+            if head.handshake or number == head.seq:
+                self._resend(now, actions)
+            elif number == next_sequence(head.seq):
+                # Executed, its `ok` lost: acknowledged; the next command carries `number`.
+                self._settle(None, actions)
+                self._next_seq = number
+                self._transmit(now, actions)
+            else:
+                log.info("box expects %d, not %d: renumbering", number, head.seq)
+                self._in_flight = False
+                self._renumber_from(number)
+                self._transmit(now, actions)
+        elif number != head.seq:
+            log.debug("stale box reply %s %d (in flight: %d)", kind, number, head.seq)
+        else:
+            code = None if kind == "ok" else " ".join(rest) or "?"
+            if code is not None:
+                log.warning("box rejected %r: %s", head.text, code)
+            self._settle(code, actions)
+            self._transmit(now, actions)
+
+    def _settle(self, code: str | None, actions: Actions[Ticket]) -> None:
+        command = self.queue.popleft()
+        self._in_flight = False
+        if not command.handshake:
+            actions.settled.append((command, code))
+
+    def _renumber_from(self, seq: int) -> None:
+        for command in self.queue:
+            command.seq = 0
+        self._next_seq = seq
+
+    def _transmit(self, now: float, actions: Actions[Ticket]) -> None:
+        """Send the first queued command if the link is up and idle."""
+        if not self.connected or self._in_flight or not self.queue:
+            return
+        head = self.queue[0]
+        if head.seq == 0:
+            head.seq = self._next_seq
+            self._next_seq = next_sequence(self._next_seq)
+        self._in_flight = True
+        self._silent_resends = 0
+        self._resend(now, actions)
+
+    def _resend(self, now: float, actions: Actions[Ticket]) -> None:
+        self._sent_at = now
+        actions.writes.append(encode_command(self.queue[0].seq, self.queue[0].text))

@@ -1,0 +1,101 @@
+"""Opening a box's port by pyserial URL, and finding a box among the serial ports.
+
+Any pyserial URL works: a device path (`/dev/ttyUSB0`, a pty), `socket://host:port`, `loop://`.
+The special URL `auto` means: the first serial port whose device answers the handshake with an
+`ID nertsbox ...` line.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Protocol, cast
+
+import serial  # type: ignore[import-untyped, unused-ignore]
+import serial.tools.list_ports  # type: ignore[import-untyped, unused-ignore]
+
+from hardware.framing import LineSplitter, encode_command, parse_device_line
+
+log = logging.getLogger(__name__)
+
+BAUD_RATE = 115200
+# How long one read waits for data; also the granularity of resend timing.
+READ_POLL_S = 0.010
+# A write that cannot complete in this time fails (and the command is resent later).
+WRITE_TIMEOUT_S = 0.100
+# How long auto-detection waits for each port's `ID` reply.
+DETECT_REPLY_TIMEOUT_S = 2.0
+AUTO_URL = "auto"
+
+# The errors a port raises when it is absent, unplugged or closed by the other side.
+PortError: tuple[type[BaseException], ...] = (serial.SerialException, OSError)
+
+
+class SerialPort(Protocol):
+    """The part of a pyserial port the driver uses."""
+
+    @property
+    def in_waiting(self) -> int: ...
+
+    def read(self, size: int = 1) -> bytes: ...
+
+    def write(self, data: bytes, /) -> int | None: ...
+
+    def close(self) -> None: ...
+
+
+def open_port(url: str) -> SerialPort:
+    """Open `url` raw at the box's baud rate; raises one of PortError if it cannot."""
+    if url == AUTO_URL:
+        found = detect_box()
+        if found is None:
+            raise serial.SerialException("no serial port answered as a nerts box")
+        url = found
+    port = serial.serial_for_url(
+        url, baudrate=BAUD_RATE, timeout=READ_POLL_S, write_timeout=WRITE_TIMEOUT_S
+    )
+    return cast(SerialPort, port)
+
+
+def check_url(url: str) -> str:
+    """Return `url` if pyserial understands its form, else raise ValueError with the reason."""
+    if url == AUTO_URL:
+        return url
+    try:
+        port = serial.serial_for_url(url, do_not_open=True)
+    except (ValueError, serial.SerialException) as error:
+        raise ValueError(f"{url!r} is not a serial port URL pyserial knows: {error}") from error
+    del port
+    return url
+
+
+def _answers_as_box(device: str) -> bool:
+    try:
+        port = serial.serial_for_url(device, baudrate=BAUD_RATE, timeout=READ_POLL_S)
+    except PortError as error:
+        log.debug("auto-detect: %s: %s", device, error)
+        return False
+    try:
+        port.write(encode_command(1, "HELLO"))
+        splitter = LineSplitter()
+        deadline = time.monotonic() + DETECT_REPLY_TIMEOUT_S
+        while time.monotonic() < deadline:
+            for line in splitter.feed(port.read(64)):
+                text = parse_device_line(line)
+                if text is not None and text.startswith("ID nertsbox "):
+                    return True
+    except PortError as error:
+        log.debug("auto-detect: %s: %s", device, error)
+    finally:
+        port.close()
+    return False
+
+
+def detect_box() -> str | None:
+    """The device path of the first serial port with a nerts box on it, or None."""
+    for info in sorted(serial.tools.list_ports.comports(), key=lambda info: str(info.device)):
+        device = str(info.device)
+        if _answers_as_box(device):
+            log.info("found a nerts box on %s", device)
+            return device
+    return None

@@ -1,0 +1,91 @@
+"""The emulated box in a terminal: seat lights in colour, the display, buzzes, keys as buttons.
+
+This is the emulator's user interface, so it writes to its output stream (stdout) directly.
+Keys: `0`-`7` press that seat's Nerts! button, `r` resets the box (power cycle), `q` quits.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import sys
+import termios
+import threading
+import time
+import tty
+from collections.abc import Callable
+from typing import TextIO
+
+from hardware.device import LIGHT_OFF, BoxState, Light
+
+# How often the keyboard loop looks up to check for a stop request.
+KEY_POLL_S = 0.1
+RESET_KEY, QUIT_KEY = "r", "q"
+_MODE_GLYPH = {"SOLID": "●", "BLINK": "◉", "PULSE": "◎"}
+
+
+def _light(light: Light, colour: bool) -> str:
+    if light.colour == LIGHT_OFF:
+        return "○"
+    glyph = _MODE_GLYPH.get(light.mode, "●")
+    if not colour:
+        return f"{glyph}#{light.colour}"
+    red, green, blue = (int(light.colour[index : index + 2], 16) for index in (0, 2, 4))
+    return f"\x1b[38;2;{red};{green};{blue}m{glyph}\x1b[0m"
+
+
+def render(state: BoxState, colour: bool = True) -> str:
+    """One line showing the box: lights by seat, the display text, the scores, the buzzer."""
+    lights = " ".join(f"{seat}{_light(light, colour)}" for seat, light in enumerate(state.lights))
+    scores = " ".join(f"{seat}:{points}" for seat, points in sorted(state.scores.items()))
+    parts = [lights, f"[{state.display:<16}]"]
+    if scores:
+        parts.append(f"scores {scores}")
+    return "  ".join(parts)
+
+
+class TerminalDisplay:
+    """Prints one line per executed command: the command, any buzz, and the box after it."""
+
+    def __init__(self, state: BoxState, out: TextIO = sys.stdout, colour: bool = True) -> None:
+        self.state = state
+        self.out = out
+        self.colour = colour
+        self._started = time.monotonic()
+
+    def show_command(self, text: str) -> None:
+        elapsed = time.monotonic() - self._started
+        buzz = f"  ♪ {self.state.buzzer}" if text.startswith(("BUZZ", "NERTS")) else ""
+        self.out.write(f"{elapsed:8.3f}  {text:<30}{render(self.state, self.colour)}{buzz}\n")
+        self.out.flush()
+
+    def show(self, message: str) -> None:
+        self.out.write(f"{message}\n")
+        self.out.flush()
+
+
+def read_keys(
+    on_button: Callable[[int], None],
+    on_reset: Callable[[], None],
+    stop: threading.Event,
+    seats: int,
+    keys: TextIO,
+) -> None:
+    """Until `q` or `stop`: digits press seat buttons, `r` resets. Needs a terminal on `keys`."""
+    descriptor = keys.fileno()
+    saved = termios.tcgetattr(descriptor)
+    tty.setcbreak(descriptor)
+    try:
+        while not stop.is_set():
+            readable, _, _ = select.select([descriptor], [], [], KEY_POLL_S)
+            if not readable:
+                continue
+            key = os.read(descriptor, 1).decode("ascii", errors="replace")
+            if key == QUIT_KEY:
+                return
+            if key == RESET_KEY:
+                on_reset()
+            elif key.isdigit() and int(key) < seats:
+                on_button(int(key))
+    finally:
+        termios.tcsetattr(descriptor, termios.TCSADRAIN, saved)

@@ -1,0 +1,190 @@
+"""`nerts box send|test` and `nerts box-emulator`: talk to the referee box, or be one."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import threading
+import time
+from concurrent.futures import wait
+from pathlib import Path
+
+from hardware.device import DEFAULT_SEATS, MAX_SEATS, BoxDevice
+from hardware.driver import BoxDriver, CommandRejected, Delivery
+from hardware.emulator import PtyEmulator, TcpEmulator
+from hardware.faults import FaultPlan, FaultyDevice
+from hardware.framing import check_command_text
+from hardware.ports import AUTO_URL, check_url
+from hardware.terminal import TerminalDisplay, read_keys
+from nerts.errors import UserError
+
+log = logging.getLogger(__name__)
+
+# How long `box send` and `box test` wait, in all, for the box to acknowledge their commands.
+DEFAULT_SEND_TIMEOUT_S = 10.0
+# The colours `box test` lights the seats in, in turn.
+TEST_COLOURS = ("FF0000", "00FF00", "0000FF", "FFFF00", "FF00FF", "00FFFF", "FFFFFF", "FF8000")
+
+BOX_DESCRIPTION = f"""\
+Sends commands to the referee box through the host driver (CRC, resends, reconnection), as the
+protocol in contracts/box-protocol.md defines. PORT is any pyserial URL: a device such as
+/dev/ttyUSB0, socket://HOST:PORT (an emulator's TCP port), loop://, or '{AUTO_URL}' for the first
+serial port whose device answers as a nerts box.
+"""
+BOX_EPILOG = """\
+examples:
+  nerts box send --port /dev/ttyUSB0 "LIGHT 0 FF0000" "BUZZ BEEP" "SHOW hello"
+  nerts box send --port socket://127.0.0.1:7000 --file commands.txt
+  nerts box test --port auto
+"""
+EMULATOR_DESCRIPTION = """\
+Runs a software referee box, the device side of the protocol, on a new pseudo-terminal (--pty,
+the default) or a TCP port (--tcp PORT), and shows it in the terminal: seat lights in colour,
+the display text, buzzes as they happen. Keys 0-7 press a seat's Nerts! button, r resets the
+box, q quits. Faults can be injected (seeded, so runs repeat) for tests and demos.
+"""
+EMULATOR_EPILOG = """\
+examples:
+  nerts box-emulator --tcp 7000
+  nerts box-emulator --pty --corrupt 0.02 --lose 0.02 --reset-every 20
+"""
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    box = subparsers.add_parser(
+        "box",
+        help="send commands to the referee box, or test its lights and buzzer",
+        description=BOX_DESCRIPTION,
+        epilog=BOX_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    actions = box.add_subparsers(dest="box_action", metavar="ACTION")
+    actions.required = True
+    send = actions.add_parser("send", help="send commands; exit 0 only if all are acknowledged")
+    send.add_argument("commands", nargs="*", metavar="COMMAND", help='e.g. "LIGHT 0 FF0000"')
+    send.add_argument("--file", type=Path, help="commands, one a line ('#' starts a comment)")
+    test = actions.add_parser("test", help="light each seat in turn and beep")
+    for parser in (send, test):
+        parser.add_argument("--port", required=True, metavar="URL", help="the box's pyserial URL")
+        parser.add_argument(
+            "--timeout", type=float, default=DEFAULT_SEND_TIMEOUT_S, metavar="S",
+            help=f"seconds to wait for every acknowledgement (default {DEFAULT_SEND_TIMEOUT_S:g})",
+        )
+    send.set_defaults(handler=run_send)
+    test.set_defaults(handler=run_test)
+
+    emulator = subparsers.add_parser(
+        "box-emulator",
+        help="run a software referee box on a pty or TCP port, shown in the terminal",
+        description=EMULATOR_DESCRIPTION,
+        epilog=EMULATOR_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    where = emulator.add_mutually_exclusive_group()
+    where.add_argument("--pty", action="store_true", help="serve on a new pty (the default)")
+    where.add_argument("--tcp", type=int, metavar="PORT", help="serve on this TCP port")
+    emulator.add_argument("--host", default="127.0.0.1", help="TCP address (default 127.0.0.1)")
+    emulator.add_argument("--seats", type=int, default=DEFAULT_SEATS, help="seats (1-8)")
+    emulator.add_argument("--corrupt", type=float, default=0.0, metavar="RATE",
+                          help="probability that each byte, either way, is corrupted")
+    emulator.add_argument("--lose", type=float, default=0.0, metavar="RATE",
+                          help="probability that each reply is lost")
+    emulator.add_argument("--reset-every", type=int, default=0, metavar="N",
+                          help="reset the box after every N executed commands")
+    emulator.add_argument("--seed", type=int, default=0, help="seed of the injected faults")
+    emulator.add_argument("--no-colour", action="store_true", help="no terminal colours")
+    emulator.set_defaults(handler=run_emulator)
+
+
+def _driver_url(url: str) -> str:
+    try:
+        return check_url(url)
+    except ValueError as error:
+        raise UserError(str(error)) from error
+
+
+def _read_commands(args: argparse.Namespace) -> list[str]:
+    commands = list(args.commands)
+    if args.file is not None:
+        try:
+            lines = args.file.read_text(encoding="ascii").splitlines()
+        except (OSError, UnicodeDecodeError) as error:
+            raise UserError(f"cannot read commands from {args.file}: {error}") from error
+        commands += [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+    if not commands:
+        raise UserError("no commands: give them as arguments or with --file")
+    for command in commands:
+        try:
+            check_command_text(command)
+        except ValueError as error:
+            raise UserError(str(error)) from error
+    return commands
+
+
+def _report(driver: BoxDriver, deliveries: list[Delivery], texts: list[str], timeout: float) -> int:
+    """Wait for the deliveries; say what failed; 0 only if every command was acknowledged."""
+    wait(deliveries, timeout=timeout)
+    failed = 0
+    for text, delivery in zip(texts, deliveries, strict=True):
+        if not delivery.done():
+            failed += 1
+            sys.stderr.write(f"nerts box: not acknowledged within {timeout:g} s: {text}\n")
+        elif isinstance(delivery.exception(), CommandRejected):
+            failed += 1
+            sys.stderr.write(f"nerts box: {delivery.exception()}\n")
+    if failed and not driver.connections:
+        sys.stderr.write(f"nerts box: could not open {driver.url}\n")
+    log.info("%d of %d commands acknowledged", len(texts) - failed, len(texts))
+    return 1 if failed else 0
+
+
+def run_send(args: argparse.Namespace) -> int:
+    commands = _read_commands(args)
+    with BoxDriver(_driver_url(args.port)) as driver:
+        deliveries = [driver.send(command) for command in commands]
+        return _report(driver, deliveries, commands, args.timeout)
+
+
+def run_test(args: argparse.Namespace) -> int:
+    deadline = time.monotonic() + args.timeout
+    with BoxDriver(_driver_url(args.port)) as driver:
+        first = ["RESET", "SHOW nerts box test", "BUZZ BEEP"]
+        deliveries = [driver.send(command) for command in first]
+        if _report(driver, deliveries, first, args.timeout) or driver.identity is None:
+            return 1
+        texts = [f"LIGHT {seat} {TEST_COLOURS[seat % len(TEST_COLOURS)]}"
+                 for seat in range(driver.identity.seats)] + ["BUZZ BEEP"]
+        deliveries = [driver.send(command) for command in texts]
+        status = _report(driver, deliveries, texts, max(0.0, deadline - time.monotonic()))
+        if status == 0:
+            sys.stdout.write(f"box OK: nertsbox {driver.identity.version}, "
+                             f"{driver.identity.seats} seats lit, beeped\n")
+        return status
+
+
+def run_emulator(args: argparse.Namespace) -> int:
+    if not 1 <= args.seats <= MAX_SEATS:
+        raise UserError(f"--seats must be 1 to {MAX_SEATS}")
+    try:
+        plan = FaultPlan(args.corrupt, args.lose, args.reset_every, args.seed)
+    except ValueError as error:
+        raise UserError(str(error)) from error
+    device = BoxDevice(seats=args.seats)
+    display = TerminalDisplay(device.state, sys.stdout, colour=not args.no_colour)
+    device.on_command = display.show_command
+    faulty = FaultyDevice(device, plan)
+    try:
+        frontend = TcpEmulator(faulty, args.tcp, args.host) if args.tcp is not None else (
+            PtyEmulator(faulty))
+    except OSError as error:
+        raise UserError(f"cannot open the emulator's port: {error}") from error
+    stop = threading.Event()
+    with frontend:
+        display.show(f"nerts box emulator ({args.seats} seats) on {frontend.url}")
+        if sys.stdin.isatty():
+            display.show("keys: 0-7 seat button, r reset, q quit")
+            read_keys(frontend.press_button, frontend.reset, stop, args.seats, sys.stdin)
+        else:
+            stop.wait()
+    return 0
