@@ -1,0 +1,185 @@
+"""Hands and forearms reaching in from a seat's table edge, drawn straight onto the canvas.
+
+Seats sit around the play area's edge: seat 0 at the bottom centre, then clockwise as seen in
+the image, evenly spaced along the perimeter (4 seats: bottom, left, top, right; 2: bottom, top).
+The arm runs from the player's shoulder, outside the play area, to the palm.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from simulator.camera import CanvasGeometry
+from simulator.scene import HandPose
+
+SKIN_TONES_BGR = ((150, 180, 228), (120, 152, 205), (92, 125, 178), (62, 88, 135), (45, 62, 98))
+SLEEVE_COLOURS_BGR = ((60, 60, 60), (140, 80, 40), (40, 40, 150), (200, 200, 200), (60, 110, 60))
+
+
+@dataclass(frozen=True)
+class HandSettings:
+    """Hand and forearm proportions (mm) and their shadow."""
+
+    shoulder_out_mm: float = 320.0
+    """How far outside the table edge the shoulder is."""
+    shoulder_side_mm: float = 140.0
+    """Right-hand offset of the shoulder from the seat's centre line."""
+    palm_length_mm: float = 95.0
+    palm_width_mm: float = 82.0
+    finger_length_mm: float = 70.0
+    finger_width_mm: float = 17.0
+    wrist_width_mm: float = 60.0
+    elbow_width_mm: float = 95.0
+    sleeve_from_palm_mm: float = 260.0
+    """Forearm skin shows this far back from the palm, then the sleeve starts."""
+    shadow_offset_mm: tuple[float, float] = (14.0, 20.0)
+    shadow_opacity: float = 0.35
+    shadow_blur_mm: float = 9.0
+
+
+def seat_anchor(
+    seat: int, n_seats: int, table_mm: tuple[float, float]
+) -> tuple[np.ndarray, np.ndarray]:
+    """(point on the play area's edge, outward unit normal) for a seat."""
+    width, height = table_mm
+    perimeter = 2 * (width + height)
+    distance = (seat % n_seats) / n_seats * perimeter
+    # Walk clockwise as seen in the image: bottom edge leftward, left edge upward, top edge
+    # rightward, right edge downward, starting at the bottom centre.
+    legs = [
+        (width / 2, lambda d: ((width / 2 - d, height), (0.0, 1.0))),
+        (height, lambda d: ((0.0, height - d), (-1.0, 0.0))),
+        (width, lambda d: ((d, 0.0), (0.0, -1.0))),
+        (height, lambda d: ((width, d), (1.0, 0.0))),
+        (width / 2, lambda d: ((width - d, height), (0.0, 1.0))),
+    ]
+    for length, at in legs:
+        if distance <= length:
+            point, normal = at(distance)
+            return np.array(point, np.float64), np.array(normal, np.float64)
+        distance -= length
+    point, normal = legs[-1][1](legs[-1][0])
+    return np.array(point, np.float64), np.array(normal, np.float64)
+
+
+def _capsule(
+    start: np.ndarray, end: np.ndarray, w0: float, w1: float, steps: int = 6
+) -> np.ndarray:
+    """Polygon of a tapered rod with round ends, width w0 at start and w1 at end."""
+    direction = end - start
+    length = float(np.hypot(*direction)) or 1.0
+    u = direction / length
+    n = np.array([-u[1], u[0]])
+    points = [start + n * w0 / 2, end + n * w1 / 2]
+    base = math.atan2(n[1], n[0])
+    points += [
+        end + w1 / 2 * np.array([math.cos(base - a), math.sin(base - a)])
+        for a in np.linspace(0, math.pi, steps)[1:-1]
+    ]
+    points += [end - n * w1 / 2, start - n * w0 / 2]
+    points += [
+        start + w0 / 2 * np.array([math.cos(base + math.pi - a), math.sin(base + math.pi - a)])
+        for a in np.linspace(0, math.pi, steps)[1:-1]
+    ]
+    return np.array(points)
+
+
+class HandPainter:
+    def __init__(
+        self,
+        canvas: CanvasGeometry,
+        table_mm: tuple[float, float],
+        n_seats: int,
+        settings: HandSettings,
+        rng: np.random.Generator,
+    ) -> None:
+        self.canvas = canvas
+        self.table_mm = table_mm
+        self.n_seats = max(1, n_seats)
+        self.settings = settings
+        self.skin = [SKIN_TONES_BGR[i] for i in rng.integers(0, len(SKIN_TONES_BGR), self.n_seats)]
+        self.sleeve = [
+            SLEEVE_COLOURS_BGR[i] for i in rng.integers(0, len(SLEEVE_COLOURS_BGR), self.n_seats)
+        ]
+
+    def shapes_mm(self, hand: HandPose) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """(skin polygons, sleeve polygons) in table mm."""
+        s = self.settings
+        anchor, normal = seat_anchor(hand.seat, self.n_seats, self.table_mm)
+        right = np.array([normal[1], -normal[0]])  # the player's right, facing inward
+        shoulder = anchor + normal * s.shoulder_out_mm + right * s.shoulder_side_mm
+        palm = np.array([hand.x, hand.y], np.float64)
+        along = palm - shoulder
+        u = along / (float(np.hypot(*along)) or 1.0)
+        n = np.array([-u[1], u[0]])
+        wrist = palm - u * s.palm_length_mm * 0.55
+        sleeve_start = palm - u * s.sleeve_from_palm_mm
+        skin = [_capsule(sleeve_start, wrist, s.elbow_width_mm * 0.85, s.wrist_width_mm)]
+        skin.append(
+            _capsule(
+                wrist, palm + u * s.palm_length_mm * 0.3, s.palm_width_mm * 0.9, s.palm_width_mm
+            )
+        )
+        for i, spread in enumerate((-1.5, -0.5, 0.5, 1.5)):
+            base = palm + u * s.palm_length_mm * 0.3 + n * spread * s.finger_width_mm * 1.05
+            length = s.finger_length_mm * (0.85 if abs(spread) > 1 else 1.0) - 4 * (i == 3)
+            tip = base + (u + n * spread * 0.06) * length
+            skin.append(_capsule(base, tip, s.finger_width_mm, s.finger_width_mm * 0.85))
+        thumb_base = palm - u * s.palm_length_mm * 0.1 - n * s.palm_width_mm * 0.4
+        skin.append(_capsule(thumb_base, thumb_base + (u * 0.6 - n * 0.8) * 50.0, 22.0, 18.0))
+        sleeve = [
+            _capsule(
+                shoulder - u * 200.0,
+                sleeve_start + u * 10.0,
+                s.elbow_width_mm * 1.3,
+                s.elbow_width_mm * 1.15,
+            )
+        ]
+        return skin, sleeve
+
+    def _to_px(
+        self, polygon_mm: np.ndarray, shift_mm: tuple[float, float] = (0.0, 0.0)
+    ) -> np.ndarray:
+        origin = np.array(self.canvas.origin_mm) - np.array(shift_mm)
+        # cv2 fills polygons with sub-pixel precision given shift bits.
+        return np.round((polygon_mm - origin) * self.canvas.px_per_mm * 16).astype(np.int32)
+
+    def paint(self, image: np.ndarray, hand: HandPose) -> None:
+        """Draw one hand with its shadow onto the canvas image, in place."""
+        skin, sleeve = self.shapes_mm(hand)
+        self._paint_shadow(image, skin + sleeve)
+        seat = hand.seat % self.n_seats
+        cv2.fillPoly(image, [self._to_px(p) for p in sleeve], self.sleeve[seat], cv2.LINE_AA, 4)
+        tone = self.skin[seat]
+        dark = tuple(int(c * 0.8) for c in tone)
+        for polygon in skin:
+            px = self._to_px(polygon)
+            cv2.fillPoly(image, [px], tone, cv2.LINE_AA, 4)
+            cv2.polylines(image, [px], True, dark, 1, cv2.LINE_AA, 4)
+
+    def _paint_shadow(self, image: np.ndarray, polygons: list[np.ndarray]) -> None:
+        s = self.settings
+        shifted = [self._to_px(p, s.shadow_offset_mm) for p in polygons]
+        all_px = np.concatenate(shifted) / 16.0
+        pad = int(3 * s.shadow_blur_mm * self.canvas.px_per_mm) + 2
+        h, w = image.shape[:2]
+        x0, y0 = max(int(all_px[:, 0].min()) - pad, 0), max(int(all_px[:, 1].min()) - pad, 0)
+        x1, y1 = min(int(all_px[:, 0].max()) + pad, w), min(int(all_px[:, 1].max()) + pad, h)
+        if x0 >= x1 or y0 >= y1:
+            return
+        # Soft shadows have no detail: draw and blur at quarter resolution, then upsample.
+        factor = 4
+        small_w, small_h = max(1, (x1 - x0) // factor), max(1, (y1 - y0) // factor)
+        mask = np.zeros((small_h, small_w), np.uint8)
+        offset = np.array([x0, y0]) * 16
+        cv2.fillPoly(mask, [(p - offset) // factor for p in shifted], 255, cv2.LINE_AA, 4)
+        sigma = max(s.shadow_blur_mm * self.canvas.px_per_mm / factor, 0.5)
+        mask = cv2.GaussianBlur(mask, (0, 0), sigma)
+        mask = cv2.resize(mask, (x1 - x0, y1 - y0), interpolation=cv2.INTER_LINEAR)
+        keep = 255 - (mask.astype(np.uint16) * int(s.shadow_opacity * 256) >> 8).astype(np.uint8)
+        region = image[y0:y1, x0:x1]
+        cv2.multiply(region, cv2.merge([keep, keep, keep]), dst=region, scale=1.0 / 255.0)
