@@ -68,9 +68,9 @@ class Suit(enum.Enum):
         return self.value
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class Card:
-    """A standard card. Ordered by rank then suit, so sorted hands read naturally."""
+    """A standard card: "10H" is the ten of hearts."""
 
     rank: Rank
     suit: Suit
@@ -81,6 +81,9 @@ class Card:
 
     @classmethod
     def parse(cls, text: str) -> Card:
+        known = _CARDS_BY_TEXT.get(text) if isinstance(text, str) else None
+        if known is not None:
+            return known
         if not isinstance(text, str) or not 2 <= len(text) <= 3:
             raise InvalidCardError(f"not a card: {text!r} (expected e.g. '10H', 'QS', 'AC')")
         try:
@@ -128,3 +131,7 @@ def parse_any(text: str) -> Card | Joker:
 def full_deck() -> list[Card]:
     """The 52 cards in a fixed order (suits S H D C, ranks A..K)."""
     return [Card(rank, suit) for suit in Suit for rank in Rank]
+
+
+# Logs name the same 52 cards over and over: parse each spelling once.
+_CARDS_BY_TEXT = {str(card): card for card in full_deck()}

@@ -269,8 +269,10 @@ class _Reader:
             raise self.fail(key, "an object keyed by seat")
         result: dict[int, int] = {}
         for seat_text, number in value.items():
-            if not str(seat_text).isdigit() or isinstance(number, bool) or not isinstance(
-                number, int
+            if (
+                not str(seat_text).isdigit()
+                or isinstance(number, bool)
+                or not isinstance(number, int)
             ):
                 raise self.fail(key, "an object of seat number -> integer")
             result[int(seat_text)] = number
@@ -324,8 +326,13 @@ def _game_end(r: _Reader, frame: int, t: float) -> GameEnd:
 def _round_end(r: _Reader, frame: int, t: float) -> RoundEnd:
     bonus = r.by_seat("bonus") if "bonus" in r.data else {}
     return RoundEnd(
-        frame, t, r.integer("round", 1), r.by_seat("scores"), r.by_seat("foundation"),
-        r.by_seat("nerts_left"), bonus,
+        frame,
+        t,
+        r.integer("round", 1),
+        r.by_seat("scores"),
+        r.by_seat("foundation"),
+        r.by_seat("nerts_left"),
+        bonus,
     )
 
 

@@ -21,6 +21,7 @@ from referee.events import (
 )
 from referee.options import RuleOptions
 from referee.round import RoundReferee
+from referee.scoring import game_winner
 
 DERIVED_TYPES = (PileComplete, RoundEnd, GameEnd)
 
@@ -64,6 +65,7 @@ class GameReferee:
         if self.round is not None:
             end = self.round.finish()
             if end is not None:
+                out.append(end)
                 out.extend(self._after_round(end))
         return out
 
@@ -122,10 +124,8 @@ class GameReferee:
         self.rounds.append(end)
         for seat, score in end.scores.items():
             self.totals[seat] = self.totals.get(seat, 0) + score + end.bonus.get(seat, 0)
-        best = max(self.totals.values())
-        leaders = [seat for seat, total in self.totals.items() if total == best]
-        # Several seats level at the top play on, even past the target.
-        if best >= self.options.target_score and len(leaders) == 1:
-            self.game_end = GameEnd(end.frame, end.t, dict(self.totals), leaders[0])
-            return [self.game_end]
-        return []
+        winner = game_winner(self.totals, self.options.target_score)
+        if winner is None:
+            return []
+        self.game_end = GameEnd(end.frame, end.t, dict(self.totals), winner)
+        return [self.game_end]

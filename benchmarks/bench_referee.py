@@ -1,0 +1,106 @@
+"""Refereeing a 100,000-play log: the engine alone, and the whole `nerts referee` path.
+
+Baseline in the same run: just decoding the same JSON lines (the least any referee must do).
+Run: .venv/bin/python benchmarks/bench_referee.py [--plays N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import tempfile
+import time
+from pathlib import Path
+
+from nerts.commands.referee import referee_log
+from referee.events import event_from_dict
+from referee.game import GameReferee
+from referee.options import RuleOptions
+
+RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+SEATS = 4
+
+
+def make_log(plays: int, seed: int = 1) -> list[dict[str, object]]:
+    """Rounds of 4 seats building 16 piles, with races (late, tie) and illegal plays mixed in."""
+    rng = random.Random(seed)
+    lines: list[dict[str, object]] = []
+    frame, made, round_number = 0, 0, 0
+    while made < plays:
+        round_number += 1
+        seats = [{"seat": s, "back": f"back{s}"} for s in range(SEATS)]
+        lines.append(
+            {
+                "frame": frame,
+                "t": frame / 30,
+                "type": "round_start",
+                "round": round_number,
+                "seats": seats,
+                "nerts_pile": 13,
+            }
+        )
+        tops = {f"P{i}": 0 for i in range(16)}
+        while made < plays and any(rank < 13 for rank in tops.values()):
+            frame += rng.randint(1, 3)
+            pile = rng.choice([p for p, rank in tops.items() if rank < 13])
+            suit = "SHDC"[int(pile[1:]) % 4]
+            rank = tops[pile] + (1 if rng.random() > 0.05 else 3)  # some illegal
+            card = RANKS[min(rank, 13) - 1] + suit
+            racers = 1 + (rng.random() < 0.2) + (rng.random() < 0.05)
+            for racer in range(racers):
+                lines.append(
+                    {
+                        "frame": frame + rng.randint(0, 1) * racer,
+                        "t": frame / 30,
+                        "type": "play",
+                        "seat": rng.randrange(SEATS),
+                        "card": card,
+                        "pile": pile,
+                    }
+                )
+                made += 1
+            frame += 1
+            tops[pile] = min(rank, 13) if rank == tops[pile] + 1 else tops[pile]
+        frame += 2
+        lines.append({"frame": frame, "t": frame / 30, "type": "stuck"})
+        lines.append({"frame": frame + 1, "t": frame / 30, "type": "stuck"})
+        frame += 10
+    lines.sort(key=lambda line: line["frame"])  # type: ignore[arg-type,return-value]
+    return lines
+
+
+def best_of(repeats: int, work) -> float:  # type: ignore[no-untyped-def]
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - started)
+    return min(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--plays", type=int, default=100_000)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    data = make_log(args.plays)
+    with tempfile.TemporaryDirectory() as folder:
+        log = Path(folder) / "log.jsonl"
+        log.write_text("".join(json.dumps(item) + "\n" for item in data))
+        text_lines = log.read_text().splitlines()
+        events = [event_from_dict(item) for item in data]
+        options = RuleOptions(target_score=10**9)
+        decode = best_of(args.repeats, lambda: [json.loads(line) for line in text_lines])
+        engine = best_of(args.repeats, lambda: GameReferee(options).referee_all(events))
+        whole = best_of(args.repeats, lambda: referee_log(log, Path(folder) / "out.jsonl", options))
+    plays = sum(1 for item in data if item["type"] == "play")
+    print(f"log: {plays} plays, {len(data)} events")
+    print(f"baseline, JSON decode only:      {decode:6.3f} s")
+    print(f"referee engine (events in):      {engine:6.3f} s  ({engine / decode:.2f}x decode)")
+    print(f"nerts referee, file to file:     {whole:6.3f} s  ({whole / decode:.2f}x decode)")
+    print(f"goal: under 2 s for the whole path -> {'met' if whole < 2 else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main()

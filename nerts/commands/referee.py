@@ -1,0 +1,113 @@
+"""`nerts referee`: re-decides every verdict of a table-event log and prints the scoreboard."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from tqdm import tqdm
+
+from nerts.errors import UserError
+from nerts.eventlog import EventWriter, read_numbered_events
+from nerts.scoreboard import format_scoreboard
+from referee.errors import RefereeInputError
+from referee.events import Event
+from referee.game import GameReferee
+from referee.options import DEFAULT_IN_AIR_GRACE_S, DEFAULT_TARGET_SCORE, RuleOptions
+
+log = logging.getLogger(__name__)
+
+HELP = "re-decide every verdict of a table-event log (JSON Lines) and print the scoreboard"
+DESCRIPTION = """\
+Reads a log of table events (contracts/events.md: the simulator's truth.jsonl, a replay's
+events.jsonl, or a live log) and referees it again from scratch: verdicts in the input are
+ignored; round ends, completed piles and the game's end are worked out anew. Prints a
+scoreboard, and with --out writes the full refereed events file. Feeding that output back
+gives the same verdicts and scores.
+"""
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "referee",
+        help=HELP,
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("log", type=Path, metavar="LOG.jsonl", help="table events, frame order")
+    parser.add_argument("--out", type=Path, metavar="EVENTS.jsonl", help="write refereed events")
+    add_rule_options(parser)
+    parser.set_defaults(handler=run)
+
+
+def add_rule_options(parser: argparse.ArgumentParser) -> None:
+    rules = parser.add_argument_group("house rules")
+    rules.add_argument(
+        "--target",
+        type=int,
+        default=DEFAULT_TARGET_SCORE,
+        metavar="N",
+        help=f"the game ends when a seat reaches N points (default {DEFAULT_TARGET_SCORE})",
+    )
+    rules.add_argument(
+        "--caller-bonus",
+        type=int,
+        default=0,
+        metavar="N",
+        help="points for a valid Nerts call (default 0; a common house rule is 10)",
+    )
+    rules.add_argument(
+        "--in-air-grace",
+        type=float,
+        default=DEFAULT_IN_AIR_GRACE_S,
+        metavar="S",
+        help="seconds after a Nerts call in which cards already in the air still count "
+        f"(default {DEFAULT_IN_AIR_GRACE_S})",
+    )
+
+
+def rule_options(args: argparse.Namespace) -> RuleOptions:
+    try:
+        return RuleOptions(
+            target_score=args.target,
+            caller_bonus=args.caller_bonus,
+            in_air_grace_s=args.in_air_grace,
+        )
+    except RefereeInputError as error:
+        raise UserError(str(error)) from None
+
+
+def referee_log(log_path: Path, out_path: Path | None, options: RuleOptions) -> list[Event]:
+    """Referees a whole log; the events file is written as it goes, so an error keeps the rest."""
+    referee = GameReferee(options)
+    decided: list[Event] = []
+    events = tqdm(
+        read_numbered_events(log_path),
+        unit=" events",
+        desc="refereeing",
+        leave=False,
+        disable=not sys.stderr.isatty(),
+    )
+    with EventWriter(out_path) as writer:
+        for line_number, event in events:
+            try:
+                decisions = referee.feed(event)
+            except RefereeInputError as error:
+                raise UserError(f"{log_path}:{line_number}: {error}") from None
+            for out in decisions:
+                writer.write(out)
+                decided.append(out)
+        for out in referee.finish():
+            writer.write(out)
+            decided.append(out)
+    return decided
+
+
+def run(args: argparse.Namespace) -> int:
+    decided = referee_log(args.log, args.out, rule_options(args))
+    sys.stdout.write(format_scoreboard(decided))
+    if args.out:
+        sys.stdout.write(f"refereed events written to {args.out}\n")
+    return 0

@@ -1,0 +1,167 @@
+"""`nerts scores`: the running score sheet of a game, kept as an append-only journal file."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from nerts.errors import UserError
+from nerts.eventlog import read_events
+from referee.errors import RefereeInputError
+from referee.events import RoundEnd
+from referee.options import DEFAULT_TARGET_SCORE
+from referee.scoresheet import Scoresheet
+
+DESCRIPTION = """\
+Keeps a game's score sheet in GAME, a JSON Lines journal: every round added, undone or corrected
+is appended as one line, so nothing is ever overwritten and every correction stays visible.
+
+actions:
+  new --players NAME NAME...   start a sheet (seats 0, 1, ... in that order)
+  add SEAT=POINTS ...          append a round (SEAT is a seat number or a player's name)
+  add --from EVENTS.jsonl      append every round a refereed events file scored
+  undo                         take back the last round
+  fix ROUND SEAT=POINTS ...    correct one round's numbers
+  show                         the sheet with running totals (the default)
+"""
+EPILOG = """\
+examples:
+  nerts scores club.jsonl new --players Anna Ben Cleo --target 150
+  nerts scores club.jsonl add Anna=12 Ben=2 Cleo=-6
+  nerts scores club.jsonl fix 1 Ben=4
+  nerts scores club.jsonl add --from events.jsonl
+"""
+ACTIONS = ("show", "new", "add", "undo", "fix")
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "scores",
+        help="keep a game's score sheet across rounds: add, undo, correct, show",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("game", type=Path, metavar="GAME", help="the score sheet file (.jsonl)")
+    parser.add_argument("action", nargs="?", default="show", choices=ACTIONS)
+    parser.add_argument("values", nargs="*", metavar="ARG", help="SEAT=POINTS, or ROUND for fix")
+    parser.add_argument("--players", nargs="+", metavar="NAME", help="for new: the player names")
+    parser.add_argument(
+        "--target",
+        type=int,
+        default=DEFAULT_TARGET_SCORE,
+        metavar="N",
+        help=f"for new: the score that ends the game (default {DEFAULT_TARGET_SCORE})",
+    )
+    parser.add_argument(
+        "--from",
+        dest="from_events",
+        type=Path,
+        metavar="EVENTS.jsonl",
+        help="for add: take the rounds from a refereed events file",
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        sheet = _new(args) if args.action == "new" else _change(args, _load(args.game))
+    except RefereeInputError as error:
+        raise UserError(f"{args.game}: {error}") from None
+    sys.stdout.write(format_sheet(sheet))
+    return 0
+
+
+def _new(args: argparse.Namespace) -> Scoresheet:
+    if args.game.exists():
+        raise UserError(f"{args.game} already exists; choose another name or delete it first")
+    if not args.players or len(args.players) < 2:
+        raise UserError("new needs --players with at least two names")
+    entry = {"type": "game", "players": dict(enumerate(args.players)), "target": args.target}
+    sheet = Scoresheet.from_journal([json.loads(json.dumps(entry))])
+    _append(args.game, [entry])
+    return sheet
+
+
+def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
+    entries: list[dict[str, Any]] = []
+    if args.action == "add" and args.from_events:
+        rounds = [e for e in read_events(args.from_events) if isinstance(e, RoundEnd)]
+        if not rounds:
+            raise UserError(f"{args.from_events}: no round_end in this events file")
+        for end in rounds:
+            points = {str(s): v + end.bonus.get(s, 0) for s, v in end.scores.items()}
+            entries.append({"type": "round", "scores": points, "source": str(args.from_events)})
+    elif args.action == "add":
+        entries.append({"type": "round", "scores": _seat_points(args.values)})
+    elif args.action == "undo":
+        entries.append({"type": "undo"})
+    elif args.action == "fix":
+        if not args.values or not args.values[0].isdigit():
+            raise UserError("fix needs the round number first, e.g. 'fix 2 Ben=4'")
+        entry = {"type": "fix", "round": int(args.values[0])}
+        entries.append({**entry, "scores": _seat_points(args.values[1:])})
+    for entry in entries:
+        sheet.apply(entry)  # raises before anything is written when an entry does not fit
+    _append(args.game, entries)
+    return sheet
+
+
+def _seat_points(values: list[str]) -> dict[str, int]:
+    points: dict[str, int] = {}
+    for value in values:
+        seat, sep, number = value.partition("=")
+        try:
+            points[seat] = int(number)
+        except ValueError:
+            raise UserError(f"expected SEAT=POINTS (e.g. 0=12 or Anna=-4), got {value!r}") from None
+        if not sep or not seat:
+            raise UserError(f"expected SEAT=POINTS (e.g. 0=12 or Anna=-4), got {value!r}")
+    if not points:
+        raise UserError("give the points as SEAT=POINTS, e.g. 0=12 1=-4")
+    return points
+
+
+def _load(path: Path) -> Scoresheet:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as error:
+        hint = " (start one with 'new --players ...')" if not path.exists() else ""
+        raise UserError(f"cannot read {path}: {error.strerror or error}{hint}") from None
+    entries = []
+    for number, line in enumerate(lines, start=1):
+        if line.strip():
+            try:
+                entries.append(json.loads(line))
+            except json.JSONDecodeError as error:
+                raise UserError(f"{path}:{number}: not valid JSON ({error.msg})") from None
+    return Scoresheet.from_journal(entries)
+
+
+def _append(path: Path, entries: list[dict[str, Any]]) -> None:
+    try:
+        with path.open("a", encoding="utf-8") as handle:
+            handle.writelines(json.dumps(entry) + "\n" for entry in entries)
+    except OSError as error:
+        raise UserError(f"cannot write {path}: {error.strerror or error}") from None
+
+
+def format_sheet(sheet: Scoresheet) -> str:
+    seats = sorted(sheet.players)
+    width = max(6, *(len(sheet.players[s]) for s in seats))
+    header = "round " + " ".join(f"{sheet.players[s]:>{width}}" for s in seats)
+    lines = [f"Score sheet (target {sheet.target})", header]
+    for number, scores in enumerate(sheet.rounds, start=1):
+        totals = sheet.totals_after(number)
+        cells = " ".join(f"{f'{scores.get(s, 0):+d}={totals[s]}':>{width}}" for s in seats)
+        lines.append(f"{number:>5} {cells}")
+    winner = sheet.winner
+    if winner is not None:
+        lines.append(f"GAME OVER: {sheet.players[winner]} wins with {sheet.totals[winner]}.")
+    elif sheet.rounds:
+        leader = max(seats, key=lambda s: sheet.totals[s])
+        lines.append(f"leader: {sheet.players[leader]} ({sheet.totals[leader]} of {sheet.target})")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,91 @@
+"""Table events as JSON Lines (contracts/events.md): reading with errors that name file and line,
+and a writer whose file is complete up to the last event even when the run stops on an error."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+from types import TracebackType
+from typing import IO
+
+from nerts.errors import UserError
+from referee.errors import RefereeInputError
+from referee.events import Event, event_from_dict
+
+log = logging.getLogger(__name__)
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False)
+
+
+def read_events(path: Path) -> Iterator[Event]:
+    """Yields the events of a JSON Lines file in order; blank lines are skipped."""
+    for _, event in read_numbered_events(path):
+        yield event
+
+
+def read_numbered_events(path: Path) -> Iterator[tuple[int, Event]]:
+    """Yields (line number, event) pairs, so later errors can still name the line."""
+    try:
+        handle = path.open(encoding="utf-8")
+    except OSError as error:
+        raise UserError(f"cannot read {path}: {error.strerror or error}") from None
+    with handle:
+        line_number = 0
+        try:
+            for line_number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                yield line_number, event_from_dict(json.loads(line))
+        except json.JSONDecodeError as error:
+            raise UserError(f"{path}:{line_number}: not valid JSON ({error.msg})") from None
+        except RefereeInputError as error:
+            raise UserError(f"{path}:{line_number}: {error}") from None
+        except UnicodeDecodeError:
+            raise UserError(f"{path}:{line_number}: not UTF-8 text") from None
+
+
+class EventWriter:
+    """Writes events one JSON object per line; use as a context manager."""
+
+    def __init__(
+        self, path: Path | None, stream: IO[str] | None = None, flush_each: bool = False
+    ) -> None:
+        self.path = path
+        self._stream = stream
+        # Live refereeing flushes every line so a watcher (or a crash) sees each verdict at once.
+        self.flush_each = flush_each
+        self._owned = False
+        self.count = 0
+
+    def __enter__(self) -> EventWriter:
+        if self._stream is None and self.path is not None:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._stream = self.path.open("w", encoding="utf-8")
+            except OSError as error:
+                raise UserError(f"cannot write {self.path}: {error.strerror or error}") from None
+            self._owned = True
+        return self
+
+    def write(self, event: Event) -> None:
+        if self._stream is None:
+            return
+        self._stream.write(_ENCODER.encode(event.to_dict()) + "\n")
+        if self.flush_each:
+            self._stream.flush()
+        self.count += 1
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if self._stream is None:
+            return
+        self._stream.flush()
+        if self._owned:
+            self._stream.close()
+            log.info("wrote %d events to %s", self.count, self.path)

@@ -1,0 +1,70 @@
+"""The readable scoreboard printed after refereeing: one table per round, then the game."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from referee.events import Event, GameEnd, NertsCall, Play, RoundEnd, RoundStart, Stuck
+
+
+def format_scoreboard(events: Iterable[Event]) -> str:
+    lines: list[str] = []
+    totals: Counter[int] = Counter()
+    backs: dict[int, str] = {}
+    verdicts: Counter[str] = Counter()
+    caller: int | None = None
+    false_calls = 0
+    stucks = 0
+    for event in events:
+        if isinstance(event, RoundStart):
+            backs = {info.seat: info.back for info in event.seats}
+            verdicts, caller, false_calls, stucks = Counter(), None, 0, 0
+        elif isinstance(event, Play) and event.verdict is not None:
+            verdicts[event.verdict.value] += 1
+        elif isinstance(event, NertsCall):
+            if event.valid and caller is None:
+                caller = event.seat
+            false_calls += not event.valid
+        elif isinstance(event, Stuck):
+            stucks += 1
+        elif isinstance(event, RoundEnd):
+            totals.update({s: v + event.bonus.get(s, 0) for s, v in event.scores.items()})
+            lines += _round_table(event, backs, totals, caller)
+            lines.append(_round_summary(verdicts, false_calls, stucks))
+            lines.append("")
+        elif isinstance(event, GameEnd):
+            lines.append(
+                f"GAME OVER: seat {event.winner} ({backs.get(event.winner, '?')}) wins "
+                f"with {event.totals[event.winner]} points."
+            )
+            lines.append("")
+            totals = Counter()
+    if not lines:
+        return "No round ended in this log (no valid Nerts call and no final stuck).\n"
+    return "\n".join(lines)
+
+
+def _round_table(
+    end: RoundEnd, backs: dict[int, str], totals: Counter[int], caller: int | None
+) -> list[str]:
+    how = f"Nerts! called by seat {caller}" if caller is not None else "everyone stuck"
+    lines = [
+        f"Round {end.round} ({how}, frame {end.frame}, {end.t:.1f} s)",
+        f"  {'seat':>4}  {'back':<10} {'centre':>6} {'nerts':>5} {'bonus':>5} {'round':>5} "
+        f"{'total':>5}",
+    ]
+    for seat in sorted(end.scores):
+        lines.append(
+            f"  {seat:>4}  {backs.get(seat, '?')[:10]:<10} {end.foundation[seat]:>6} "
+            f"{end.nerts_left[seat]:>5} {end.bonus.get(seat, 0):>5} {end.scores[seat]:>5} "
+            f"{totals[seat]:>5}" + ("  <- Nerts!" if seat == caller else "")
+        )
+    return lines
+
+
+def _round_summary(verdicts: Counter[str], false_calls: int, stucks: int) -> str:
+    parts = [f"{verdicts[name]} {name}" for name in ("accepted", "tie", "late", "illegal")]
+    extra = f", {false_calls} false Nerts call(s)" if false_calls else ""
+    extra += f", stuck {stucks}x" if stucks else ""
+    return "  plays: " + ", ".join(parts) + extra

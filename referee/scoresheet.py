@@ -1,0 +1,125 @@
+"""The score sheet players keep across rounds: add a round, undo the last, correct one.
+
+A sheet is rebuilt from a journal of entries (plain dicts, as stored one per line), so that
+every correction stays visible and nothing is ever overwritten.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from referee.errors import RefereeInputError
+from referee.options import DEFAULT_TARGET_SCORE
+from referee.scoring import game_winner
+
+
+class ScoresheetError(RefereeInputError):
+    """A journal entry or a command that does not fit the sheet."""
+
+
+@dataclass
+class Scoresheet:
+    players: dict[int, str]
+    target: int = DEFAULT_TARGET_SCORE
+    rounds: list[dict[int, int]] = field(default_factory=list)
+
+    @classmethod
+    def from_journal(cls, entries: Iterable[Mapping[str, Any]]) -> Scoresheet:
+        sheet: Scoresheet | None = None
+        for number, entry in enumerate(entries, start=1):
+            kind = entry.get("type")
+            if number == 1:
+                if kind != "game":
+                    raise ScoresheetError("entry 1: a score sheet starts with a 'game' entry")
+                sheet = cls(_players(entry.get("players")), _int(entry.get("target"), "target"))
+                continue
+            assert sheet is not None
+            try:
+                sheet.apply(entry)
+            except ScoresheetError as error:
+                raise ScoresheetError(f"entry {number}: {error}") from None
+        if sheet is None:
+            raise ScoresheetError("the score sheet is empty")
+        return sheet
+
+    def apply(self, entry: Mapping[str, Any]) -> None:
+        kind = entry.get("type")
+        if kind == "round":
+            self.add_round(self.scores_from(entry.get("scores"), complete=True))
+        elif kind == "undo":
+            self.undo()
+        elif kind == "fix":
+            self.fix(_int(entry.get("round"), "round"), self.scores_from(entry.get("scores")))
+        else:
+            raise ScoresheetError(f"unknown entry type {kind!r}")
+
+    def scores_from(self, value: Any, complete: bool = False) -> dict[int, int]:
+        """Seat -> points from a mapping keyed by seat number or player name."""
+        if not isinstance(value, Mapping) or not value:
+            raise ScoresheetError(f"scores must be an object of seat -> points, got {value!r}")
+        scores = {
+            self.seat_of(str(key)): _int(points, f"points of {key}", None)
+            for key, points in value.items()
+        }
+        missing = sorted(set(self.players) - set(scores))
+        if complete and missing:
+            names = ", ".join(self.players[s] for s in missing)
+            raise ScoresheetError(f"a round needs every seat's points; missing: {names}")
+        return scores
+
+    def seat_of(self, key: str) -> int:
+        if key.isdigit() and int(key) in self.players:
+            return int(key)
+        for seat, name in self.players.items():
+            if name.casefold() == key.casefold():
+                return seat
+        known = ", ".join(f"{seat}={name}" for seat, name in self.players.items())
+        raise ScoresheetError(f"no player {key!r} (players: {known})")
+
+    def add_round(self, scores: dict[int, int]) -> None:
+        self.rounds.append(scores)
+
+    def undo(self) -> None:
+        if not self.rounds:
+            raise ScoresheetError("there is no round to undo")
+        self.rounds.pop()
+
+    def fix(self, round_number: int, scores: dict[int, int]) -> None:
+        if not 1 <= round_number <= len(self.rounds):
+            raise ScoresheetError(f"no round {round_number} (rounds 1..{len(self.rounds)})")
+        self.rounds[round_number - 1].update(scores)
+
+    def totals_after(self, round_count: int) -> dict[int, int]:
+        return {
+            seat: sum(scores.get(seat, 0) for scores in self.rounds[:round_count])
+            for seat in self.players
+        }
+
+    @property
+    def totals(self) -> dict[int, int]:
+        return self.totals_after(len(self.rounds))
+
+    @property
+    def winner(self) -> int | None:
+        return game_winner(self.totals, self.target)
+
+
+def _int(value: Any, what: str, minimum: int | None = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ScoresheetError(f"{what} must be an integer, got {value!r}")
+    if minimum is not None and value < minimum:
+        raise ScoresheetError(f"{what} must be at least {minimum}, got {value}")
+    return value
+
+
+def _players(value: Any) -> dict[int, str]:
+    if not isinstance(value, Mapping) or len(value) < 2:
+        raise ScoresheetError(f"'players' must name at least two seats, got {value!r}")
+    players = {}
+    for seat, name in value.items():
+        if not str(seat).isdigit() or not isinstance(name, str) or not name:
+            raise ScoresheetError(f"'players' must map seat numbers to names, got {value!r}")
+        players[int(seat)] = name
+    return players

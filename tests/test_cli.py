@@ -1,0 +1,126 @@
+"""The `nerts` command end to end, in process: output, files and the errors users see."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from nerts.cli import main
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_referee_writes_events_and_scoreboard(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "events.jsonl"
+    status, stdout, _ = run(
+        capsys,
+        "referee",
+        str(GOLDEN / "game_to_target.input.jsonl"),
+        "--out",
+        str(out),
+        "--target",
+        "20",
+    )
+    assert status == 0
+    assert out.read_text() == (GOLDEN / "game_to_target.expected.jsonl").read_text()
+    assert "GAME OVER: seat 0 (red) wins with 21 points." in stdout
+    assert "Round 4 (Nerts! called by seat 2" in stdout
+
+
+def test_referee_own_output_gives_same_file(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    run(capsys, "referee", str(GOLDEN / "races.input.jsonl"), "--out", str(first))
+    run(capsys, "referee", str(first), "--out", str(second))
+    assert first.read_text() == second.read_text()
+
+
+def test_bad_line_names_file_and_line_and_keeps_what_was_decided(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    log = tmp_path / "bad.jsonl"
+    lines = (GOLDEN / "races.input.jsonl").read_text().splitlines()
+    lines.insert(
+        5, '{"frame": 70, "t": 2.3, "type": "play", "seat": 1, "card": "1H", "pile": "F0"}'
+    )
+    log.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "events.jsonl"
+    status, _, err = run(capsys, "referee", str(log), "--out", str(out))
+    assert status == 2
+    assert f"{log}:6: play: 'card': not a card: '1H'" in err
+    assert "Traceback" not in err
+    assert len(out.read_text().splitlines()) == 4  # the frames decided before the bad line
+
+
+def test_not_json_and_missing_file(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    log = tmp_path / "x.jsonl"
+    log.write_text('{"frame": 0, "t": 0, "type": "stuck"}\n{oops\n')
+    status, _, err = run(capsys, "referee", str(log))
+    assert status == 2 and f"{log}:2: not valid JSON" in err
+    status, _, err = run(capsys, "referee", str(tmp_path / "nope.jsonl"))
+    assert status == 2 and "cannot read" in err and "nope.jsonl" in err
+
+
+def test_bad_option_is_a_clear_error(capsys) -> None:  # type: ignore[no-untyped-def]
+    status, _, err = run(capsys, "referee", str(GOLDEN / "races.input.jsonl"), "--target", "0")
+    assert status == 2 and "target score must be positive" in err
+
+
+def test_demo_runs_on_built_in_material(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    status, stdout, _ = run(capsys, "demo", "--out", str(tmp_path))
+    assert status == 0 and "GAME OVER" in stdout
+    assert (tmp_path / "events.jsonl").read_text() == (
+        GOLDEN / "game_to_target.expected.jsonl"
+    ).read_text()
+
+
+def test_scores_journal_add_undo_fix(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    game = str(tmp_path / "club.jsonl")
+    assert run(capsys, "scores", game, "new", "--players", "Anna", "Ben", "--target", "20")[0] == 0
+    run(capsys, "scores", game, "add", "Anna=12", "1=2")
+    run(capsys, "scores", game, "add", "0=5", "Ben=9")
+    run(capsys, "scores", game, "undo")
+    status, stdout, _ = run(capsys, "scores", game, "fix", "1", "Ben=4")
+    assert status == 0
+    assert stdout.splitlines()[-2:] == ["    1 +12=12   +4=4", "leader: Anna (12 of 20)"]
+    status, stdout, _ = run(capsys, "scores", game, "add", "Anna=8", "Ben=0")
+    assert "GAME OVER: Anna wins with 20." in stdout
+    entries = [json.loads(line)["type"] for line in Path(game).read_text().splitlines()]
+    assert entries == ["game", "round", "round", "undo", "fix", "round"]
+
+
+def test_scores_errors_do_not_write(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    game = tmp_path / "club.jsonl"
+    run(capsys, "scores", str(game), "new", "--players", "Anna", "Ben")
+    before = game.read_text()
+    status, _, err = run(capsys, "scores", str(game), "add", "Anna=3")
+    assert status == 2 and "missing: Ben" in err
+    status, _, err = run(capsys, "scores", str(game), "add", "Zed=3", "Ben=1")
+    assert status == 2 and "no player 'Zed'" in err
+    status, _, err = run(capsys, "scores", str(game), "undo")
+    assert status == 2 and "no round to undo" in err
+    assert game.read_text() == before
+    status, _, err = run(capsys, "scores", str(tmp_path / "none.jsonl"))
+    assert status == 2 and "start one with 'new --players" in err
+
+
+def test_scores_from_refereed_events(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    game = str(tmp_path / "g.jsonl")
+    run(capsys, "scores", game, "new", "--players", "A", "B", "C", "--target", "20")
+    events = tmp_path / "e.jsonl"
+    shutil.copy(GOLDEN / "game_to_target.expected.jsonl", events)
+    status, stdout, _ = run(capsys, "scores", game, "add", "--from", str(events))
+    assert status == 0 and "GAME OVER: A wins with 21." in stdout
+
+
+def test_help_teaches(capsys) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = capsys.readouterr().out
+    assert "referee" in text and "scores" in text and "examples:" in text

@@ -1,0 +1,89 @@
+"""Properties over random logs: the rules' invariants hold whatever the table does."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from itertools import pairwise
+
+from helpers import call, count, play, referee, round_ends, start
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from referee.events import Event, Play, RoundEnd
+
+SEATS = 3
+RANKS = ["A", "2", "3", "4", "5"]
+
+
+@st.composite
+def random_logs(draw: st.DrawFn) -> list[Event]:
+    """A round of random plays (legal or not), Nerts counts and calls, in frame order."""
+    events: list[Event] = [start(seats=SEATS)]
+    frame = 1
+    for _ in range(draw(st.integers(0, 40))):
+        frame += draw(st.integers(0, 2))
+        seat = draw(st.integers(0, SEATS - 1))
+        kind = draw(st.sampled_from(["play", "play", "play", "count", "call"]))
+        if kind == "play":
+            card = draw(st.sampled_from(RANKS)) + draw(st.sampled_from("SH"))
+            events.append(play(frame, seat, card, draw(st.sampled_from(["F0", "F1", "F2"]))))
+        elif kind == "count":
+            events.append(count(frame, seat, draw(st.integers(0, 13))))
+        else:
+            events.append(call(frame, seat))
+    return events
+
+
+@given(random_logs())
+@settings(max_examples=300, deadline=None)
+def test_score_identity_and_foundation_counts(events: list[Event]) -> None:
+    out = referee(events, in_air_grace_s=0.0)
+    staying: dict[int, int] = defaultdict(int)
+    for event in out:
+        if isinstance(event, Play) and event.verdict is not None and event.verdict.stays:
+            staying[event.seat] += 1
+        if isinstance(event, RoundEnd):
+            for seat in range(SEATS):
+                assert event.scores[seat] == event.foundation[seat] - 2 * event.nerts_left[seat]
+                assert event.foundation[seat] == staying[seat]
+
+
+@given(random_logs())
+@settings(max_examples=300, deadline=None)
+def test_staying_cards_form_foundations(events: list[Event]) -> None:
+    piles: dict[str, list[Play]] = defaultdict(list)
+    for event in referee(events):
+        if isinstance(event, Play) and event.verdict is not None and event.verdict.stays:
+            piles[event.pile].append(event)
+    for cards in piles.values():
+        assert cards[0].card.rank == 1
+        for below, above in pairwise(cards):
+            assert above.card.suit == below.card.suit
+            if above.card.rank == below.card.rank:  # only a same-frame tie shares a place
+                assert above.frame == below.frame
+            else:
+                assert above.card.rank == below.card.rank + 1
+
+
+@given(random_logs())
+@settings(max_examples=200, deadline=None)
+def test_same_log_same_events_and_own_output_is_a_fixed_point(events: list[Event]) -> None:
+    first = referee(events)
+    assert referee(events) == first
+    assert referee(first) == first
+
+
+@given(st.permutations(list(range(SEATS))), st.lists(st.integers(1, 3), min_size=13, max_size=13))
+def test_a_legal_suit_sequence_is_all_accepted(owners: list[int], gaps: list[int]) -> None:
+    ranks = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+    frames = [sum(gaps[: i + 1]) for i in range(13)]
+    events: list[Event] = [start(seats=SEATS)]
+    events += [
+        play(f, owners[i % SEATS], r + "C")
+        for i, (f, r) in enumerate(zip(frames, ranks, strict=True))
+    ]
+    events += [count(frames[-1] + 1, 0, 0), call(frames[-1] + 2, 0)]
+    out = referee(events)
+    assert [e.verdict.value for e in out if isinstance(e, Play) and e.verdict] == ["accepted"] * 13
+    (end,) = round_ends(out)
+    assert sum(end.foundation.values()) == 13

@@ -1,0 +1,216 @@
+from __future__ import annotations
+
+import pytest
+from helpers import call, count, play, referee, round_ends, start, stuck, take_back, verdicts
+
+from referee.errors import EventError
+from referee.events import (
+    Event,
+    GameEnd,
+    NertsCall,
+    PileComplete,
+    RoundEnd,
+    RoundStart,
+    SeatInfo,
+)
+
+RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+
+
+def test_ace_starts_a_pile_and_builds_by_suit() -> None:
+    out = referee([start(), play(1, 0, "AH"), play(2, 1, "2H"), play(3, 0, "3H")])
+    assert verdicts(out) == ["0:AH:accepted", "1:2H:accepted", "0:3H:accepted"]
+
+
+@pytest.mark.parametrize(
+    ("cards", "last"),
+    [
+        (["5D"], "0:5D:illegal:not_an_ace"),
+        (["AD", "2C"], "0:2C:illegal:wrong_suit"),
+        (["AD", "3D"], "0:3D:illegal:wrong_rank"),
+        (["AD", "AS"], "0:AS:illegal:wrong_suit"),
+    ],
+)
+def test_illegal_reasons(cards: list[str], last: str) -> None:
+    out = referee([start(), *(play(i + 1, 0, c) for i, c in enumerate(cards))])
+    assert verdicts(out)[-1] == last
+
+
+def test_earlier_frame_wins_later_is_late() -> None:
+    out = referee([start(), play(1, 0, "AS"), play(5, 1, "2S"), play(6, 0, "2S"), play(9, 0, "3S")])
+    assert verdicts(out) == ["0:AS:accepted", "1:2S:accepted", "0:2S:late", "0:3S:accepted"]
+
+
+def test_same_frame_is_a_tie_and_both_score() -> None:
+    events = [
+        start(seats=3),
+        play(1, 0, "AS"),
+        play(5, 1, "2S"),
+        play(5, 2, "2S"),
+        play(5, 0, "2S"),
+        play(8, 0, "3S"),
+        count(9, 0, 0),
+        call(10, 0),
+    ]
+    out = referee(events)
+    assert verdicts(out) == ["0:AS:accepted", "1:2S:tie", "2:2S:tie", "0:2S:tie", "0:3S:accepted"]
+    (end,) = round_ends(out)
+    assert end.foundation == {0: 3, 1: 1, 2: 1}
+
+
+def test_a_late_ace_on_a_taken_new_pile_place() -> None:
+    out = referee([start(), play(1, 0, "AC", "F3"), play(2, 1, "AC", "F3")])
+    assert verdicts(out) == ["0:AC:accepted", "1:AC:late"]
+
+
+def test_same_frame_aces_on_different_piles_both_start_piles() -> None:
+    out = referee([start(), play(1, 0, "AC", "F0"), play(1, 1, "AC", "F1")])
+    assert verdicts(out) == ["0:AC:accepted", "1:AC:accepted"]
+
+
+def test_king_completes_pile_once_and_then_nothing_fits() -> None:
+    events = [start()] + [play(i + 1, i % 2, r + "D") for i, r in enumerate(RANKS)]
+    events += [play(14, 1, "KD"), play(20, 0, "AD")]
+    out = referee(events)
+    completes = [e for e in out if isinstance(e, PileComplete)]
+    assert [(c.frame, c.pile, str(c.suit)) for c in completes] == [(13, "F0", "D")]
+    assert verdicts(out)[-2:] == ["1:KD:late", "0:AD:illegal:wrong_rank"]
+
+
+def test_king_tie_completes_once() -> None:
+    events = [start()] + [play(i + 1, 0, r + "D") for i, r in enumerate(RANKS[:12])]
+    events += [play(20, 0, "KD"), play(20, 1, "KD")]
+    out = referee(events)
+    assert sum(isinstance(e, PileComplete) for e in out) == 1
+    assert verdicts(out)[-2:] == ["0:KD:tie", "1:KD:tie"]
+
+
+def test_false_call_is_reported_and_play_goes_on() -> None:
+    out = referee([start(), count(1, 0, 1), call(2, 0), play(3, 0, "AH"), count(4, 0, 0)])
+    calls = [e for e in out if isinstance(e, NertsCall)]
+    assert [c.valid for c in calls] == [False]
+    assert round_ends(out) == []
+    assert verdicts(out) == ["0:AH:accepted"]
+
+
+def test_valid_call_ends_round_with_cards_in_the_air() -> None:
+    events = [
+        start(),
+        play(1, 0, "AH"),
+        count(2, 0, 0),
+        call(30, 0),
+        play(40, 1, "2H"),  # 0.33 s after the call: still in the air, counts
+        play(60, 1, "3H"),
+    ]  # 1 s after: the round is over
+    out = referee(events)
+    assert verdicts(out) == ["0:AH:accepted", "1:2H:accepted", "1:3H:illegal:round_over"]
+    (end,) = round_ends(out)
+    assert (end.frame, end.foundation, end.nerts_left) == (40, {0: 1, 1: 1}, {0: 0, 1: 13})
+    assert end.scores == {0: 1, 1: 1 - 26}
+
+
+def test_score_identity_with_caller_bonus_kept_apart() -> None:
+    out = referee([start(), play(1, 0, "AH"), count(2, 0, 0), call(3, 0)], caller_bonus=10)
+    (end,) = round_ends(out)
+    assert end.scores == {0: 1, 1: -26} and end.bonus == {0: 10, 1: 0}
+    assert end.to_dict()["bonus"] == {"0": 10, "1": 0}
+
+
+def test_stuck_twice_without_progress_ends_the_round() -> None:
+    out = referee([start(), stuck(10), play(11, 0, "AS"), stuck(20), stuck(30), play(31, 0, "2S")])
+    assert [e.frame for e in round_ends(out)] == [30]
+    assert verdicts(out)[-1] == "0:2S:illegal:round_over"
+
+
+def test_nerts_count_progress_resets_stuck() -> None:
+    out = referee([start(), stuck(10), count(15, 1, 12), stuck(20)])
+    assert round_ends(out) == []
+
+
+def test_take_back_of_a_staying_card_undoes_it() -> None:
+    events = [
+        start(),
+        play(1, 0, "AS"),
+        play(2, 1, "2S"),
+        take_back(3, 1, "2S"),
+        play(4, 0, "2S"),
+        count(5, 0, 0),
+        call(6, 0),
+    ]
+    out = referee(events)
+    assert verdicts(out)[-1] == "0:2S:accepted"
+    assert round_ends(out)[0].foundation == {0: 2, 1: 0}
+
+
+def test_late_card_take_back_does_not_touch_the_pile() -> None:
+    events = [
+        start(),
+        play(1, 0, "AS"),
+        play(2, 1, "AS"),
+        take_back(3, 1, "AS"),
+        play(4, 1, "2S"),
+        count(5, 0, 0),
+        call(6, 0),
+    ]
+    out = referee(events)
+    assert verdicts(out) == ["0:AS:accepted", "1:AS:late", "1:2S:accepted"]
+    assert round_ends(out)[0].foundation == {0: 1, 1: 1}
+
+
+def test_handicap_pile_size() -> None:
+    handicap = RoundStart(0, 0.0, 1, (SeatInfo(0, "red"), SeatInfo(1, "blue", nerts_pile=8)), 13)
+    out = referee([handicap, call(1, 1), count(2, 1, 0), call(3, 1)])
+    assert [e.valid for e in out if isinstance(e, NertsCall)] == [False, True]
+    assert round_ends(out)[0].nerts_left == {0: 13, 1: 0}
+    with pytest.raises(EventError, match="9 cards left of a 8-card"):
+        referee([handicap, count(1, 1, 9)])
+
+
+def test_seat_not_at_table_is_an_input_error() -> None:
+    with pytest.raises(EventError, match="seat 5 is not at the table"):
+        referee([start(), play(1, 5, "AH")])
+
+
+def test_events_out_of_frame_order_are_an_input_error() -> None:
+    with pytest.raises(EventError, match="frame 3 comes after frame 9"):
+        referee([start(), play(9, 0, "AH"), play(3, 1, "AS")])
+
+
+def test_play_before_round_start_is_an_input_error() -> None:
+    with pytest.raises(EventError, match="before any round_start"):
+        referee([play(1, 0, "AH")])
+
+
+def scored_round(number: int, frame: int, cards_by_seat: list[int]) -> list[Event]:
+    """A round in which each seat plays its own suit's first cards, then seat 0 calls Nerts."""
+    events: list[Event] = [start(frame, round_number=number)]
+    for seat, cards in enumerate(cards_by_seat):
+        pile = f"R{number}S{seat}"
+        events += [
+            play(frame + 1 + 5 * seat + i, seat, RANKS[i] + "SHDC"[seat], pile)
+            for i in range(cards)
+        ]
+    events += [count(frame + 20, seat, 0) for seat in range(len(cards_by_seat))]
+    return [*events, call(frame + 21, 0)]
+
+
+def test_game_to_target_and_tie_at_the_top_plays_on() -> None:
+    events = scored_round(1, 0, [3, 3]) + scored_round(2, 100, [1, 0])
+    out = referee(events, target_score=3)
+    assert [e.scores for e in round_ends(out)] == [{0: 3, 1: 3}, {0: 1, 1: 0}]
+    games = [e for e in out if isinstance(e, GameEnd)]
+    # After round 1 both have 3: level at the top, so play goes on; round 2 decides.
+    assert [(g.frame, g.winner, dict(g.totals)) for g in games] == [(121, 0, {0: 4, 1: 3})]
+
+
+def test_a_new_game_starts_after_game_end() -> None:
+    events = scored_round(1, 0, [2, 0]) + scored_round(2, 100, [0, 1])
+    out = referee(events, target_score=2)
+    games = [e for e in out if isinstance(e, GameEnd)]
+    assert [(g.winner, dict(g.totals)) for g in games] == [(0, {0: 2, 1: 0})]
+
+
+def test_round_start_ends_an_unfinished_round() -> None:
+    out = referee([start(), play(1, 0, "AH"), start(50, round_number=2)])
+    ends = [e for e in out if isinstance(e, RoundEnd)]
+    assert [(e.round, e.frame, e.scores) for e in ends] == [(1, 1, {0: 1 - 26, 1: -26})]
