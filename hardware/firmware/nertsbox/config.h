@@ -1,0 +1,30 @@
+// Build-time settings of the nerts referee box: pins, seats, timings.
+#ifndef NERTSBOX_CONFIG_H
+#define NERTSBOX_CONFIG_H
+
+#define FIRMWARE_VERSION "1.0"
+#ifndef SEATS
+#define SEATS 4                // lights and buttons fitted, 1 to 8
+#endif
+#define BAUD_RATE 115200
+#define MAX_LINE_BYTES 64      // protocol: at most 64 bytes a line, newline included
+
+// Wiring (see README.md).
+#define PIN_WS2812 6           // data in of the WS2812 strip, one LED per seat
+#define PIN_BUZZER 8           // passive piezo buzzer, driven by tone()
+#define PIN_LCD_RS 12          // HD44780 16x2 LCD in 4-bit mode
+#define PIN_LCD_E 11
+#define PIN_LCD_D4 5
+#define PIN_LCD_D5 4
+#define PIN_LCD_D6 3
+#define PIN_LCD_D7 2
+// Seat buttons, to ground, internal pull-ups: seats 0-5 on A0-A5, 6 on D7, 7 on D9.
+#define BUTTON_PINS {A0, A1, A2, A3, A4, A5, 7, 9}
+
+#define DEBOUNCE_MS 30         // a button must read the same for this long to count
+#define BLINK_HALF_PERIOD_MS 250
+#define PULSE_PERIOD_MS 1000
+#define ANIMATION_STEP_MS 20   // strip refresh interval while a light blinks or pulses
+#define LED_BRIGHTNESS 64      // 0-255 scale applied to every colour (WS2812s are bright)
+
+#endif
