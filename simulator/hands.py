@@ -141,7 +141,7 @@ class HandPainter:
         ]
         return skin, sleeve
 
-    def _to_px(
+    def to_px(
         self, polygon_mm: np.ndarray, shift_mm: tuple[float, float] = (0.0, 0.0)
     ) -> np.ndarray:
         origin = np.array(self.canvas.origin_mm) - np.array(shift_mm)
@@ -153,17 +153,17 @@ class HandPainter:
         skin, sleeve = self.shapes_mm(hand)
         self._paint_shadow(image, skin + sleeve)
         seat = hand.seat % self.n_seats
-        cv2.fillPoly(image, [self._to_px(p) for p in sleeve], self.sleeve[seat], cv2.LINE_AA, 4)
+        cv2.fillPoly(image, [self.to_px(p) for p in sleeve], self.sleeve[seat], cv2.LINE_AA, 4)
         tone = self.skin[seat]
         dark = tuple(int(c * 0.8) for c in tone)
         for polygon in skin:
-            px = self._to_px(polygon)
+            px = self.to_px(polygon)
             cv2.fillPoly(image, [px], tone, cv2.LINE_AA, 4)
             cv2.polylines(image, [px], True, dark, 1, cv2.LINE_AA, 4)
 
     def _paint_shadow(self, image: np.ndarray, polygons: list[np.ndarray]) -> None:
         s = self.settings
-        shifted = [self._to_px(p, s.shadow_offset_mm) for p in polygons]
+        shifted = [self.to_px(p, s.shadow_offset_mm) for p in polygons]
         all_px = np.concatenate(shifted) / 16.0
         pad = int(3 * s.shadow_blur_mm * self.canvas.px_per_mm) + 2
         h, w = image.shape[:2]

@@ -1,0 +1,281 @@
+"""Training renders: single labelled frames for the recognition models, ultralytics layout.
+
+    python -m simulator.training --out DIR --count N --seed S [--deck DIR ...]
+        [--val-deck DIR ...] [--backs SPEC ...] [--size WxH] [--val-fraction F]
+
+Written (stem = 6-digit image number; every 1/F-th image goes to val):
+
+    DIR/data.yaml                      whole cards, ultralytics *pose* dataset
+    DIR/images/{train,val}/STEM.jpg
+    DIR/labels/{train,val}/STEM.txt    one line per visible card:
+        class cx cy w h  x0 y0 v0  x1 y1 v1  x2 y2 v2  x3 y3 v3   (all normalised to 0..1)
+        class 0 card_face_up, 1 card_face_down; box = the whole card clipped to the image;
+        keypoints = the card's corners top-left, top-right, bottom-right, bottom-left of the
+        printed card, made canonical for the 180-degree symmetry (keypoints 0-1 = the edge
+        facing up the image); v = 2 visible, 1 covered by a card or hand, 0 outside the
+        image (then x = y = 0). Train with fliplr=0: a mirrored card is not a card.
+    DIR/index/data.yaml                corner indices, ultralytics *detect* dataset
+    DIR/index/images/{train,val}/      the same JPEGs (hard links)
+    DIR/index/labels/{train,val}/STEM.txt   class cx cy w h, one class: 0 index
+    DIR/meta/{train,val}/STEM.json     identity per object, in label-line order:
+        {"cards": [{"line", "class", "card", "seat", "back", "design", "face_up", "visible",
+                    "keypoints": [[x, y, v] x4] (px), "box": [x0, y0, x1, y1] (px)}],
+         "indices": [{"line", "card", "rank", "suit", "seat", "design", "corner", "quad", "box"}],
+         "seats": [{"seat", "design", "back"}], "size": [w, h]}
+
+Why one `index` class: the detector only has to find rank+suit corners, whatever the design;
+a classifier on the crop (identity from meta/) names the card. That split generalises to
+unseen designs better than 52 detector classes (DESIGN.md: corner detector + classifier).
+Only visible objects are labelled: a card when `min_card_visible` of it shows, an index when
+`min_index_visible` of it shows and it lies wholly inside the image (labels.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+from tqdm import tqdm
+
+from simulator.backs import BackDesign, back_from_spec, default_backs
+from simulator.faces import CardDesign, builtin_design, load_design
+from simulator.labels import (
+    CARD_CLASSES,
+    INDEX_CLASSES,
+    LabelledObject,
+    detect_line,
+    label_scene,
+    pose_line,
+)
+from simulator.render import RenderSettings, TableRenderer
+from simulator.scene import CARD_HEIGHT_MM
+from simulator.table import TABLES
+from simulator.training_scenes import random_scene
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class TrainingSettings:
+    size: tuple[int, int] = (1280, 720)
+    val_fraction: float = 0.15
+    card_length_px: tuple[float, float] = (50.0, 400.0)
+    """Range of a card's long side in the image (drawn log-uniformly)."""
+    images_per_camera: int = 4
+    """Frames rendered per camera/table/lighting setup (setting one up costs ~0.3 s)."""
+    jpeg_quality: tuple[int, int] = (55, 95)
+    max_tilt_deg: float = 12.0
+    lens_distortion: float = 0.08
+    noise_sigma: tuple[float, float] = (1.0, 5.0)
+    marker_probability: float = 0.3
+    max_seats: int = 4
+
+
+def _write_yaml(path: Path, root: Path, names: Sequence[str], pose: bool) -> None:
+    lines = [f"path: {root.resolve()}", "train: images/train", "val: images/val"]
+    if pose:
+        lines += ["kpt_shape: [4, 3]", "flip_idx: [1, 0, 3, 2]"]
+    lines.append("names:")
+    lines += [f"  {i}: {name}" for i, name in enumerate(names)]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
+def _renderer_for(
+    group: int,
+    seed: int,
+    settings: TrainingSettings,
+    decks: Sequence[CardDesign],
+    backs: Sequence[BackDesign],
+) -> tuple[TableRenderer, np.random.Generator]:
+    rng = np.random.default_rng([seed, group])
+    lo, hi = settings.card_length_px
+    card_px = float(np.exp(rng.uniform(np.log(lo), np.log(hi))))
+    px_per_mm = card_px / CARD_HEIGHT_MM
+    width, height = settings.size
+    n_seats = int(rng.integers(1, settings.max_seats + 1))
+    seat_decks = [decks[int(i)] for i in rng.integers(len(decks), size=n_seats)]
+    picked = rng.choice(len(backs), size=n_seats, replace=n_seats > len(backs))
+    render_settings = RenderSettings(
+        size=settings.size,
+        table=str(rng.choice(TABLES)),
+        table_mm=(width / px_per_mm, height / px_per_mm),
+        seed=int(rng.integers(2**31)),
+        markers=bool(rng.random() < settings.marker_probability),
+        view_margin_mm=0.0,
+        max_tilt_deg=settings.max_tilt_deg,
+        lens_distortion=settings.lens_distortion,
+        noise_sigma=float(rng.uniform(*settings.noise_sigma)),
+        noise_frames=1,
+    )
+    renderer = TableRenderer(render_settings, seat_decks, [backs[int(i)] for i in picked])
+    return renderer, rng
+
+
+def _card_record(line: int, obj: LabelledObject, renderer: TableRenderer) -> dict[str, object]:
+    return {
+        "line": line,
+        "class": CARD_CLASSES[obj.class_id],
+        "card": obj.pose.card,
+        "seat": obj.pose.seat,
+        "back": renderer.back_for(obj.pose.seat).name,
+        "design": renderer.design_for(obj.pose.seat).name,
+        "face_up": obj.pose.face_up,
+        "visible": round(obj.visible, 3),
+        "keypoints": [
+            [round(float(x), 2), round(float(y), 2), v]
+            for (x, y), v in zip(obj.quad, obj.keypoint_visibility, strict=True)
+        ],
+        "box": [round(v, 2) for v in obj.box],
+    }
+
+
+def _index_record(line: int, obj: LabelledObject, renderer: TableRenderer) -> dict[str, object]:
+    return {
+        "line": line,
+        "card": obj.pose.card,
+        "rank": obj.pose.card[:-1],
+        "suit": obj.pose.card[-1],
+        "seat": obj.pose.seat,
+        "design": renderer.design_for(obj.pose.seat).name,
+        "corner": obj.corner,
+        "quad": [[round(float(x), 2), round(float(y), 2)] for x, y in obj.quad],
+        "box": [round(v, 2) for v in obj.box],
+    }
+
+
+def generate_dataset(
+    out: Path,
+    count: int,
+    seed: int,
+    decks: Sequence[CardDesign],
+    backs: Sequence[BackDesign],
+    *,
+    val_decks: Sequence[CardDesign] | None = None,
+    settings: TrainingSettings | None = None,
+    progress: bool = True,
+) -> dict[str, int]:
+    """Render `count` labelled frames into `out`; returns object counts per kind."""
+    settings = settings or TrainingSettings()
+    out = Path(out)
+    period = max(2, round(1 / settings.val_fraction)) if settings.val_fraction > 0 else 0
+    for sub in ("images", "labels", "meta", "index/images", "index/labels"):
+        for split in ("train", "val"):
+            (out / sub / split).mkdir(parents=True, exist_ok=True)
+    totals = {"images": 0, "cards": 0, "indices": 0}
+    renderer: TableRenderer | None = None
+    rng = np.random.default_rng(seed)
+    for image_number in tqdm(range(count), desc="training renders", disable=not progress):
+        is_val = period > 0 and (
+            image_number % period == period - 1
+            or (count < period and count > 1 and image_number == count - 1)
+        )
+        group = image_number // settings.images_per_camera
+        pool = val_decks if (is_val and val_decks) else decks
+        if image_number % settings.images_per_camera == 0 or (is_val and val_decks):
+            renderer, rng = _renderer_for(group * 2 + int(is_val), seed, settings, pool, backs)
+        assert renderer is not None
+        n_seats = len(renderer.backs)
+        scene = random_scene(renderer.settings.table_mm, n_seats, rng)
+        frame = renderer.render(scene, image_number)
+        cards, indices = label_scene(renderer, scene)
+        split, stem = ("val" if is_val else "train"), f"{image_number:06d}"
+        image_path = out / "images" / split / f"{stem}.jpg"
+        quality = int(rng.integers(settings.jpeg_quality[0], settings.jpeg_quality[1] + 1))
+        cv2.imwrite(str(image_path), frame, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        index_image = out / "index" / "images" / split / f"{stem}.jpg"
+        index_image.unlink(missing_ok=True)
+        _link_or_copy(image_path, index_image)
+        size = settings.size
+        (out / "labels" / split / f"{stem}.txt").write_text(
+            "".join(pose_line(c, size) + "\n" for c in cards)
+        )
+        (out / "index" / "labels" / split / f"{stem}.txt").write_text(
+            "".join(detect_line(i, size) + "\n" for i in indices)
+        )
+        meta = {
+            "image": f"images/{split}/{stem}.jpg",
+            "size": list(size),
+            "seats": [
+                {
+                    "seat": s,
+                    "design": renderer.design_for(s).name,
+                    "back": renderer.back_for(s).name,
+                }
+                for s in range(n_seats)
+            ],
+            "cards": [_card_record(i, c, renderer) for i, c in enumerate(cards)],
+            "indices": [_index_record(i, c, renderer) for i, c in enumerate(indices)],
+        }
+        (out / "meta" / split / f"{stem}.json").write_text(json.dumps(meta))
+        totals["images"] += 1
+        totals["cards"] += len(cards)
+        totals["indices"] += len(indices)
+    _write_yaml(out / "data.yaml", out, CARD_CLASSES, pose=True)
+    _write_yaml(out / "index" / "data.yaml", out / "index", INDEX_CLASSES, pose=False)
+    logger.info("wrote %s to %s", totals, out)
+    return totals
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m simulator.training",
+        description="Render labelled training frames (ultralytics).",
+    )
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--count", type=int, required=True)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--deck",
+        type=Path,
+        nargs="+",
+        action="extend",
+        default=[],
+        help="deck folders (<RANK><SUIT>.png); default: the built-in design",
+    )
+    parser.add_argument(
+        "--val-deck",
+        type=Path,
+        nargs="+",
+        action="extend",
+        default=[],
+        help="deck folders used only for the val split",
+    )
+    parser.add_argument(
+        "--backs",
+        nargs="+",
+        action="extend",
+        default=[],
+        help="back specs: colour, #rrggbb, colour:pattern or image path",
+    )
+    parser.add_argument("--size", default="1280x720", help="WxH")
+    parser.add_argument("--val-fraction", type=float, default=TrainingSettings.val_fraction)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    width, height = (int(v) for v in args.size.lower().split("x"))
+    decks = [load_design(d) for d in args.deck] or [builtin_design()]
+    val_decks = [load_design(d) for d in args.val_deck] or None
+    backs = [back_from_spec(s) for s in args.backs] or default_backs(8)
+    settings = TrainingSettings(size=(width, height), val_fraction=args.val_fraction)
+    generate_dataset(
+        args.out, args.count, args.seed, decks, backs, val_decks=val_decks, settings=settings
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

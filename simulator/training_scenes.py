@@ -1,0 +1,208 @@
+"""Random table scenes for recognition training: the situations the referee must read.
+
+Cards at every angle, fanned work piles, tidy and messy stacks, overlapping face-down spreads
+(the end-of-round count), hands partly covering cards, a card carried above the table.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from simulator.faces import ALL_CARDS
+from simulator.scene import CARD_HEIGHT_MM, CardPose, HandPose, Scene
+
+
+@dataclass(frozen=True)
+class SceneMix:
+    """How random training scenes are composed."""
+
+    cards_per_area: float = 1.2
+    """Cards per card-sized patch of table area (about how crowded the view is)."""
+    max_cards: int = 90
+    pile_weights: tuple[float, float, float, float, float] = (0.3, 0.25, 0.15, 0.2, 0.1)
+    """Relative frequency of: fanned pile, stack, face-down spread, single card, nerts pile."""
+    face_down_single_share: float = 0.3
+    max_hands: int = 2
+    hand_probability: float = 0.5
+    carried_probability: float = 0.2
+    upright_share: float = 0.5
+    """Share of piles near a seat's upright orientation; the rest at any angle."""
+
+
+class _Dealer:
+    """Hands out distinct cards per seat (each seat has its own 52-card deck)."""
+
+    def __init__(self, n_seats: int, rng: np.random.Generator) -> None:
+        self.rng = rng
+        self.decks = [list(rng.permutation(ALL_CARDS)) for _ in range(n_seats)]
+
+    def draw(self, seat: int | None = None) -> tuple[str, int] | None:
+        seats = [s for s, deck in enumerate(self.decks) if deck]
+        if not seats:
+            return None
+        if seat is None or not self.decks[seat]:
+            seat = int(self.rng.choice(seats))
+        return str(self.decks[seat].pop()), seat
+
+
+def _pile_angle(rng: np.random.Generator, mix: SceneMix) -> float:
+    if rng.random() < mix.upright_share:
+        return float(rng.choice([0.0, 90.0, 180.0, -90.0]) + rng.normal(0, 4))
+    return float(rng.uniform(-180, 180))
+
+
+def _along(angle: float) -> np.ndarray:
+    """Unit vector pointing from a card's top toward its bottom, in table coordinates."""
+    a = math.radians(angle)
+    return np.array([math.sin(a), math.cos(a)])
+
+
+def _fanned(
+    dealer: _Dealer, at: np.ndarray, angle: float, rng: np.random.Generator
+) -> list[CardPose]:
+    seat = int(rng.integers(len(dealer.decks)))
+    step = rng.uniform(12, 26) * _along(angle)
+    cards = []
+    for i in range(int(rng.integers(2, 7))):
+        drawn = dealer.draw(seat)
+        if drawn is None:
+            break
+        pos = at + step * i + rng.normal(0, 0.8, 2)
+        cards.append(
+            CardPose(drawn[0], drawn[1], *map(float, pos), angle + float(rng.normal(0, 1.5)), True)
+        )
+    return cards
+
+
+def _stack(
+    dealer: _Dealer, at: np.ndarray, angle: float, rng: np.random.Generator
+) -> list[CardPose]:
+    messy = rng.uniform(1, 12)
+    cards = []
+    for _ in range(int(rng.integers(1, 9))):
+        drawn = dealer.draw()
+        if drawn is None:
+            break
+        pos = at + rng.normal(0, messy * 0.5, 2)
+        cards.append(
+            CardPose(
+                drawn[0], drawn[1], *map(float, pos), angle + float(rng.normal(0, messy)), True
+            )
+        )
+    return cards
+
+
+def _spread(
+    dealer: _Dealer, at: np.ndarray, angle: float, rng: np.random.Generator
+) -> list[CardPose]:
+    """Face-down cards pushed into a rough row or heap, as when a round's centre is counted."""
+    direction = np.array([math.cos(math.radians(angle)), -math.sin(math.radians(angle))])
+    step = rng.uniform(8, 40)
+    cards = []
+    for i in range(int(rng.integers(4, 16))):
+        drawn = dealer.draw()
+        if drawn is None:
+            break
+        pos = at + direction * step * i + rng.normal(0, 6, 2)
+        cards.append(
+            CardPose(drawn[0], drawn[1], *map(float, pos), angle + float(rng.normal(0, 15)), False)
+        )
+    return cards
+
+
+def _single(
+    dealer: _Dealer, at: np.ndarray, angle: float, rng: np.random.Generator, face_down_share: float
+) -> list[CardPose]:
+    drawn = dealer.draw()
+    if drawn is None:
+        return []
+    return [
+        CardPose(
+            drawn[0],
+            drawn[1],
+            float(at[0]),
+            float(at[1]),
+            angle,
+            bool(rng.random() >= face_down_share),
+        )
+    ]
+
+
+def _nerts_pile(
+    dealer: _Dealer, at: np.ndarray, angle: float, rng: np.random.Generator
+) -> list[CardPose]:
+    seat = int(rng.integers(len(dealer.decks)))
+    count = int(rng.integers(2, 14))
+    cards = []
+    for i in range(count):
+        drawn = dealer.draw(seat)
+        if drawn is None:
+            break
+        pos = at + rng.normal(0, 0.7, 2)
+        cards.append(
+            CardPose(
+                drawn[0],
+                drawn[1],
+                *map(float, pos),
+                angle + float(rng.normal(0, 1.0)),
+                i == count - 1,
+            )
+        )
+    return cards
+
+
+def random_scene(
+    table_mm: tuple[float, float],
+    n_seats: int,
+    rng: np.random.Generator,
+    mix: SceneMix | None = None,
+) -> Scene:
+    """A random arrangement of piles over the table, maybe with hands and a carried card."""
+    mix = mix or SceneMix()
+    width, height = table_mm
+    dealer = _Dealer(n_seats, rng)
+    card_area = CARD_HEIGHT_MM * CARD_HEIGHT_MM
+    target = min(mix.max_cards, max(1, int(mix.cards_per_area * width * height / card_area)))
+    weights = np.array(mix.pile_weights) / sum(mix.pile_weights)
+    makers: list[Callable[[np.ndarray, float], list[CardPose]]] = [
+        lambda at, a: _fanned(dealer, at, a, rng),
+        lambda at, a: _stack(dealer, at, a, rng),
+        lambda at, a: _spread(dealer, at, a, rng),
+        lambda at, a: _single(dealer, at, a, rng, mix.face_down_single_share),
+        lambda at, a: _nerts_pile(dealer, at, a, rng),
+    ]
+    cards: list[CardPose] = []
+    while len(cards) < target:
+        at = np.array([rng.uniform(0, width), rng.uniform(0, height)])
+        added = makers[int(rng.choice(len(makers), p=weights))](at, _pile_angle(rng, mix))
+        if not added:
+            break
+        cards += added
+    hands: list[HandPose] = []
+    if rng.random() < mix.hand_probability:
+        for _ in range(int(rng.integers(1, mix.max_hands + 1))):
+            hand = HandPose(
+                int(rng.integers(n_seats)),
+                float(rng.uniform(0, width)),
+                float(rng.uniform(0, height)),
+            )
+            hands.append(hand)
+            if rng.random() < mix.carried_probability:
+                drawn = dealer.draw(hand.seat)
+                if drawn is not None:
+                    cards.append(
+                        CardPose(
+                            drawn[0],
+                            drawn[1],
+                            hand.x,
+                            hand.y,
+                            _pile_angle(rng, mix),
+                            bool(rng.random() < 0.8),
+                            lift=float(rng.uniform(5, 60)),
+                        )
+                    )
+    return Scene(tuple(cards), tuple(hands))
