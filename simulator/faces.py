@@ -34,14 +34,15 @@ CARD_EDGE_BGR = (170, 170, 170)
 RED_BGR = (38, 22, 205)
 BLACK_BGR = (25, 22, 22)
 
-# Built-in layout, millimetres on the 63 x 88 card. Jumbo indices: legible at ~50 px card width.
-INDEX_RANK_BOX_MM = (1.5, 2.5, 13.5, 16.5)
-INDEX_SUIT_BOX_MM = (2.5, 18.0, 12.5, 28.0)
+# Built-in layout, millimetres on the 63 x 88 card. Jumbo indices, legible at ~50 px card width;
+# the suit sits beside the rank so that a work pile fanned 19 mm apart still shows whole indices.
+INDEX_RANK_BOX_MM = (1.2, 2.0, 13.5, 17.5)
+INDEX_SUIT_BOX_MM = (14.0, 4.0, 24.5, 15.0)
 PIP_SIZE_MM = (10.0, 11.0)
 PIP_COLUMNS_MM = (21.0, 31.5, 42.0)
-PIP_ROWS_MM = (17.0, 71.0)
+PIP_ROWS_MM = (21.5, 66.5)
 ACE_PIP_MM = (26.0, 29.0)
-COURT_FRAME_MM = (15.5, 11.0, 47.5, 77.0)
+COURT_FRAME_MM = (12.0, 19.0, 51.0, 69.0)
 COURT_LETTER_HEIGHT_MM = 24.0
 
 DEFAULT_INDEX_BOX = (0.0, 0.0, 0.22, 0.31)
@@ -184,8 +185,8 @@ def builtin_design() -> CardDesign:
     faces = {card: draw_builtin_face(card) for card in ALL_CARDS}
     left = (INDEX_RANK_BOX_MM[0] - 1.0) / CARD_WIDTH_MM
     top = (INDEX_RANK_BOX_MM[1] - 1.0) / CARD_HEIGHT_MM
-    right = (INDEX_RANK_BOX_MM[2] + 1.0) / CARD_WIDTH_MM
-    bottom = (INDEX_SUIT_BOX_MM[3] + 1.0) / CARD_HEIGHT_MM
+    right = (INDEX_SUIT_BOX_MM[2] + 1.0) / CARD_WIDTH_MM
+    bottom = (INDEX_RANK_BOX_MM[3] + 1.0) / CARD_HEIGHT_MM
     return CardDesign("builtin", faces, _with_rotated_copy((left, top, right, bottom)))
 
 

@@ -14,7 +14,7 @@ from simulator.faces import ALL_CARDS
 from simulator.hands import seat_anchor
 from simulator.scene import CardPose, HandPose, Scene
 
-FAN_STEP_MM = 18.0
+FAN_STEP_MM = 20.0
 """Work-pile fan: how far each card shows below the one before it."""
 
 

@@ -1,0 +1,146 @@
+"""Training renders: label format, visibility from painting order, determinism."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from simulator.backs import default_backs
+from simulator.faces import builtin_design
+from simulator.labels import label_scene
+from simulator.render import RenderSettings, TableRenderer
+from simulator.scene import CardPose, HandPose, Scene
+from simulator.training import TrainingSettings, generate_dataset, main
+
+SIZE = (320, 240)
+TINY = TrainingSettings(size=SIZE, val_fraction=0.25, images_per_camera=2)
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("ds")
+    generate_dataset(out, 8, 5, [builtin_design()], default_backs(4), settings=TINY, progress=False)
+    return out
+
+
+def _lines(path: Path) -> list[list[float]]:
+    return [[float(v) for v in line.split()] for line in path.read_text().splitlines()]
+
+
+def test_layout_and_yaml(dataset: Path) -> None:
+    for split, expected in (("train", 6), ("val", 2)):
+        assert len(list((dataset / "images" / split).glob("*.jpg"))) == expected
+        assert len(list((dataset / "index" / "images" / split).glob("*.jpg"))) == expected
+        assert len(list((dataset / "labels" / split).glob("*.txt"))) == expected
+    pose_yaml = (dataset / "data.yaml").read_text()
+    assert "kpt_shape: [4, 3]" in pose_yaml and "0: card_face_up" in pose_yaml
+    assert "1: card_face_down" in pose_yaml and "train: images/train" in pose_yaml
+    assert "0: index" in (dataset / "index" / "data.yaml").read_text()
+
+
+def test_every_label_line_parses_and_is_normalised(dataset: Path) -> None:
+    total_cards = total_indices = 0
+    for label in (dataset / "labels").rglob("*.txt"):
+        split, stem = label.parent.name, label.stem
+        cards = _lines(label)
+        indices = _lines(dataset / "index" / "labels" / split / f"{stem}.txt")
+        meta = json.loads((dataset / "meta" / split / f"{stem}.json").read_text())
+        assert len(cards) == len(meta["cards"]) and len(indices) == len(meta["indices"])
+        for values, record in zip(cards, meta["cards"], strict=True):
+            assert len(values) == 17 and values[0] in (0.0, 1.0)
+            assert all(0.0 <= v <= 1.0 for v in values[1:5]) and values[3] > 0 and values[4] > 0
+            assert (values[0] == 0.0) == record["face_up"]
+            for x, y, v in zip(values[5::3], values[6::3], values[7::3], strict=True):
+                assert v in (0.0, 1.0, 2.0)
+                assert 0.0 <= x <= 1.0 and 0.0 <= y <= 1.0
+                assert v > 0 or x == y == 0.0
+            assert (
+                record["card"][:-1]
+                in {"A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"}
+                and record["back"]
+                and record["design"]
+            )
+        for values, record in zip(indices, meta["indices"], strict=True):
+            assert len(values) == 5 and values[0] == 0.0
+            assert all(0.0 <= v <= 1.0 for v in values[1:])
+            assert record["corner"] in (0, 1) and record["rank"] + record["suit"] == record["card"]
+        total_cards += len(cards)
+        total_indices += len(indices)
+    assert total_cards > 20 and total_indices > 10
+
+
+def test_only_visible_objects_are_labelled() -> None:
+    settings = RenderSettings(size=(640, 480), table_mm=(600.0, 450.0), markers=False, seed=2)
+    renderer = TableRenderer(settings, [builtin_design()], default_backs(2))
+    alone = CardPose("AS", 0, 100.0, 120.0, 20.0, True)
+    face_down = CardPose("2S", 1, 250.0, 120.0, -40.0, False)
+    hidden = CardPose("3S", 0, 420.0, 120.0, 0.0, True)
+    covering = CardPose("4S", 1, 420.0, 120.0, 0.0, True)
+    fan_bottom = CardPose("5H", 0, 150.0, 300.0, 0.0, True)
+    fan_top = CardPose("6H", 0, 150.0, 322.0, 0.0, True)
+    scene = Scene((alone, face_down, hidden, covering, fan_bottom, fan_top), ())
+    cards, indices = label_scene(renderer, scene)
+    assert sorted(c.pose.card for c in cards) == ["2S", "4S", "5H", "6H", "AS"]
+    assert {c.pose.card: c.class_id for c in cards}["2S"] == 1
+    # Fanned: the lower card shows its top-left index only.
+    assert sorted((i.pose.card, i.corner) for i in indices) == [
+        ("4S", 0),
+        ("4S", 1),
+        ("5H", 0),
+        ("6H", 0),
+        ("6H", 1),
+        ("AS", 0),
+        ("AS", 1),
+    ]
+    # A hand over the lone ace hides it (and its indices) from the labels.
+    covered = replace(scene, hands=(HandPose(0, 100.0, 120.0),))
+    cards, indices = label_scene(renderer, covered)
+    assert "AS" not in {i.pose.card for i in indices}
+
+
+def test_keypoints_follow_the_card_and_stay_canonical() -> None:
+    settings = RenderSettings(size=(640, 480), table_mm=(600.0, 450.0), markers=False, seed=2)
+    renderer = TableRenderer(settings, [builtin_design()], default_backs(1))
+    upright = label_scene(renderer, Scene((CardPose("KD", 0, 300.0, 220.0, 0.0, True),), ()))[0][0]
+    turned = label_scene(renderer, Scene((CardPose("KD", 0, 300.0, 220.0, 180.0, True),), ()))[0][0]
+    assert upright.keypoint_visibility == [2, 2, 2, 2]
+    assert abs(upright.quad - turned.quad).max() < 1.0
+    top_left = renderer.project(300.0 - 31.5, 220.0 - 44.0)
+    assert abs(upright.quad[0] - top_left).max() < 0.5
+
+
+def test_same_seed_same_dataset(tmp_path: Path, dataset: Path) -> None:
+    again = tmp_path / "again"
+    generate_dataset(
+        again, 8, 5, [builtin_design()], default_backs(4), settings=TINY, progress=False
+    )
+    for label in (dataset / "labels").rglob("*.txt"):
+        twin = again / label.relative_to(dataset)
+        assert twin.read_text() == label.read_text()
+    image = next((dataset / "images" / "train").glob("*.jpg"))
+    assert (again / image.relative_to(dataset)).read_bytes() == image.read_bytes()
+
+
+def test_command_line_entry_point(tmp_path: Path) -> None:
+    assert (
+        main(
+            [
+                "--out",
+                str(tmp_path),
+                "--count",
+                "2",
+                "--seed",
+                "1",
+                "--size",
+                "160x120",
+                "--backs",
+                "red",
+                "blue:dots",
+            ]
+        )
+        == 0
+    )
+    assert len(list(tmp_path.glob("images/*/*.jpg"))) == 2
