@@ -167,11 +167,11 @@ class BoxDevice:
             state.clear()
         elif name == "LIGHT" and len(args) in (2, 3):
             seat = self._seat(args[0])
-            colour = args[1].upper()
+            colour = args[1]
             mode = args[2] if len(args) == 3 else "SOLID"
             if not (colour == LIGHT_OFF or _COLOUR.fullmatch(colour)) or mode not in LIGHT_MODES:
                 raise CommandError("ARG")
-            state.lights[seat] = Light(colour, mode)
+            state.lights[seat] = Light(colour.upper(), mode)
         elif name == "BUZZ" and len(args) == 1:
             if args[0] not in BUZZ_PATTERNS:
                 raise CommandError("ARG")

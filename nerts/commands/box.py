@@ -68,7 +68,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     for parser in (send, test):
         parser.add_argument("--port", required=True, metavar="URL", help="the box's pyserial URL")
         parser.add_argument(
-            "--timeout", type=float, default=DEFAULT_SEND_TIMEOUT_S, metavar="S",
+            "--timeout",
+            type=float,
+            default=DEFAULT_SEND_TIMEOUT_S,
+            metavar="S",
             help=f"seconds to wait for every acknowledgement (default {DEFAULT_SEND_TIMEOUT_S:g})",
         )
     send.set_defaults(handler=run_send)
@@ -86,12 +89,27 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     where.add_argument("--tcp", type=int, metavar="PORT", help="serve on this TCP port")
     emulator.add_argument("--host", default="127.0.0.1", help="TCP address (default 127.0.0.1)")
     emulator.add_argument("--seats", type=int, default=DEFAULT_SEATS, help="seats (1-8)")
-    emulator.add_argument("--corrupt", type=float, default=0.0, metavar="RATE",
-                          help="probability that each byte, either way, is corrupted")
-    emulator.add_argument("--lose", type=float, default=0.0, metavar="RATE",
-                          help="probability that each reply is lost")
-    emulator.add_argument("--reset-every", type=int, default=0, metavar="N",
-                          help="reset the box after every N executed commands")
+    emulator.add_argument(
+        "--corrupt",
+        type=float,
+        default=0.0,
+        metavar="RATE",
+        help="probability that each byte, either way, is corrupted",
+    )
+    emulator.add_argument(
+        "--lose",
+        type=float,
+        default=0.0,
+        metavar="RATE",
+        help="probability that each reply is lost",
+    )
+    emulator.add_argument(
+        "--reset-every",
+        type=int,
+        default=0,
+        metavar="N",
+        help="reset the box after every N executed commands",
+    )
     emulator.add_argument("--seed", type=int, default=0, help="seed of the injected faults")
     emulator.add_argument("--no-colour", action="store_true", help="no terminal colours")
     emulator.set_defaults(handler=run_emulator)
@@ -153,13 +171,17 @@ def run_test(args: argparse.Namespace) -> int:
         deliveries = [driver.send(command) for command in first]
         if _report(driver, deliveries, first, args.timeout) or driver.identity is None:
             return 1
-        texts = [f"LIGHT {seat} {TEST_COLOURS[seat % len(TEST_COLOURS)]}"
-                 for seat in range(driver.identity.seats)] + ["BUZZ BEEP"]
+        texts = [
+            f"LIGHT {seat} {TEST_COLOURS[seat % len(TEST_COLOURS)]}"
+            for seat in range(driver.identity.seats)
+        ] + ["BUZZ BEEP"]
         deliveries = [driver.send(command) for command in texts]
         status = _report(driver, deliveries, texts, max(0.0, deadline - time.monotonic()))
         if status == 0:
-            sys.stdout.write(f"box OK: nertsbox {driver.identity.version}, "
-                             f"{driver.identity.seats} seats lit, beeped\n")
+            sys.stdout.write(
+                f"box OK: nertsbox {driver.identity.version}, "
+                f"{driver.identity.seats} seats lit, beeped\n"
+            )
         return status
 
 
@@ -175,8 +197,11 @@ def run_emulator(args: argparse.Namespace) -> int:
     device.on_command = display.show_command
     faulty = FaultyDevice(device, plan)
     try:
-        frontend = TcpEmulator(faulty, args.tcp, args.host) if args.tcp is not None else (
-            PtyEmulator(faulty))
+        frontend = (
+            TcpEmulator(faulty, args.tcp, args.host)
+            if args.tcp is not None
+            else (PtyEmulator(faulty))
+        )
     except OSError as error:
         raise UserError(f"cannot open the emulator's port: {error}") from error
     stop = threading.Event()

@@ -1,18 +1,51 @@
 /* Runs the nertsbox firmware (an atmega328p ELF) in simavr with UART0 on a pseudo-terminal.
    Prints "nertsbox-sim pty: <path>" on standard output (after simavr's own notes), then runs
-   until killed.
+   until killed. Lines on standard input act on the board:
+     reset        reset the MCU (as at power-up: the firmware prints HELLO)
+     press N      hold seat N's button down (seats 0-5 are pins A0-A5, to ground)
+     release N    let it go
    Usage: nertsbox-sim FIRMWARE.elf */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "avr_ioport.h"
 #include "sim_avr.h"
 #include "sim_elf.h"
 #include "uart_pty.h"
 
 #define MCU "atmega328p"
 #define CLOCK_HZ 16000000
+#define BUTTON_SEATS 6
 
 static uart_pty_t uart;
+/* Requests from the input thread, carried out between two simulation steps. */
+static volatile int reset_requested;
+static volatile int pin_requested[BUTTON_SEATS] = {-1, -1, -1, -1, -1, -1};
+
+static void *read_input(void *unused) {
+  char line[64];
+  int seat;
+  while (fgets(line, sizeof line, stdin)) {
+    if (strncmp(line, "reset", 5) == 0) reset_requested = 1;
+    if ((sscanf(line, "press %d", &seat) == 1 || sscanf(line, "release %d", &seat) == 1) &&
+        seat >= 0 && seat < BUTTON_SEATS)
+      pin_requested[seat] = line[0] == 'r';  /* released: the pull-up reads high */
+  }
+  return unused;  /* end of input: the simulation goes on */
+}
+
+static void carry_out_requests(avr_t *avr) {
+  if (reset_requested) {
+    reset_requested = 0;
+    avr_reset(avr);
+  }
+  for (int seat = 0; seat < BUTTON_SEATS; seat++) {
+    if (pin_requested[seat] < 0) continue;
+    avr_raise_irq(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('C'), seat), pin_requested[seat]);
+    pin_requested[seat] = -1;
+  }
+}
 
 int main(int argc, char **argv) {
   elf_firmware_t firmware;
@@ -30,8 +63,13 @@ int main(int argc, char **argv) {
   uart_pty_connect(&uart, '0');
   printf("nertsbox-sim pty: %s\n", uart.pty.slavename);
   fflush(stdout);
+  pthread_t input_thread;
+  pthread_create(&input_thread, NULL, read_input, NULL);
   int state = cpu_Running;
-  while (state != cpu_Done && state != cpu_Crashed) state = avr_run(avr);
+  while (state != cpu_Done && state != cpu_Crashed) {
+    state = avr_run(avr);
+    carry_out_requests(avr);
+  }
   uart_pty_stop(&uart);
-  return state == cpu_Done ? 0 : 1;
+  return state == cpu_Crashed;
 }
