@@ -21,7 +21,7 @@ logger = logging.getLogger(__name__)
 
 CAMERA_HEIGHT_MM = 1500.0
 """Nominal lens height above the table; only the ratio to the table size matters."""
-FIT_FRACTION = 0.94
+FIT_FRACTION = 0.97
 """Share of the image (in the tighter direction) the watched region fills."""
 NEWTON_STEPS = 8
 """Iterations to invert the lens model in `project`; converges to well under 0.01 px."""

@@ -17,6 +17,9 @@ from simulator.camera import CanvasGeometry
 from simulator.scene import HandPose
 
 SKIN_TONES_BGR = ((150, 180, 228), (120, 152, 205), (92, 125, 178), (62, 88, 135), (45, 62, 98))
+LIGHT_FROM = (-0.6, -0.8)
+"""Unit vector toward the light (table x, y): shadows fall the other way, highlights this way."""
+Capsule = tuple[np.ndarray, np.ndarray, float, float]
 SLEEVE_COLOURS_BGR = ((60, 60, 60), (140, 80, 40), (40, 40, 150), (200, 200, 200), (60, 110, 60))
 
 
@@ -36,6 +39,8 @@ class HandSettings:
     elbow_width_mm: float = 95.0
     sleeve_from_palm_mm: float = 260.0
     """Forearm skin shows this far back from the palm, then the sleeve starts."""
+    edge_darkening: float = 0.2
+    highlight: float = 0.12
     shadow_offset_mm: tuple[float, float] = (14.0, 20.0)
     shadow_opacity: float = 0.35
     shadow_blur_mm: float = 9.0
@@ -106,8 +111,8 @@ class HandPainter:
             SLEEVE_COLOURS_BGR[i] for i in rng.integers(0, len(SLEEVE_COLOURS_BGR), self.n_seats)
         ]
 
-    def shapes_mm(self, hand: HandPose) -> tuple[list[np.ndarray], list[np.ndarray]]:
-        """(skin polygons, sleeve polygons) in table mm."""
+    def limbs_mm(self, hand: HandPose) -> tuple[list[Capsule], list[Capsule]]:
+        """(skin capsules, sleeve capsules) in table mm: (start, end, start width, end width)."""
         s = self.settings
         anchor, normal = seat_anchor(hand.seat, self.n_seats, self.table_mm)
         right = np.array([normal[1], -normal[0]])  # the player's right, facing inward
@@ -117,22 +122,21 @@ class HandPainter:
         u = along / (float(np.hypot(*along)) or 1.0)
         n = np.array([-u[1], u[0]])
         wrist = palm - u * s.palm_length_mm * 0.55
+        knuckles = palm + u * s.palm_length_mm * 0.3
         sleeve_start = palm - u * s.sleeve_from_palm_mm
-        skin = [_capsule(sleeve_start, wrist, s.elbow_width_mm * 0.85, s.wrist_width_mm)]
-        skin.append(
-            _capsule(
-                wrist, palm + u * s.palm_length_mm * 0.3, s.palm_width_mm * 0.9, s.palm_width_mm
-            )
-        )
+        skin: list[Capsule] = [
+            (sleeve_start, wrist, s.elbow_width_mm * 0.85, s.wrist_width_mm),
+            (wrist, knuckles, s.palm_width_mm * 0.9, s.palm_width_mm),
+        ]
         for i, spread in enumerate((-1.5, -0.5, 0.5, 1.5)):
-            base = palm + u * s.palm_length_mm * 0.3 + n * spread * s.finger_width_mm * 1.05
+            base = knuckles + n * spread * s.finger_width_mm * 1.05
             length = s.finger_length_mm * (0.85 if abs(spread) > 1 else 1.0) - 4 * (i == 3)
             tip = base + (u + n * spread * 0.06) * length
-            skin.append(_capsule(base, tip, s.finger_width_mm, s.finger_width_mm * 0.85))
+            skin.append((base, tip, s.finger_width_mm, s.finger_width_mm * 0.85))
         thumb_base = palm - u * s.palm_length_mm * 0.1 - n * s.palm_width_mm * 0.4
-        skin.append(_capsule(thumb_base, thumb_base + (u * 0.6 - n * 0.8) * 50.0, 22.0, 18.0))
-        sleeve = [
-            _capsule(
+        skin.append((thumb_base, thumb_base + (u * 0.6 - n * 0.8) * 50.0, 22.0, 18.0))
+        sleeve: list[Capsule] = [
+            (
                 shoulder - u * 200.0,
                 sleeve_start + u * 10.0,
                 s.elbow_width_mm * 1.3,
@@ -140,6 +144,11 @@ class HandPainter:
             )
         ]
         return skin, sleeve
+
+    def shapes_mm(self, hand: HandPose) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """(skin polygons, sleeve polygons) in table mm."""
+        skin, sleeve = self.limbs_mm(hand)
+        return [_capsule(*c) for c in skin], [_capsule(*c) for c in sleeve]
 
     def to_px(
         self, polygon_mm: np.ndarray, shift_mm: tuple[float, float] = (0.0, 0.0)
@@ -150,16 +159,26 @@ class HandPainter:
 
     def paint(self, image: np.ndarray, hand: HandPose) -> None:
         """Draw one hand with its shadow onto the canvas image, in place."""
-        skin, sleeve = self.shapes_mm(hand)
-        self._paint_shadow(image, skin + sleeve)
+        skin, sleeve = self.limbs_mm(hand)
+        skin_polygons = [_capsule(*c) for c in skin]
+        sleeve_polygons = [_capsule(*c) for c in sleeve]
+        self._paint_shadow(image, skin_polygons + sleeve_polygons)
         seat = hand.seat % self.n_seats
-        cv2.fillPoly(image, [self.to_px(p) for p in sleeve], self.sleeve[seat], cv2.LINE_AA, 4)
-        tone = self.skin[seat]
-        dark = tuple(int(c * 0.8) for c in tone)
-        for polygon in skin:
-            px = self.to_px(polygon)
-            cv2.fillPoly(image, [px], tone, cv2.LINE_AA, 4)
-            cv2.polylines(image, [px], True, dark, 1, cv2.LINE_AA, 4)
+        for capsules, polygons, tone in (
+            (sleeve, sleeve_polygons, self.sleeve[seat]),
+            (skin, skin_polygons, self.skin[seat]),
+        ):
+            dark = tuple(int(c * (1 - self.settings.edge_darkening)) for c in tone)
+            light = tuple(min(255, int(c * (1 + self.settings.highlight))) for c in tone)
+            for polygon in polygons:
+                px = self.to_px(polygon)
+                cv2.fillPoly(image, [px], tone, cv2.LINE_AA, 4)
+                cv2.polylines(image, [px], True, dark, 1, cv2.LINE_AA, 4)
+            # A narrow lighter band along each limb reads as a rounded, lit surface.
+            for start, end, w0, w1 in capsules:
+                shift = np.array(LIGHT_FROM) * 0.15 * (w0 + w1) / 2
+                band = _capsule(start + shift, end + shift, w0 * 0.45, w1 * 0.45)
+                cv2.fillPoly(image, [self.to_px(band)], light, cv2.LINE_AA, 4)
 
     def _paint_shadow(self, image: np.ndarray, polygons: list[np.ndarray]) -> None:
         s = self.settings

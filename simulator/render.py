@@ -55,7 +55,7 @@ class RenderSettings:
     """The play area (inside the four markers); cards are 63 x 88 mm."""
     seed: int = 0
     markers: bool = True
-    view_margin_mm: float = 40.0
+    view_margin_mm: float = 20.0
     """Table kept in view beyond the markers' paper on every side."""
     max_tilt_deg: float = 5.0
     """Camera off vertical: pitch and roll each drawn from +-this."""

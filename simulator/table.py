@@ -14,9 +14,9 @@ from simulator.camera import CanvasGeometry
 
 TABLES = ("wood", "felt", "plain")
 MARKER_DICTIONARY = cv2.aruco.DICT_4X4_50
-MARKER_MM = 70.0
+MARKER_MM = 55.0
 """Side of a marker's black square."""
-MARKER_QUIET_MM = 8.0
+MARKER_QUIET_MM = 7.0
 """White paper around the black square (detectors need a light border)."""
 MARKER_CELLS = 6
 """4x4 data bits plus the one-cell black border on each side."""
