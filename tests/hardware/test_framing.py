@@ -1,0 +1,95 @@
+"""CRC, line encoding and parsing, and the line splitter of the box protocol."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from hardware.framing import (
+    MAX_LINE_BYTES,
+    OVERLONG_LINE,
+    LineSplitter,
+    check_command_text,
+    crc16,
+    encode_command,
+    encode_device_line,
+    next_sequence,
+    parse_command_line,
+    parse_device_line,
+)
+
+words = st.text(alphabet=st.characters(min_codepoint=0x21, max_codepoint=0x7E, exclude_characters="*"),
+                min_size=1, max_size=8)  # fmt: skip
+command_texts = (
+    st.lists(words, min_size=1, max_size=4).map(" ".join).filter(lambda text: len(text) <= 45)
+)
+
+
+def test_crc_check_value() -> None:
+    assert crc16(b"123456789") == 0x29B1
+
+
+def test_crc_of_a_known_line() -> None:
+    # Computed by hand from the protocol's definition: CRC over "N1 HELLO".
+    assert encode_command(1, "HELLO") == b"N1 HELLO*%04X\n" % crc16(b"N1 HELLO")
+    assert encode_device_line("ok 1") == b"ok 1*%04X\n" % crc16(b"ok 1")
+
+
+def test_sequence_wraps_to_1() -> None:
+    assert next_sequence(1) == 2
+    assert next_sequence(65535) == 1
+
+
+@given(st.integers(1, 65535), command_texts)
+def test_command_line_round_trip(seq: int, text: str) -> None:
+    line = encode_command(seq, text)
+    assert line.endswith(b"\n")
+    parsed = parse_command_line(line[:-1])
+    assert parsed is not None
+    assert (parsed.seq, parsed.text, " ".join(parsed.words)) == (seq, text, text)
+
+
+@given(st.integers(1, 65535), command_texts, st.data())
+def test_any_single_corrupted_byte_is_caught(seq: int, text: str, data: st.DataObject) -> None:
+    line = bytearray(encode_command(seq, text)[:-1])
+    index = data.draw(st.integers(0, len(line) - 1))
+    line[index] ^= data.draw(st.integers(1, 255))
+    assert parse_command_line(bytes(line)) is None
+
+
+@given(st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E,
+                                      exclude_characters="*"), min_size=1, max_size=50))  # fmt: skip
+def test_device_line_round_trip(text: str) -> None:
+    assert parse_device_line(encode_device_line(text)[:-1]) == text
+
+
+def test_device_line_with_bad_crc_is_discarded() -> None:
+    assert parse_device_line(b"ok 1*0000") is None
+    assert parse_device_line(b"ok 1") is None
+
+
+@pytest.mark.parametrize("text", ["", "a*b", " PING", "PING ", "LIGHT  0", "SHOW \x01", "é"])
+def test_bad_command_texts_are_refused(text: str) -> None:
+    with pytest.raises(ValueError):
+        check_command_text(text)
+
+
+def test_command_too_long_for_a_line_is_refused() -> None:
+    check_command_text("SHOW " + "x" * 46)  # 64 bytes with N65535 and the CRC
+    with pytest.raises(ValueError, match="64-byte"):
+        check_command_text("SHOW " + "x" * 47)
+
+
+@given(st.lists(st.binary(max_size=80).map(lambda b: b.replace(b"\n", b"")), max_size=5),
+       st.integers(1, 7))  # fmt: skip
+def test_splitter_cuts_lines_whatever_the_chunks(lines: list[bytes], chunk: int) -> None:
+    stream = b"".join(line + b"\n" for line in lines)
+    splitter = LineSplitter()
+    out = [line for start in range(0, len(stream), chunk)
+           for line in splitter.feed(stream[start : start + chunk])]  # fmt: skip
+    expected = [
+        OVERLONG_LINE if len(line) + 1 > MAX_LINE_BYTES else line.removesuffix(b"\r")
+        for line in lines
+    ]
+    assert out == expected

@@ -1,0 +1,199 @@
+"""The host's protocol state machine, driven without threads or sockets on a virtual clock:
+each rule of the protocol file on its own, then whole runs against a faulty device."""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hardware.device import BoxDevice
+from hardware.faults import FaultPlan, FaultyDevice
+from hardware.framing import LineSplitter, encode_command, parse_device_line
+from hardware.host_protocol import MAX_SILENT_RESENDS, RESEND_TIMEOUT_S, Actions, HostProtocol
+
+
+def connected(*texts: str) -> tuple[HostProtocol[int], Actions[int]]:
+    """A host after the handshake (`ok 1` received), with `texts` submitted."""
+    host: HostProtocol[int] = HostProtocol()
+    assert host.connect(0.0).writes == [encode_command(1, "HELLO")]
+    actions = host.receive("ok 1", 0.0)
+    for index, text in enumerate(texts):
+        submitted = host.submit(text, index, 0.0)
+        if index == 0:
+            actions = submitted  # the first goes at once, the others wait
+    return host, actions
+
+
+def test_first_command_is_sent_at_once_numbered_after_the_handshake() -> None:
+    host, actions = connected("PING")
+    assert actions.writes == [encode_command(2, "PING")]
+
+
+def test_only_one_command_in_flight() -> None:
+    host, _ = connected("PING")
+    assert host.submit("BUZZ BEEP", 1, 0.0).writes == []
+    actions = host.receive("ok 2", 0.0)
+    assert [command.ticket for command, code in actions.settled] == [0]
+    assert actions.writes == [encode_command(3, "BUZZ BEEP")]
+
+
+def test_er_settles_with_its_code_and_is_not_resent() -> None:
+    host, _ = connected("FOO", "PING")
+    actions = host.receive("er 2 UNKNOWN", 0.0)
+    assert [(command.text, code) for command, code in actions.settled] == [("FOO", "UNKNOWN")]
+    assert actions.writes == [encode_command(3, "PING")]
+
+
+def test_rs_with_the_number_in_flight_resends_it() -> None:
+    host, _ = connected("PING", "RESET")
+    assert host.receive("rs 2", 0.0).writes == [encode_command(2, "PING")]
+
+
+def test_rs_with_the_next_number_acknowledges() -> None:
+    host, _ = connected("PING", "RESET")
+    actions = host.receive("rs 3", 0.0)
+    assert [command.text for command, code in actions.settled] == ["PING"]
+    assert actions.writes == [encode_command(3, "RESET")]
+
+
+def test_rs_with_another_number_renumbers_from_it() -> None:
+    host, _ = connected("PING", "RESET")
+    actions = host.receive("rs 1", 0.0)
+    assert actions.settled == []
+    assert actions.writes == [encode_command(1, "PING")]
+    assert host.receive("ok 1", 0.0).writes == [encode_command(2, "RESET")]
+
+
+def test_device_hello_renumbers_everything_from_1() -> None:
+    host, _ = connected("PING", "RESET")
+    actions = host.receive("HELLO nertsbox 1.0 seats=6", 0.0)
+    assert actions.writes == [encode_command(1, "PING")]
+    assert host.identity is not None and host.identity.seats == 6
+    assert host.receive("ok 1", 0.0).writes == [encode_command(2, "RESET")]
+
+
+def test_stale_and_garbled_replies_are_ignored() -> None:
+    host, _ = connected("PING")
+    for text in ("ok 1", "ok 7", "er 9 ARG", "hello", "ok x", "BTN"):
+        assert host.receive(text, 0.0).writes == []
+    assert [c.text for c in host.unacknowledged] == ["PING"]
+
+
+def test_button_lines_are_reported() -> None:
+    host, _ = connected()
+    assert host.receive("BTN 3", 0.0).buttons == [3]
+
+
+def test_silence_resends_then_gives_up_after_five_resends() -> None:
+    host, _ = connected("PING")
+    now = 0.0
+    assert host.tick(RESEND_TIMEOUT_S * 0.9).writes == []
+    for _ in range(MAX_SILENT_RESENDS):
+        now += RESEND_TIMEOUT_S
+        assert host.tick(now).writes == [encode_command(2, "PING")]
+    now += RESEND_TIMEOUT_S
+    assert host.tick(now).give_up
+    host.disconnect()
+    # Reconnecting keeps the command: handshake first, then the command renumbered.
+    assert host.connect(now).writes == [encode_command(1, "HELLO")]
+    assert host.receive("ok 1", now).writes == [encode_command(2, "PING")]
+
+
+def test_a_reply_ends_the_silence() -> None:
+    host, _ = connected("PING")
+    for step in range(1, 4):
+        host.tick(step * RESEND_TIMEOUT_S)
+    host.receive("rs 2", 4 * RESEND_TIMEOUT_S)  # resend; the box is alive
+    for step in range(5, 5 + MAX_SILENT_RESENDS):
+        assert not host.tick(step * RESEND_TIMEOUT_S).give_up
+
+
+@dataclass
+class Run:
+    executed: list[str]  # what the device executed, in order
+    settled: list[int]  # the tickets of the settled commands, in order
+    device: FaultyDevice
+    reconnections: int
+
+
+def run_against(plan: FaultPlan, commands: list[str]) -> Run:
+    """Run `commands` through a host against a faulty device until all are settled."""
+    device = FaultyDevice(BoxDevice(), plan)
+    host: HostProtocol[int] = HostProtocol()
+    splitter = LineSplitter()
+    settled: list[int] = []
+    clock = 0.0
+    outbox: deque[bytes] = deque()
+    reconnections = 0
+
+    def take(actions: Actions[int]) -> None:
+        outbox.extend(actions.writes)
+        settled.extend(command.ticket for command, code in actions.settled if code is None)
+        assert all(code is None for command, code in actions.settled)
+
+    take(host.connect(clock))
+    for ticket, text in enumerate(commands):
+        take(host.submit(text, ticket, clock))
+    for _ in range(100 * len(commands) + 100):
+        while outbox:
+            for line in splitter.feed(device.feed(outbox.popleft())):
+                text = parse_device_line(line)
+                if text is not None:
+                    take(host.receive(text, clock))
+        if not host.queue:
+            break
+        clock += RESEND_TIMEOUT_S
+        actions = host.tick(clock)
+        if actions.give_up:
+            reconnections += 1
+            host.disconnect()
+            splitter.reset()
+            actions = host.connect(clock)
+        take(actions)
+    executed = [text for text in device.device.executed if text != "HELLO"]
+    return Run(executed, settled, device, reconnections)
+
+
+def without_repeats(texts: list[str]) -> list[str]:
+    return [text for index, text in enumerate(texts) if index == 0 or texts[index - 1] != text]
+
+
+COMMANDS = [f"SCORE {index % 4} {index}" for index in range(300)]
+
+
+def test_exactly_once_in_order_with_corruption_and_lost_replies() -> None:
+    plan = FaultPlan(corrupt_rate=0.02, lose_reply_rate=0.02, seed=1)
+    run = run_against(plan, COMMANDS)
+    assert run.device.counts.corrupted_bytes > 50 and run.device.counts.lost_replies > 3
+    assert run.executed == COMMANDS
+    assert run.settled == list(range(len(COMMANDS)))
+
+
+def test_nothing_lost_or_reordered_with_a_reset_every_20_commands() -> None:
+    run = run_against(FaultPlan(reset_every=20, seed=2), COMMANDS)
+    assert run.device.counts.resets == len(COMMANDS) // 20
+    assert run.executed == COMMANDS  # each reset comes after its command's ok
+    assert run.settled == list(range(len(COMMANDS)))
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    corrupt=st.floats(0, 0.05),
+    lose=st.floats(0, 0.2),
+    reset_every=st.sampled_from([0, 0, 3, 7, 20]),
+    seed=st.integers(0, 2**32),
+)
+def test_no_loss_no_reordering_under_any_faults(
+    corrupt: float, lose: float, reset_every: int, seed: int
+) -> None:
+    commands = COMMANDS[:60]
+    plan = FaultPlan(corrupt, lose, reset_every, seed)
+    run = run_against(plan, commands)
+    assert run.settled == list(range(len(commands)))
+    assert without_repeats(run.executed) == commands
+    # A command runs twice only when its ok was lost just before the device's memory of numbers
+    # was reset: by a device reset or by the handshake of a reconnection.
+    assert len(run.executed) - len(commands) <= run.device.counts.resets + run.reconnections
