@@ -28,7 +28,7 @@ def connected(*texts: str) -> tuple[HostProtocol[int], Actions[int]]:
 
 
 def test_first_command_is_sent_at_once_numbered_after_the_handshake() -> None:
-    host, actions = connected("PING")
+    _, actions = connected("PING")
     assert actions.writes == [encode_command(2, "PING")]
 
 
