@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 from simulator.glyphs import paint_mask, suit_mask, text_mask
+from simulator.index_finder import find_index_boxes
 from simulator.scene import CARD_HEIGHT_MM, CARD_WIDTH_MM
 
 logger = logging.getLogger(__name__)
@@ -73,8 +74,8 @@ class CardDesign:
     name: str
     faces: Mapping[str, np.ndarray]
     index_boxes: tuple[tuple[float, float, float, float], ...]
-    """Corner indices as (x0, y0, x1, y1) fractions of the upright card (top-left and the
-    rotated bottom-right copy)."""
+    """Corner indices as (x0, y0, x1, y1) fractions of the upright card: usually top-left and
+    bottom-right, four corners for some designs (found per design by index_finder.py)."""
 
 
 def is_red(card: str) -> bool:
@@ -222,5 +223,8 @@ def load_design(folder: Path) -> CardDesign:
     if missing:
         raise FileNotFoundError(f"deck folder {folder} is missing {', '.join(missing)}")
     faces = {card: read_bgra(folder / f"{card}.png", FACE_SIZE) for card in ALL_CARDS}
-    logger.debug("loaded deck design %s", folder.name)
-    return CardDesign(folder.name, faces, _with_rotated_copy(DEFAULT_INDEX_BOX))
+    index_boxes = find_index_boxes(faces)
+    if index_boxes is None:
+        logger.info("deck %s: corner indices not found, assuming the usual place", folder.name)
+        index_boxes = _with_rotated_copy(DEFAULT_INDEX_BOX)
+    return CardDesign(folder.name, faces, index_boxes)

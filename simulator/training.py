@@ -21,6 +21,8 @@ Written (stem = 6-digit image number; every 1/F-th image goes to val):
         {"cards": [{"line", "class", "card", "seat", "back", "design", "face_up", "visible",
                     "keypoints": [[x, y, v] x4] (px), "box": [x0, y0, x1, y1] (px)}],
          "indices": [{"line", "card", "rank", "suit", "seat", "design", "corner", "quad", "box"}],
+         (corner = which of the design's index boxes: 0 top-left, then by position; quad =
+         the index box's corners in the card's own orientation, image px)
          "seats": [{"seat", "design", "back"}], "size": [w, h]}
 
 Why one `index` class: the detector only has to find rank+suit corners, whatever the design;
@@ -76,6 +78,8 @@ class TrainingSettings:
     lens_distortion: float = 0.08
     noise_sigma: tuple[float, float] = (1.0, 5.0)
     marker_probability: float = 0.3
+    marker_max_card_px: float = 120.0
+    """Markers only appear in wide views (a close-up of a few cards has none in sight)."""
     max_seats: int = 4
 
 
@@ -115,7 +119,8 @@ def _renderer_for(
         table=str(rng.choice(TABLES)),
         table_mm=(width / px_per_mm, height / px_per_mm),
         seed=int(rng.integers(2**31)),
-        markers=bool(rng.random() < settings.marker_probability),
+        markers=bool(rng.random() < settings.marker_probability)
+        and card_px < settings.marker_max_card_px,
         view_margin_mm=0.0,
         max_tilt_deg=settings.max_tilt_deg,
         lens_distortion=settings.lens_distortion,

@@ -66,7 +66,10 @@ def test_every_label_line_parses_and_is_normalised(dataset: Path) -> None:
         for values, record in zip(indices, meta["indices"], strict=True):
             assert len(values) == 5 and values[0] == 0.0
             assert all(0.0 <= v <= 1.0 for v in values[1:])
-            assert record["corner"] in (0, 1) and record["rank"] + record["suit"] == record["card"]
+            assert (
+                record["corner"] in (0, 1, 2, 3)
+                and record["rank"] + record["suit"] == record["card"]
+            )
         total_cards += len(cards)
         total_indices += len(indices)
     assert total_cards > 20 and total_indices > 10
