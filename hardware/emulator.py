@@ -17,6 +17,7 @@ import socket
 import threading
 import tty
 from types import TracebackType
+from typing import Self
 
 from hardware.faults import FaultyDevice
 
@@ -36,7 +37,7 @@ class _Frontend:
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._serve, name=type(self).__name__, daemon=True)
 
-    def __enter__(self) -> _Frontend:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(
@@ -51,7 +52,10 @@ class _Frontend:
     def url(self) -> str:
         raise NotImplementedError
 
-    def start(self) -> _Frontend:
+    def start(self) -> Self:
+        """Power the box up and serve; a second call does nothing."""
+        if self._thread.ident is not None:
+            return self
         with self._lock:
             self._send(self.device.power_up())
         self._thread.start()

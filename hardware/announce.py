@@ -1,0 +1,202 @@
+"""`BoxAnnouncer`: tells the players, through the referee box, what the referee decided.
+
+Use (the referee's `--box URL`):
+
+    with BoxAnnouncer("/dev/ttyUSB0", seats=4) as box:     # opens the driver; never blocks
+        for event in events:                                # plain dicts of contracts/events.md
+            box.announce(event)                             # queues commands; never blocks
+            for seat in box.button_presses():               # BTN lines since the last call
+                ...                                         # the referee's Nerts call for seat
+    # on exit: waits up to DRAIN_TIMEOUT_S for the box to acknowledge, logs what was not, closes
+
+If the box is absent, `__enter__` logs a warning and the driver keeps the commands and retries
+the port until the box appears. Button presses arrive as seats on `button_presses()` (a
+non-blocking drain of the driver's thread-safe queue) or, if given, on `on_button(seat)`, which is
+called on the driver's reader thread and must be quick.
+
+What each event sends (`box_commands`); seats are those of the events, colours RRGGBB:
+- `round_start`: RESET, SHOW "Round <n>".
+- `play` `late`: BUZZ LATE, LIGHT <seat> red. `illegal`: BUZZ ILLEGAL, LIGHT <seat> orange BLINK.
+  `accepted`/`tie` from a seat whose light a late or illegal play lit: LIGHT <seat> OFF.
+- `nerts_call` valid: NERTS <seat>; not valid: BUZZ ILLEGAL, SHOW "Seat <s>: not out yet".
+- `stuck`: BUZZ STUCK, SHOW "Stuck: move stocks".
+- `round_end`: BUZZ ROUND, SCORE <seat> <game total> for every seat, SHOW with the leader(s).
+  Totals are the sums of the round scores this announcer has seen.
+- `game_end`: BUZZ WIN, LIGHT <winner> gold PULSE, SHOW "Seat <s> wins: <total>".
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from types import TracebackType
+
+from hardware.driver import BoxDriver
+
+log = logging.getLogger(__name__)
+
+# On leaving, how long to wait for the box to acknowledge what is still queued.
+DRAIN_TIMEOUT_S = 2.0
+LATE_COLOUR = "FF0000"
+ILLEGAL_COLOUR = "FF8000"
+WINNER_COLOUR = "FFD700"
+
+
+class _MalformedEvent(Exception):
+    pass
+
+
+def _seat(event: Mapping[str, object], key: str = "seat") -> int:
+    value = event.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise _MalformedEvent(f"{key} must be a seat number, not {value!r}")
+    return value
+
+
+def _points_by_seat(event: Mapping[str, object], key: str) -> dict[int, int]:
+    table = event.get(key)
+    if not isinstance(table, Mapping):
+        raise _MalformedEvent(f"{key} must be an object keyed by seat")
+    points: dict[int, int] = {}
+    for seat, value in table.items():
+        if not str(seat).isdigit() or isinstance(value, bool) or not isinstance(value, int):
+            raise _MalformedEvent(f"{key} has {seat!r}: {value!r}")
+        points[int(seat)] = value
+    return points
+
+
+class BoxCommands:
+    """Turns table events into box commands; keeps the little state that needs (lit seats,
+    game totals). Pure: no I/O."""
+
+    def __init__(self) -> None:
+        self.totals: dict[int, int] = {}
+        self._lit: set[int] = set()
+
+    def for_event(self, event: Mapping[str, object]) -> list[str]:
+        """The commands for one event; [] for types the box has nothing to say about."""
+        try:
+            return self._commands(event)
+        except _MalformedEvent as error:
+            log.warning("box: event ignored (%s): %r", error, dict(event))
+            return []
+
+    def _commands(self, event: Mapping[str, object]) -> list[str]:
+        kind = event.get("type")
+        if kind == "round_start":
+            self._lit.clear()
+            return ["RESET", f"SHOW Round {event.get('round', '')}".rstrip()]
+        if kind == "play":
+            return self._play(_seat(event), event.get("verdict"))
+        if kind == "nerts_call":
+            seat = _seat(event)
+            if event.get("valid") is True:
+                return [f"NERTS {seat}"]
+            return ["BUZZ ILLEGAL", f"SHOW Seat {seat}: not out yet"]
+        if kind == "stuck":
+            return ["BUZZ STUCK", "SHOW Stuck: move stocks"]
+        if kind == "round_end":
+            return self._round_end(_points_by_seat(event, "scores"))
+        if kind == "game_end":
+            winner = _seat(event, "winner")
+            totals = _points_by_seat(event, "totals") if "totals" in event else self.totals
+            return [
+                "BUZZ WIN",
+                f"LIGHT {winner} {WINNER_COLOUR} PULSE",
+                f"SHOW Seat {winner} wins: {totals.get(winner, 0)}",
+            ]
+        return []
+
+    def _play(self, seat: int, verdict: object) -> list[str]:
+        if verdict == "late":
+            self._lit.add(seat)
+            return ["BUZZ LATE", f"LIGHT {seat} {LATE_COLOUR}"]
+        if verdict == "illegal":
+            self._lit.add(seat)
+            return ["BUZZ ILLEGAL", f"LIGHT {seat} {ILLEGAL_COLOUR} BLINK"]
+        if verdict in ("accepted", "tie") and seat in self._lit:
+            self._lit.discard(seat)
+            return [f"LIGHT {seat} OFF"]
+        return []
+
+    def _round_end(self, scores: dict[int, int]) -> list[str]:
+        for seat, points in scores.items():
+            self.totals[seat] = self.totals.get(seat, 0) + points
+        commands = ["BUZZ ROUND"]
+        commands += [f"SCORE {seat} {total}" for seat, total in sorted(self.totals.items())]
+        if self.totals:
+            best = max(self.totals.values())
+            leaders = [str(seat) for seat, total in sorted(self.totals.items()) if total == best]
+            if len(leaders) == 1:
+                who = f"Seat {leaders[0]} leads"
+            else:
+                who = f"Seats {','.join(leaders)} lead"
+            commands.append(f"SHOW {who}: {best}")
+        return commands
+
+
+class BoxAnnouncer:
+    """Sends the referee's announcements to the box at `url` (any pyserial URL, or `auto`).
+
+    `seats`: the number of seats at the table, when known; commands for seats beyond it are
+    not sent.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        seats: int | None = None,
+        *,
+        on_button: Callable[[int], None] | None = None,
+        drain_timeout: float = DRAIN_TIMEOUT_S,
+    ) -> None:
+        self.url = url
+        self.seats = seats
+        self.drain_timeout = drain_timeout
+        self.commands = BoxCommands()
+        self.driver = BoxDriver(url, on_button=on_button)
+
+    def __enter__(self) -> BoxAnnouncer:
+        self.driver.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def announce(self, event: Mapping[str, object]) -> None:
+        """Queue the box commands for one table event; returns at once."""
+        for command in self.commands.for_event(event):
+            seat = _seat_of(command)
+            if self.seats is not None and seat is not None and seat >= self.seats:
+                continue
+            self.driver.send(command)
+
+    def button_presses(self) -> list[int]:
+        """The seats whose Nerts! button was pressed since the last call, in order."""
+        presses = []
+        while not self.driver.buttons.empty():
+            presses.append(self.driver.buttons.get_nowait())
+        return presses
+
+    def close(self) -> None:
+        """Wait up to `drain_timeout` for the queue to drain, log what was not delivered, close."""
+        if not self.driver.wait_delivered(self.drain_timeout):
+            log.warning("box at %s: not all announcements acknowledged in %g s",
+                        self.url, self.drain_timeout)  # fmt: skip
+        undelivered = self.driver.close()
+        if undelivered:
+            log.warning("box: %d announcements never delivered: %s",
+                        len(undelivered), "; ".join(undelivered))  # fmt: skip
+
+
+def _seat_of(command: str) -> int | None:
+    """The seat a LIGHT, SCORE or NERTS command addresses; None for the others."""
+    words = command.split(" ")
+    if words[0] in ("LIGHT", "SCORE", "NERTS") and len(words) > 1 and words[1].isdigit():
+        return int(words[1])
+    return None
