@@ -51,24 +51,22 @@ def seat_anchor(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(point on the play area's edge, outward unit normal) for a seat."""
     width, height = table_mm
-    perimeter = 2 * (width + height)
-    distance = (seat % n_seats) / n_seats * perimeter
-    # Walk clockwise as seen in the image: bottom edge leftward, left edge upward, top edge
-    # rightward, right edge downward, starting at the bottom centre.
-    legs = [
-        (width / 2, lambda d: ((width / 2 - d, height), (0.0, 1.0))),
-        (height, lambda d: ((0.0, height - d), (-1.0, 0.0))),
-        (width, lambda d: ((d, 0.0), (0.0, -1.0))),
-        (height, lambda d: ((width, d), (1.0, 0.0))),
-        (width / 2, lambda d: ((width - d, height), (0.0, 1.0))),
-    ]
-    for length, at in legs:
-        if distance <= length:
-            point, normal = at(distance)
-            return np.array(point, np.float64), np.array(normal, np.float64)
+    distance = (seat % n_seats) / n_seats * 2 * (width + height)
+    # Walk clockwise as seen in the image, from the bottom centre: bottom edge leftward, left
+    # edge upward, top edge rightward, right edge downward, bottom edge back to the centre.
+    legs = (  # (length, start, direction of travel, outward normal)
+        (width / 2, (width / 2, height), (-1.0, 0.0), (0.0, 1.0)),
+        (height, (0.0, height), (0.0, -1.0), (-1.0, 0.0)),
+        (width, (0.0, 0.0), (1.0, 0.0), (0.0, -1.0)),
+        (height, (width, 0.0), (0.0, 1.0), (1.0, 0.0)),
+        (width / 2, (width, height), (-1.0, 0.0), (0.0, 1.0)),
+    )
+    for index, (length, start, travel, normal) in enumerate(legs):
+        if distance <= length or index == len(legs) - 1:
+            point = np.array(start) + np.array(travel) * min(distance, length)
+            return point.astype(np.float64), np.array(normal, np.float64)
         distance -= length
-    point, normal = legs[-1][1](legs[-1][0])
-    return np.array(point, np.float64), np.array(normal, np.float64)
+    raise AssertionError("unreachable: the last leg always returns")
 
 
 def _capsule(

@@ -103,7 +103,7 @@ def _shown_share(ids: np.ndarray, quad: np.ndarray, number: int) -> tuple[float,
     cv2.fillConvexPoly(mask, np.round((quad - [x0, y0]) * 16).astype(np.int32), 1, cv2.LINE_8, 4)
     window = mask[cy0 - y0 : cy1 - y0, cx0 - x0 : cx1 - x0].astype(bool)
     shown = np.count_nonzero(ids[cy0:cy1, cx0:cx1][window] == number)
-    return min(1.0, shown / max(np.count_nonzero(mask), 1)), inside
+    return min(1.0, float(shown) / max(int(np.count_nonzero(mask)), 1)), inside
 
 
 def label_scene(

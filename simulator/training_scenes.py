@@ -73,7 +73,14 @@ def _fanned(
             break
         pos = at + step * i + rng.normal(0, 0.8, 2)
         cards.append(
-            CardPose(drawn[0], drawn[1], *map(float, pos), angle + float(rng.normal(0, 1.5)), True)
+            CardPose(
+                drawn[0],
+                drawn[1],
+                float(pos[0]),
+                float(pos[1]),
+                angle + float(rng.normal(0, 1.5)),
+                True,
+            )
         )
     return cards
 
@@ -90,7 +97,12 @@ def _stack(
         pos = at + rng.normal(0, messy * 0.5, 2)
         cards.append(
             CardPose(
-                drawn[0], drawn[1], *map(float, pos), angle + float(rng.normal(0, messy)), True
+                drawn[0],
+                drawn[1],
+                float(pos[0]),
+                float(pos[1]),
+                angle + float(rng.normal(0, messy)),
+                True,
             )
         )
     return cards
@@ -109,7 +121,14 @@ def _spread(
             break
         pos = at + direction * step * i + rng.normal(0, 6, 2)
         cards.append(
-            CardPose(drawn[0], drawn[1], *map(float, pos), angle + float(rng.normal(0, 15)), False)
+            CardPose(
+                drawn[0],
+                drawn[1],
+                float(pos[0]),
+                float(pos[1]),
+                angle + float(rng.normal(0, 15)),
+                False,
+            )
         )
     return cards
 
@@ -147,7 +166,8 @@ def _nerts_pile(
             CardPose(
                 drawn[0],
                 drawn[1],
-                *map(float, pos),
+                float(pos[0]),
+                float(pos[1]),
                 angle + float(rng.normal(0, 1.0)),
                 i == count - 1,
             )
