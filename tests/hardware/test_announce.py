@@ -1,0 +1,121 @@
+"""Referee events to box commands, and the announcer against the emulator."""
+
+from __future__ import annotations
+
+import logging
+import socket
+import time
+
+import pytest
+
+from hardware.announce import BoxAnnouncer, BoxCommands
+from hardware.device import BoxDevice, Light
+from hardware.emulator import TcpEmulator
+from hardware.faults import FaultPlan, FaultyDevice
+
+GAME = [
+    {"frame": 0, "t": 0.0, "type": "round_start", "round": 1, "seats": [], "nerts_pile": 13},
+    {"frame": 5, "t": 0.2, "type": "play", "seat": 0, "card": "AS", "pile": "p0",
+     "verdict": "accepted"},
+    {"frame": 9, "t": 0.3, "type": "play", "seat": 1, "card": "2S", "pile": "p0",
+     "verdict": "late"},
+    {"frame": 9, "t": 0.3, "type": "play", "seat": 2, "card": "3H", "pile": "p0",
+     "verdict": "illegal", "reason": "wrong_suit"},
+    {"frame": 12, "t": 0.4, "type": "play", "seat": 1, "card": "2H", "pile": "p1",
+     "verdict": "tie"},
+    {"frame": 20, "t": 0.7, "type": "stuck"},
+    {"frame": 30, "t": 1.0, "type": "nerts_call", "seat": 3, "valid": False},
+    {"frame": 31, "t": 1.1, "type": "nerts_call", "seat": 2, "valid": True},
+    {"frame": 40, "t": 1.5, "type": "round_end", "round": 1,
+     "scores": {"0": 12, "1": -4, "2": 30, "3": 5}, "foundation": {}, "nerts_left": {}},
+    {"frame": 41, "t": 1.6, "type": "take_back", "seat": 1, "card": "2S", "pile": "p0"},
+    {"frame": 90, "t": 3.0, "type": "round_end", "round": 2,
+     "scores": {"0": 20, "1": 1, "2": 2, "3": 0}, "foundation": {}, "nerts_left": {}},
+    {"frame": 91, "t": 3.1, "type": "game_end", "totals": {"0": 32, "1": -3, "2": 32, "3": 5},
+     "winner": 0},
+]  # fmt: skip
+EXPECTED = [
+    "RESET", "SHOW Round 1",
+    "BUZZ LATE", "LIGHT 1 FF0000",
+    "BUZZ ILLEGAL", "LIGHT 2 FF8000 BLINK",
+    "LIGHT 1 OFF",
+    "BUZZ STUCK", "SHOW Stuck: move stocks",
+    "BUZZ ILLEGAL", "SHOW Seat 3: not out yet",
+    "NERTS 2",
+    "BUZZ ROUND", "SCORE 0 12", "SCORE 1 -4", "SCORE 2 30", "SCORE 3 5", "SHOW Seat 2 leads: 30",
+    "BUZZ ROUND", "SCORE 0 32", "SCORE 1 -3", "SCORE 2 32", "SCORE 3 5", "SHOW Seats 0,2 lead: 32",
+    "BUZZ WIN", "LIGHT 0 FFD700 PULSE", "SHOW Seat 0 wins: 32",
+]  # fmt: skip
+
+
+def test_events_become_the_protocol_commands() -> None:
+    mapper = BoxCommands()
+    assert [command for event in GAME for command in mapper.for_event(event)] == EXPECTED
+
+
+@pytest.mark.parametrize(
+    "event",
+    [{"type": "play", "seat": "x", "verdict": "late"}, {"type": "round_end", "scores": [1, 2]},
+     {"type": "nerts_call", "seat": -1, "valid": True}, {"type": "game_end"}],
+)  # fmt: skip
+def test_malformed_events_are_logged_and_skipped(
+    event: dict[str, object], caplog: pytest.LogCaptureFixture
+) -> None:
+    assert BoxCommands().for_event(event) == []
+    assert "event ignored" in caplog.text
+
+
+def test_announcer_delivers_everything_to_the_box() -> None:
+    device = BoxDevice()
+    with (
+        TcpEmulator(FaultyDevice(device, FaultPlan(lose_reply_rate=0.05, seed=9))) as box,
+        BoxAnnouncer(box.url) as announcer,
+    ):
+        for event in GAME:
+            announcer.announce(event)
+    assert [text for text in device.executed if text != "HELLO"] == EXPECTED
+    assert device.state.display == "Seat 0 wins: 32"
+    assert device.state.lights[0] == Light("FFD700", "PULSE")
+    assert device.state.scores == {0: 32, 1: -3, 2: 32, 3: 5}
+
+
+def test_seats_beyond_the_table_are_not_sent() -> None:
+    device = BoxDevice()
+    with TcpEmulator(FaultyDevice(device, FaultPlan())) as box:
+        with BoxAnnouncer(box.url, seats=2) as announcer:
+            announcer.announce(GAME[8])
+        assert [t for t in device.executed if t != "HELLO"] == [
+            "BUZZ ROUND", "SCORE 0 12", "SCORE 1 -4", "SHOW Seat 2 leads: 30",
+        ]  # fmt: skip
+
+
+def test_button_presses_come_out_in_order() -> None:
+    presses: list[int] = []
+    with (
+        TcpEmulator(FaultyDevice(BoxDevice(), FaultPlan())) as box,
+        BoxAnnouncer(box.url) as announcer,
+    ):
+        announcer.announce(GAME[0])
+        announcer.driver.wait_delivered(5)
+        box.press_button(3)
+        box.press_button(1)
+        deadline = time.monotonic() + 5
+        while len(presses) < 2 and time.monotonic() < deadline:
+            presses += announcer.button_presses()
+            time.sleep(0.01)
+    assert presses == [3, 1]
+
+
+def test_absent_box_never_blocks_and_exit_is_bounded(caplog: pytest.LogCaptureFixture) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        url = f"socket://127.0.0.1:{probe.getsockname()[1]}"
+    caplog.set_level(logging.WARNING)
+    started = time.monotonic()
+    with BoxAnnouncer(url, drain_timeout=0.2) as announcer:
+        for event in GAME:
+            announcer.announce(event)
+        assert time.monotonic() - started < 0.1
+    assert time.monotonic() - started < 1.0
+    assert "not available" in caplog.text
+    assert f"{len(EXPECTED)} announcements never delivered" in caplog.text

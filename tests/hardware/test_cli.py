@@ -1,0 +1,111 @@
+"""`nerts box send`, `nerts box test` and `nerts box-emulator` through the command line."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from hardware.device import BoxDevice
+from hardware.driver import BoxDriver
+from hardware.emulator import TcpEmulator
+from hardware.faults import FaultPlan, FaultyDevice
+from nerts.cli import main
+
+
+@pytest.fixture
+def box() -> Iterator[tuple[TcpEmulator, BoxDevice]]:
+    device = BoxDevice()
+    with TcpEmulator(FaultyDevice(device, FaultPlan())) as emulator:
+        yield emulator, device
+
+
+def executed(device: BoxDevice) -> list[str]:
+    return [text for text in device.executed if text != "HELLO"]
+
+
+def test_send_arguments(box: tuple[TcpEmulator, BoxDevice]) -> None:
+    emulator, device = box
+    assert main(["box", "send", "--port", emulator.url, "LIGHT 0 FF0000", "BUZZ BEEP"]) == 0
+    assert executed(device) == ["LIGHT 0 FF0000", "BUZZ BEEP"]
+
+
+def test_send_file(box: tuple[TcpEmulator, BoxDevice], tmp_path: Path) -> None:
+    emulator, device = box
+    commands = tmp_path / "commands.txt"
+    commands.write_text("# a comment\nSHOW hello there\n\nSCORE 1 -7\n", encoding="ascii")
+    assert main(["box", "send", "--port", emulator.url, "--file", str(commands)]) == 0
+    assert executed(device) == ["SHOW hello there", "SCORE 1 -7"]
+
+
+def test_send_exits_1_when_a_command_is_rejected(
+    box: tuple[TcpEmulator, BoxDevice], capsys: pytest.CaptureFixture[str]
+) -> None:
+    emulator, device = box
+    assert main(["box", "send", "--port", emulator.url, "LIGHT 9 FF0000", "PING"]) == 1
+    assert "SEAT" in capsys.readouterr().err
+    assert executed(device) == ["PING"]
+
+
+def test_send_exits_1_when_the_box_is_absent(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["box", "send", "--port", "socket://127.0.0.1:1", "--timeout", "0.3", "PING"]) == 1
+    assert "could not open socket://127.0.0.1:1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--port", "nonsense://x", "PING"], "not a serial port URL"),
+        (["--port", "loop://", "--file", "/nonexistent/commands.txt"], "cannot read commands"),
+        (["--port", "loop://", "SHOW a*b"], "no '*'"),
+        (["--port", "loop://"], "no commands"),
+    ],
+)
+def test_user_mistakes_are_one_line(
+    arguments: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["box", "send", *arguments]) == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert "Traceback" not in err and err.count("\n") == 1
+
+
+def test_box_test_lights_every_seat_and_beeps(box: tuple[TcpEmulator, BoxDevice]) -> None:
+    emulator, device = box
+    assert main(["box", "test", "--port", emulator.url]) == 0
+    assert [light.colour for light in device.state.lights] == [
+        "FF0000", "00FF00", "0000FF", "FFFF00",
+    ]  # fmt: skip
+    assert executed(device)[-1] == "BUZZ BEEP"
+
+
+def test_box_emulator_command_serves_a_pty() -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "nerts", "box-emulator", "--pty", "--no-colour", "--seats", "3"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        assert process.stdout is not None
+        banner = process.stdout.readline()
+        match = re.search(r"on (/dev/\S+)", banner)
+        assert match, banner
+        with BoxDriver(match[1]) as driver:
+            driver.send("LIGHT 2 00FF00 BLINK").result(timeout=5)
+            assert driver.identity is not None and driver.identity.seats == 3
+        shown = [process.stdout.readline() for _ in range(2)]
+        assert "HELLO" in shown[0]
+        assert "LIGHT 2 00FF00 BLINK" in shown[1] and "2◉#00FF00" in shown[1]
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=5)
+        if process.stdout:
+            process.stdout.close()
