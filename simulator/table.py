@@ -21,8 +21,10 @@ MARKER_QUIET_MM = 7.0
 MARKER_CELLS = 6
 """4x4 data bits plus the one-cell black border on each side."""
 WOOD_PLANK_MM = 140.0
-WOOD_GRAIN_MM = 6.0
-"""Grain line spacing."""
+WOOD_GRAIN_MM = 7.0
+"""Growth-ring line spacing."""
+WOOD_JOINT_MM = 900.0
+"""Plank length between end joints."""
 TEXTURE_DETAIL_MM = 2.0
 """Finest texture feature; textures are synthesised at this resolution then interpolated."""
 
@@ -39,22 +41,42 @@ def marker_corners_mm(table_mm: tuple[float, float]) -> dict[int, np.ndarray]:
 
 def _smooth_noise(shape: tuple[int, int], cell: float, rng: np.random.Generator) -> np.ndarray:
     """Value noise in [-1, 1] with features about `cell` pixels across."""
-    small = (max(2, int(shape[0] / cell) + 2), max(2, int(shape[1] / cell) + 2))
+    return _stretched_noise(shape, cell, cell, rng)
+
+
+def _stretched_noise(
+    shape: tuple[int, int], cell_x: float, cell_y: float, rng: np.random.Generator
+) -> np.ndarray:
+    """Value noise with features cell_x by cell_y pixels (long along x for wood fibres)."""
+    cell_x, cell_y = max(cell_x, 1.5), max(cell_y, 1.5)  # finer than a pixel is only aliasing
+    small = (max(2, int(shape[0] / cell_y) + 2), max(2, int(shape[1] / cell_x) + 2))
     grid = rng.uniform(-1, 1, small).astype(np.float32)
     return cv2.resize(grid, (shape[1], shape[0]), interpolation=cv2.INTER_CUBIC)
 
 
 def _wood(shape: tuple[int, int], px_per_mm: float, rng: np.random.Generator) -> np.ndarray:
+    """Planks along x: growth rings as gently wavy lines, fibre streaks, staggered end joints."""
     h, w = shape
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32) / px_per_mm
     base = np.array(rng.choice([[60, 105, 160], [45, 80, 125], [85, 140, 190]]), np.float32)
     plank = np.floor(yy / WOOD_PLANK_MM)
-    plank_tone = np.sin(plank * 12.9898 + rng.uniform(0, 100)) * 0.08
-    warp = _smooth_noise(shape, 60 * px_per_mm, rng) * 8 + _smooth_noise(shape, 8 * px_per_mm, rng)
-    grain = np.sin((yy + warp * 3 + 0.02 * xx) * 2 * np.pi / WOOD_GRAIN_MM)
-    tone = 1.0 + plank_tone + 0.07 * grain + 0.05 * _smooth_noise(shape, 40 * px_per_mm, rng)
+    n_planks = int(plank.max()) + 1
+    plank_tone = rng.normal(0, 0.06, n_planks + 1).astype(np.float32)
+    plank_phase = rng.uniform(0, 1, n_planks + 1).astype(np.float32)
+    index = plank.astype(np.int32).clip(0, n_planks)
+    mm = px_per_mm
+    wave = _stretched_noise(shape, 180 * mm, 30 * mm, rng) * 5 + _stretched_noise(
+        shape, 50 * mm, 10 * mm, rng
+    )
+    rings = ((yy + wave) / WOOD_GRAIN_MM + plank_phase[index]) % 1.0
+    late_wood = np.clip((rings - 0.7) / 0.3, 0, 1) ** 2  # darker band at the end of each ring
+    fibres = _stretched_noise(shape, 40 * mm, 0.7 * mm, rng)
+    tone = 1.0 + plank_tone[index] - 0.12 * late_wood + 0.035 * fibres
+    tone += 0.04 * _smooth_noise(shape, 120 * mm, rng)
     seams = (np.abs(yy / WOOD_PLANK_MM - np.round(yy / WOOD_PLANK_MM)) * WOOD_PLANK_MM) < 0.8
-    tone = np.where(seams, tone * 0.6, tone)
+    joint_offset = rng.uniform(0, WOOD_JOINT_MM, n_planks + 1).astype(np.float32)
+    joint = ((xx + joint_offset[index]) % WOOD_JOINT_MM) < 0.8
+    tone = np.where(seams | joint, tone * 0.6, tone)
     return base * tone[..., None]
 
 
