@@ -17,6 +17,7 @@ COMMAND_MODULES = (
     "nerts.commands.demo",
     "nerts.commands.referee",
     "nerts.commands.scores",
+    "nerts.commands.simulate",
     "nerts.commands.box",
 )
 

@@ -1,0 +1,105 @@
+"""Where things lie on the simulated table: each seat's piles and the foundation slots.
+
+Table millimetres, origin at the play area's top-left corner (see scene.py). Each seat has its
+own frame: `right` runs along its edge as the player sees it, `inward` points to the centre.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from simulator.hands import seat_anchor
+from simulator.sample_scenes import table_for_seats
+
+NERTS_ALONG_MM = -300.0
+WORK_FIRST_ALONG_MM = -190.0
+WORK_STEP_MM = 82.0
+STOCK_ALONG_MM = 160.0
+WASTE_ALONG_MM = 245.0
+WASTE_FAN_MM = 14.0
+"""The waste's top three cards show side by side, so the playable top is obvious."""
+PILE_DEPTH_MM = 110.0
+"""Nerts pile, stock and waste: distance of their centres from the seat's edge."""
+WORK_BASE_DEPTH_MM = 205.0
+WORK_FAN_MM = 20.0
+WORK_FAN_SPAN_MM = 140.0
+"""A long work pile fans tighter so that it stays inside the seat's area."""
+HAND_REST_DEPTH_MM = -120.0
+"""Where a hand waits between moves: off the play area, beyond the seat's edge."""
+SLOT_COLUMNS_UP_TO_4_SEATS = 6
+SLOT_COLUMNS_MORE_SEATS = 8
+SLOT_STEP_MM = (112.0, 118.0)
+"""Wide enough for a card laid crosswise (by a player at a side edge) beside its neighbour."""
+
+
+@dataclass(frozen=True)
+class SeatFrame:
+    anchor: tuple[float, float]
+    right: tuple[float, float]
+    inward: tuple[float, float]
+    angle: float
+    """Card angle (degrees) for cards the player lays square to their edge."""
+
+    def at(self, along: float, depth: float) -> tuple[float, float]:
+        return (
+            self.anchor[0] + self.right[0] * along + self.inward[0] * depth,
+            self.anchor[1] + self.right[1] * along + self.inward[1] * depth,
+        )
+
+
+class TableGeometry:
+    def __init__(self, n_seats: int) -> None:
+        self.n_seats = n_seats
+        self.table_mm = table_for_seats(n_seats)
+        self.seats = [self._seat_frame(seat) for seat in range(n_seats)]
+        self.slots = self._slots(4 * n_seats)
+
+    def _seat_frame(self, seat: int) -> SeatFrame:
+        anchor, normal = seat_anchor(seat, self.n_seats, self.table_mm)
+        inward = -normal
+        right = np.array([-inward[1], inward[0]])
+        angle = math.degrees(math.atan2(-inward[0], -inward[1]))
+        return SeatFrame(
+            (float(anchor[0]), float(anchor[1])),
+            (float(right[0]), float(right[1])),
+            (float(inward[0]), float(inward[1])),
+            angle,
+        )
+
+    def _slots(self, count: int) -> list[tuple[float, float]]:
+        columns = SLOT_COLUMNS_UP_TO_4_SEATS if self.n_seats <= 4 else SLOT_COLUMNS_MORE_SEATS
+        rows = math.ceil(count / columns)
+        centre_x, centre_y = self.table_mm[0] / 2, self.table_mm[1] / 2
+        return [
+            (
+                centre_x + (i % columns - (columns - 1) / 2) * SLOT_STEP_MM[0],
+                centre_y + (i // columns - (rows - 1) / 2) * SLOT_STEP_MM[1],
+            )
+            for i in range(count)
+        ]
+
+    def nerts(self, seat: int) -> tuple[float, float]:
+        return self.seats[seat].at(NERTS_ALONG_MM, PILE_DEPTH_MM)
+
+    def stock(self, seat: int) -> tuple[float, float]:
+        return self.seats[seat].at(STOCK_ALONG_MM, PILE_DEPTH_MM)
+
+    def waste(self, seat: int, position: int = 0) -> tuple[float, float]:
+        """`position` 0 is the rightmost (top) card of the fan, 1 and 2 lie under it."""
+        return self.seats[seat].at(WASTE_ALONG_MM - position * WASTE_FAN_MM, PILE_DEPTH_MM)
+
+    def work(self, seat: int, pile: int, depth: int = 0, length: int = 1) -> tuple[float, float]:
+        """Card number `depth` (0 = base) of a work pile `length` cards long, fanned toward the
+        player."""
+        step = min(WORK_FAN_MM, WORK_FAN_SPAN_MM / max(1, length - 1))
+        along = WORK_FIRST_ALONG_MM + pile * WORK_STEP_MM
+        return self.seats[seat].at(along, WORK_BASE_DEPTH_MM - depth * step)
+
+    def rest(self, seat: int) -> tuple[float, float]:
+        return self.seats[seat].at(0.0, HAND_REST_DEPTH_MM)
+
+    def slot(self, index: int) -> tuple[float, float]:
+        return self.slots[index]

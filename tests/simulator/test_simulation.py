@@ -1,0 +1,157 @@
+"""The bots and the round timeline: legal play, conservation, determinism, races, truth."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import cv2
+import pytest
+
+from nerts.cli import main
+from referee.cards import full_deck
+from referee.events import Event, Play, TakeBack, Verdict
+from referee.game import GameReferee
+from simulator.timeline import RoundSimulation, SimulationSettings
+
+
+def play_round(**settings: object) -> tuple[RoundSimulation, list[Event]]:
+    simulation = RoundSimulation(SimulationSettings(**settings))  # type: ignore[arg-type]
+    raw = [event for state in simulation.frames(with_scenes=False) for event in state.events]
+    return simulation, GameReferee(simulation.settings.options).referee_all(raw)
+
+
+def seat_cards(simulation: RoundSimulation, seat: int) -> list[str]:
+    """Every card of a seat's deck, wherever it is: layout, centre, or in a hand."""
+    layout = simulation.bots[seat].layout
+    cards = layout.nerts + layout.stock + layout.waste + [c for p in layout.work for c in p]
+    cards += [c for slot in simulation.slots.values() for owner, c in slot.cards if owner == seat]
+    frame = simulation.frame
+    for motion in simulation.motions:
+        if motion.seat != seat or motion.release <= frame:
+            continue
+        if motion.pile is not None or (motion.returning and motion.pickup <= frame):
+            cards += motion.cards
+    return sorted(map(str, cards))
+
+
+@pytest.mark.parametrize(("players", "seed"), [(2, 3), (4, 1), (6, 2)])
+def test_every_card_is_somewhere_every_frame(players: int, seed: int) -> None:
+    simulation = RoundSimulation(
+        SimulationSettings(players=players, seed=seed, race_rate=0.5, mistake_rate=0.05)
+    )
+    deck = sorted(map(str, full_deck()))
+    for _ in simulation.frames(with_scenes=False):
+        for seat in range(players):
+            assert seat_cards(simulation, seat) == deck
+
+
+def test_rounds_end_by_a_call_or_by_everyone_stuck() -> None:
+    _, called = play_round(players=4, seed=1)
+    assert [e.to_dict()["type"] for e in called][-1] == "round_end"
+    assert any(e.TYPE == "nerts_call" and e.to_dict()["valid"] for e in called)
+    _, stuck = play_round(players=2, seed=3)  # a seed where both players run dry
+    types = [e.TYPE for e in stuck]
+    assert types[-1] == "round_end" and types[-2] == "stuck" and "nerts_call" not in types
+
+
+def test_truth_is_deterministic_for_a_seed() -> None:
+    first = play_round(players=3, seed=5, race_rate=0.3)[1]
+    again = play_round(players=3, seed=5, race_rate=0.3)[1]
+    other = play_round(players=3, seed=6, race_rate=0.3)[1]
+    assert first == again and first != other
+
+
+def test_racing_gives_late_plays_and_same_frame_ties() -> None:
+    _, truth = play_round(players=4, seed=4, race_rate=0.5)
+    verdicts = Counter(e.verdict for e in truth if isinstance(e, Play))
+    assert verdicts[Verdict.LATE] >= 3 and verdicts[Verdict.TIE] >= 2
+    ties = [e for e in truth if isinstance(e, Play) and e.verdict is Verdict.TIE]
+    assert ties[0].frame == ties[1].frame and ties[0].card == ties[1].card
+
+
+def test_rejected_cards_are_taken_back_by_their_owner() -> None:
+    _, truth = play_round(players=4, seed=2, race_rate=0.5, mistake_rate=0.1)
+    call_frame = next(e.frame for e in truth if e.TYPE == "nerts_call" and e.to_dict()["valid"])
+    rejected = [
+        (e.seat, e.card, e.pile)
+        for e in truth
+        if isinstance(e, Play)
+        and e.verdict in (Verdict.LATE, Verdict.ILLEGAL)
+        and e.frame < call_frame
+    ]
+    taken = [(e.seat, e.card, e.pile) for e in truth if isinstance(e, TakeBack)]
+    assert len(rejected) >= 5
+    assert Counter(rejected) == Counter(taken[: len(rejected)]) or set(rejected) <= set(taken)
+
+
+def test_nerts_referee_reproduces_the_truth_and_video_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "sim"
+    argv = [
+        "simulate",
+        "--out",
+        str(out),
+        "--players",
+        "3",
+        "--seed",
+        "2",
+        "--seconds",
+        "3",
+        "--size",
+        "320x180",
+        "--race-rate",
+        "0.5",
+    ]
+    assert main(argv) == 0
+    video = cv2.VideoCapture(str(out / "video.mp4"))
+    assert int(video.get(cv2.CAP_PROP_FRAME_COUNT)) == 90
+    ok, frame = video.read()
+    assert ok and frame.shape == (180, 320, 3)
+    refereed = tmp_path / "refereed.jsonl"
+    assert main(["referee", str(out / "truth.jsonl"), "--out", str(refereed)]) == 0
+    assert refereed.read_text() == (out / "truth.jsonl").read_text()
+    capsys.readouterr()
+
+
+def test_whole_round_truth_is_reproduced_by_the_referee(tmp_path: Path) -> None:
+    assert (
+        main(
+            [
+                "simulate",
+                "--out",
+                str(tmp_path),
+                "--seed",
+                "4",
+                "--race-rate",
+                "0.5",
+                "--mistake-rate",
+                "0.05",
+                "--no-video",
+            ]
+        )
+        == 0
+    )
+    truth = (tmp_path / "truth.jsonl").read_text()
+    assert '"verdict": "tie"' in truth and '"verdict": "late"' in truth
+    assert main(["referee", str(tmp_path / "truth.jsonl"), "--out", str(tmp_path / "r.jsonl")]) == 0
+    assert (tmp_path / "r.jsonl").read_text() == truth
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--players", "9"], "--players must be 2 to 8"),
+        (["--race-rate", "2"], "--race-rate must be between 0 and 1"),
+        (["--size", "big"], "--size must be WIDTHxHEIGHT"),
+        (["--backs", "red", "red", "blue", "green"], "every seat needs a different back"),
+        (["--backs", "red"], "give one back per seat"),
+        (["--deck", "no/such/folder"], "deck folder not found: no/such/folder"),
+    ],
+)
+def test_bad_options_are_clear_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    assert main(["simulate", "--out", str(tmp_path), "--seconds", "1", *argv]) == 2
+    assert message in capsys.readouterr().err
