@@ -69,26 +69,23 @@ def seat_anchor(
     raise AssertionError("unreachable: the last leg always returns")
 
 
-def _capsule(
-    start: np.ndarray, end: np.ndarray, w0: float, w1: float, steps: int = 6
-) -> np.ndarray:
+_ARC = np.linspace(0.0, math.pi, 6)[1:-1]
+"""Inner angles of each round end (the straight sides supply the end points)."""
+
+
+def _capsule(start: np.ndarray, end: np.ndarray, w0: float, w1: float) -> np.ndarray:
     """Polygon of a tapered rod with round ends, width w0 at start and w1 at end."""
     direction = end - start
-    length = float(np.hypot(*direction)) or 1.0
-    u = direction / length
-    n = np.array([-u[1], u[0]])
-    points = [start + n * w0 / 2, end + n * w1 / 2]
+    length = math.hypot(direction[0], direction[1]) or 1.0
+    n = np.array([-direction[1], direction[0]]) / length
     base = math.atan2(n[1], n[0])
-    points += [
-        end + w1 / 2 * np.array([math.cos(base - a), math.sin(base - a)])
-        for a in np.linspace(0, math.pi, steps)[1:-1]
-    ]
-    points += [end - n * w1 / 2, start - n * w0 / 2]
-    points += [
-        start + w0 / 2 * np.array([math.cos(base + math.pi - a), math.sin(base + math.pi - a)])
-        for a in np.linspace(0, math.pi, steps)[1:-1]
-    ]
-    return np.array(points)
+    end_angles = base - _ARC
+    start_angles = base + math.pi - _ARC
+    end_arc = end + (w1 / 2) * np.column_stack([np.cos(end_angles), np.sin(end_angles)])
+    start_arc = start + (w0 / 2) * np.column_stack([np.cos(start_angles), np.sin(start_angles)])
+    sides = np.array([start + n * w0 / 2, end + n * w1 / 2])
+    other_sides = np.array([end - n * w1 / 2, start - n * w0 / 2])
+    return np.vstack([sides, end_arc, other_sides, start_arc])
 
 
 class HandPainter:
