@@ -198,6 +198,9 @@ class VideoSink:
         size: tuple[int, int] = (1280, 720),
         fourcc: str = "mp4v",
     ) -> None:
+        if size[0] % 2 or size[1] % 2:
+            # The mp4v encoder silently drops the odd row/column; refuse instead of cropping.
+            raise ValueError(f"video size must be even in both directions, got {size[0]}x{size[1]}")
         self.path = Path(path)
         self.fps = fps
         self.size = size

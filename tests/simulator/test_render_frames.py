@@ -172,3 +172,5 @@ def test_video_sink_keeps_frames_after_an_exception(tmp_path: Path) -> None:
     capture.release()
     with VideoSink(tmp_path / "other.mp4", 30.0, (480, 270)) as sink, pytest.raises(ValueError):
         sink.write(np.zeros((10, 10, 3), np.uint8))
+    with pytest.raises(ValueError, match="even"):
+        VideoSink(tmp_path / "odd.mp4", 30.0, (481, 270))
