@@ -222,4 +222,3 @@ class BoxDriver:
             with self._lock:
                 if self._write(self._protocol.tick(time.monotonic())).give_up:
                     return
-
