@@ -131,6 +131,7 @@ class BoxDriver:
         with self._lock:
             undelivered = self._protocol.unacknowledged
             self._protocol.queue.clear()
+            self._idle.notify_all()
         for command in undelivered:
             if command.ticket is not None:
                 command.ticket.set_exception(BoxClosed(f"{command.text!r} was not delivered"))

@@ -10,13 +10,16 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import wait
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+import serial.tools.list_ports
 
 from hardware.device import BoxDevice
 from hardware.driver import BoxClosed, BoxDriver, CommandRejected
 from hardware.emulator import PtyEmulator, TcpEmulator
 from hardware.faults import FaultPlan, FaultyDevice
+from hardware.ports import AUTO_URL, detect_box
 from hardware.simavr import SimulatedBox
 
 # Faster than the protocol's 250 ms so that fault runs take seconds; the logic is the same
@@ -205,6 +208,16 @@ def test_bad_command_text_is_refused_at_once() -> None:
     link = BoxDriver("loop://")
     with pytest.raises(ValueError):
         link.send("SHOW a*b")
+
+
+def test_auto_detection_finds_the_box_by_its_id(monkeypatch: pytest.MonkeyPatch) -> None:
+    with PtyEmulator(FaultyDevice(BoxDevice(), FaultPlan())) as box:
+        ports = [SimpleNamespace(device="/dev/no-such-port"), SimpleNamespace(device=box.url)]
+        monkeypatch.setattr(serial.tools.list_ports, "comports", lambda: ports)
+        assert detect_box() == box.url
+        link = driver(AUTO_URL)
+        link.send("PING").result(timeout=10)
+        link.close()
 
 
 def test_over_a_pty() -> None:
