@@ -113,3 +113,25 @@ def motion_blur(patch: np.ndarray, dx: float, dy: float) -> np.ndarray:
     )
     kernel /= kernel.sum()
     return cv2.filter2D(patch, -1, kernel, borderType=cv2.BORDER_CONSTANT)
+
+
+def add_glare(image: np.ndarray, rng: np.random.Generator, strength: float) -> np.ndarray:
+    """A soft bright patch, as a lamp reflected in glossy cards or a varnished table."""
+    h, w = image.shape[:2]
+    scale = 8  # a glare patch has no detail: draw it small, then enlarge
+    small = np.zeros((max(1, h // scale), max(1, w // scale)), np.float32)
+    centre = (int(rng.uniform(0, small.shape[1])), int(rng.uniform(0, small.shape[0])))
+    radius = rng.uniform(0.04, 0.2) * small.shape[1]
+    axes = (max(1, int(radius)), max(1, int(radius * rng.uniform(0.3, 1.0))))
+    cv2.ellipse(small, centre, axes, float(rng.uniform(0, 180)), 0, 360, 1.0, -1)
+    small = cv2.GaussianBlur(small, (0, 0), max(radius * 0.5, 1.0))
+    if small.max() > 0:
+        small /= small.max()
+    glare = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+    lift = (glare * (strength * 255.0)).astype(np.uint8)
+    return cv2.add(image, cv2.merge([lift, lift, lift]))
+
+
+def defocus(image: np.ndarray, sigma: float) -> np.ndarray:
+    """Slightly out-of-focus optics."""
+    return cv2.GaussianBlur(image, (0, 0), sigma)

@@ -59,6 +59,7 @@ from simulator.labels import (
 )
 from simulator.render import RenderSettings, TableRenderer
 from simulator.scene import CARD_HEIGHT_MM
+from simulator.sensor import add_glare, defocus
 from simulator.table import TABLES
 from simulator.training_scenes import random_scene
 
@@ -81,6 +82,12 @@ class TrainingSettings:
     marker_max_card_px: float = 120.0
     """Markers only appear in wide views (a close-up of a few cards has none in sight)."""
     max_seats: int = 4
+    glare_probability: float = 0.3
+    glare_strength: tuple[float, float] = (0.15, 0.55)
+    """Peak brightening of a glare patch, as a share of full white."""
+    defocus_probability: float = 0.25
+    defocus_sigma: tuple[float, float] = (0.5, 1.4)
+    """Gaussian blur of a slightly out-of-focus camera, pixels."""
 
 
 def _write_yaml(path: Path, root: Path, names: Sequence[str], pose: bool) -> None:
@@ -129,6 +136,15 @@ def _renderer_for(
     )
     renderer = TableRenderer(render_settings, seat_decks, [backs[int(i)] for i in picked])
     return renderer, rng
+
+
+def _degrade(frame: np.ndarray, settings: TrainingSettings, rng: np.random.Generator) -> np.ndarray:
+    """Optics a video frame rarely shows but a phone photo or another camera might."""
+    if rng.random() < settings.glare_probability:
+        frame = add_glare(frame, rng, float(rng.uniform(*settings.glare_strength)))
+    if rng.random() < settings.defocus_probability:
+        frame = defocus(frame, float(rng.uniform(*settings.defocus_sigma)))
+    return frame
 
 
 def _card_record(line: int, obj: LabelledObject, renderer: TableRenderer) -> dict[str, object]:
@@ -196,7 +212,7 @@ def generate_dataset(
         assert renderer is not None
         n_seats = len(renderer.backs)
         scene = random_scene(renderer.settings.table_mm, n_seats, rng)
-        frame = renderer.render(scene, image_number)
+        frame = _degrade(renderer.render(scene, image_number), settings, rng)
         cards, indices = label_scene(renderer, scene)
         split, stem = ("val" if is_val else "train"), f"{image_number:06d}"
         image_path = out / "images" / split / f"{stem}.jpg"

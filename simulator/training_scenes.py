@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from simulator.faces import ALL_CARDS
+from simulator.sample_scenes import foundation_cards, seat_layout, table_for_seats
 from simulator.scene import CARD_HEIGHT_MM, CardPose, HandPose, Scene
 
 
@@ -29,6 +30,9 @@ class SceneMix:
     max_hands: int = 2
     hand_probability: float = 0.5
     carried_probability: float = 0.2
+    game_layout_probability: float = 0.5
+    """In views wide enough for a whole table: share showing every seat's Nerts layout."""
+    close_up_width_mm: float = 600.0
     upright_share: float = 0.5
     """Share of piles near a seat's upright orientation; the rest at any angle."""
 
@@ -175,6 +179,21 @@ def _nerts_pile(
     return cards
 
 
+def _game_layout(
+    table_mm: tuple[float, float],
+    layout_mm: tuple[float, float],
+    n_seats: int,
+    rng: np.random.Generator,
+) -> list[CardPose]:
+    """Every seat's piles and some foundations, as mid-round, centred in the view."""
+    cards: list[CardPose] = []
+    for seat in range(n_seats):
+        cards += seat_layout(seat, n_seats, layout_mm, rng)
+    cards += foundation_cards(n_seats, layout_mm, int(rng.integers(4, 48)), rng)
+    dx, dy = (table_mm[0] - layout_mm[0]) / 2, (table_mm[1] - layout_mm[1]) / 2
+    return [replace(c, x=c.x + dx, y=c.y + dy) for c in cards]
+
+
 def random_scene(
     table_mm: tuple[float, float],
     n_seats: int,
@@ -196,6 +215,11 @@ def random_scene(
         lambda at, a: _nerts_pile(dealer, at, a, rng),
     ]
     cards: list[CardPose] = []
+    layout_mm = table_for_seats(n_seats)
+    fits = width >= layout_mm[0] and height >= layout_mm[1] * 0.9
+    if fits and rng.random() < mix.game_layout_probability:
+        cards = _game_layout(table_mm, layout_mm, n_seats, rng)
+        target = 0
     while len(cards) < target:
         at = np.array([rng.uniform(0, width), rng.uniform(0, height)])
         added = makers[int(rng.choice(len(makers), p=weights))](at, _pile_angle(rng, mix))
@@ -203,8 +227,10 @@ def random_scene(
             break
         cards += added
     hands: list[HandPose] = []
+    # In a close-up a forearm would fill the view; one hand at most there.
+    max_hands = mix.max_hands if width >= mix.close_up_width_mm else 1
     if rng.random() < mix.hand_probability:
-        for _ in range(int(rng.integers(1, mix.max_hands + 1))):
+        for _ in range(int(rng.integers(1, max_hands + 1))):
             hand = HandPose(
                 int(rng.integers(n_seats)),
                 float(rng.uniform(0, width)),
