@@ -73,7 +73,7 @@ def test_bad_option_is_a_clear_error(capsys) -> None:  # type: ignore[no-untyped
 
 
 def test_demo_runs_on_built_in_material(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
-    status, stdout, _ = run(capsys, "demo", "--out", str(tmp_path))
+    status, stdout, _ = run(capsys, "demo", "--example", "--out", str(tmp_path))
     assert status == 0 and "GAME OVER" in stdout
     assert (tmp_path / "events.jsonl").read_text() == (
         GOLDEN / "game_to_target.expected.jsonl"

@@ -1,4 +1,9 @@
-"""`nerts demo`: the main job on built-in material: no camera, no box, no assets needed."""
+"""`nerts demo`: the main job on built-in material: no camera, no box, no assets needed.
+
+Bots play a round of Nerts, filmed by the simulator (built-in card design, distinct backs);
+the referee then judges the round from its table events and prints the scoreboard. With
+`--example` it referees the bundled example game log instead (a second, no rendering).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ import sys
 from importlib import resources
 from pathlib import Path
 
+from nerts.commands import simulate
 from nerts.commands.referee import referee_log
 from nerts.scoreboard import format_scoreboard
 from referee.options import RuleOptions
@@ -15,15 +21,18 @@ EXAMPLE_LOG = "example_game.jsonl"
 # The bundled example is a short game, so it is played to a short target.
 EXAMPLE_TARGET = 20
 DEFAULT_OUT_DIR = Path("nerts-demo")
+# A four-player round with some races and the odd mistake, so every verdict shows up.
+DEMO_SEED = 4
+DEMO_RACE_RATE = 0.3
+DEMO_MISTAKE_RATE = 0.03
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "demo",
-        help="referee the bundled example game and print the scoreboard",
-        description="Referees a bundled example game log (three players, four rounds, played "
-        f"to {EXAMPLE_TARGET}) and prints the scoreboard; the refereed events go to "
-        f"OUT/events.jsonl.",
+        help="simulate a filmed round, referee it and print the scoreboard",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "--out",
@@ -32,14 +41,32 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="OUT",
         help=f"folder for the demo's output (default ./{DEFAULT_OUT_DIR})",
     )
+    parser.add_argument(
+        "--example",
+        action="store_true",
+        help=f"referee the bundled example game log (3 players, 4 rounds, to {EXAMPLE_TARGET})",
+    )
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    out_path = args.out / "events.jsonl"
-    with resources.as_file(resources.files("nerts.data") / EXAMPLE_LOG) as log_path:
-        decided = referee_log(log_path, out_path, RuleOptions(target_score=EXAMPLE_TARGET))
-    sys.stdout.write(f"Refereeing the bundled example game (target {EXAMPLE_TARGET} points)\n\n")
+    if args.example:
+        out_path = args.out / "events.jsonl"
+        with resources.as_file(resources.files("nerts.data") / EXAMPLE_LOG) as log_path:
+            decided = referee_log(log_path, out_path, RuleOptions(target_score=EXAMPLE_TARGET))
+        sys.stdout.write(f"Refereeing the bundled example game (target {EXAMPLE_TARGET})\n\n")
+    else:
+        sys.stdout.write("Simulating a filmed four-player round (about two minutes of play)...\n")
+        sim_args = simulate.build_parser_defaults(
+            out=args.out,
+            seed=DEMO_SEED,
+            race_rate=DEMO_RACE_RATE,
+            mistake_rate=DEMO_MISTAKE_RATE,
+        )
+        simulate.run(sim_args)
+        out_path = args.out / "events.jsonl"
+        decided = referee_log(args.out / "truth.jsonl", out_path, RuleOptions())
+        sys.stdout.write("\n")
     sys.stdout.write(format_scoreboard(decided))
     sys.stdout.write(f"refereed events written to {out_path}\n")
     return 0

@@ -50,6 +50,21 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    add_arguments(parser)
+    parser.set_defaults(handler=run)
+
+
+def build_parser_defaults(**overrides: object) -> argparse.Namespace:
+    """The options of `nerts simulate` at their defaults, with some set (for other commands)."""
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    args = parser.parse_args(["--out", "."])
+    for key, value in overrides.items():
+        setattr(args, key, value)
+    return args
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, required=True, metavar="DIR", help="output folder")
     parser.add_argument("--players", type=int, default=4, metavar="N", help="2 to 8 (default 4)")
     parser.add_argument("--seed", type=int, default=0, metavar="S", help="default 0")
@@ -89,7 +104,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--fps", type=float, default=30.0, metavar="F", help="default 30")
     parser.add_argument("--table", choices=TABLES, default="wood", help="table surface")
     parser.add_argument("--no-video", action="store_true", help="write truth.jsonl only")
-    parser.set_defaults(handler=run)
 
 
 def _size(text: str) -> tuple[int, int]:
