@@ -69,6 +69,8 @@ class RenderSettings:
     """Precomputed noise frames, picked per frame from (seed, frame_index)."""
     jpeg_quality: int | None = None
     """JPEG round trip per frame; None leaves compression to the video encoder."""
+    exposure_jitter: float = 0.015
+    """Frame-to-frame brightness wobble (auto exposure, mains flicker), as a gain fraction."""
     shutter_fraction: float = 0.5
     """Share of a frame time the shutter is open: motion blur length of carried cards."""
     max_canvas_px_per_mm: float = 8.0
@@ -177,8 +179,10 @@ class TableRenderer:
     def render(self, scene: Scene, frame_index: int) -> np.ndarray:
         """One camera frame, BGR uint8 of `settings.size`."""
         image = self.camera.warp(self.render_canvas(scene, frame_index))
-        cv2.multiply(image, self.light, dst=image, scale=1.0 / GAIN_UNITY)
-        self.noise.apply(image, hash((self.settings.seed, frame_index)))
+        frame_key = hash((self.settings.seed, frame_index))  # int tuples hash the same every run
+        wobble = ((frame_key % 2001) / 1000.0 - 1.0) * self.settings.exposure_jitter
+        cv2.multiply(image, self.light, dst=image, scale=(1.0 + wobble) / GAIN_UNITY)
+        self.noise.apply(image, frame_key // 2001)
         if self.settings.jpeg_quality is not None:
             image = jpeg_roundtrip(image, self.settings.jpeg_quality)
         return image

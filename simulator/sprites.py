@@ -9,6 +9,7 @@ Patches of cards lying still are cached by pose, so a frame re-warps only what m
 from __future__ import annotations
 
 import math
+import zlib
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,6 +35,8 @@ class ShadowSettings:
     lift_blur_per_mm: float = 0.06
     lift_opacity_loss_per_mm: float = 0.004
     """Lifted cards cast fainter shadows."""
+    sheen: float = 0.05
+    """Brightness change across one card (slight bend toward or away from the light)."""
 
 
 @dataclass
@@ -125,6 +128,17 @@ class PatchMaker:
                 self._cache.popitem(last=False)
         return made
 
+    def _sheen(self, pose: CardPose, size: tuple[int, int]) -> np.ndarray:
+        """Brightness gradient across a card: a real card is never perfectly flat."""
+        # crc32, not hash(): str hashes change between Python processes.
+        direction = zlib.crc32(f"{pose.card}/{pose.seat}".encode()) % 360
+        theta = math.radians(direction + pose.angle)
+        w, h = size
+        xs = (np.arange(w, dtype=np.float32) - w / 2) / max(w, h) * 2
+        ys = (np.arange(h, dtype=np.float32) - h / 2) / max(w, h) * 2
+        ramp = math.cos(theta) * xs[None, :] + math.sin(theta) * ys[:, None]
+        return 1.0 + self.shadows.sheen * np.clip(ramp, -1.0, 1.0)
+
     def _make(self, pose: CardPose, motion_px: tuple[float, float]) -> Patch:
         sprite = self.sprite_for(pose)
         x0, y0, x1, y1 = self.box(pose)
@@ -145,6 +159,8 @@ class PatchMaker:
         )
         if motion_px != (0.0, 0.0):
             card = motion_blur(card, *motion_px)
+        if self.shadows.sheen > 0:
+            card[..., :3] *= self._sheen(pose, size)[..., None]
         alpha = card[..., 3] / 255.0
         dx, dy, blur, opacity = self._shadow_geometry(pose.lift)
         scale = self.canvas.px_per_mm
