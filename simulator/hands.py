@@ -17,6 +17,14 @@ from simulator.camera import CanvasGeometry
 from simulator.scene import HandPose
 
 SKIN_TONES_BGR = ((150, 180, 228), (120, 152, 205), (92, 125, 178), (62, 88, 135), (45, 62, 98))
+FINGER_SPREAD = (-1.5, -0.5, 0.5, 1.5)
+"""Finger positions across the knuckles, in finger widths from the hand's centre line."""
+FINGER_LENGTH_SHARE = (0.85, 1.0, 1.0, 0.8)
+"""Index, middle, ring, little finger length relative to `finger_length_mm`."""
+FINGER_GAP = 1.05
+FINGER_FAN = 0.06
+"""Sideways lean of the fingers per finger width from the centre (a relaxed hand fans)."""
+FINGER_TAPER = 0.85
 LIGHT_FROM = (-0.6, -0.8)
 """Unit vector toward the light (table x, y): shadows fall the other way, highlights this way."""
 Capsule = tuple[np.ndarray, np.ndarray, float, float]
@@ -35,6 +43,8 @@ class HandSettings:
     palm_width_mm: float = 82.0
     finger_length_mm: float = 70.0
     finger_width_mm: float = 17.0
+    thumb_length_mm: float = 50.0
+    thumb_width_mm: float = 21.0
     wrist_width_mm: float = 60.0
     elbow_width_mm: float = 95.0
     sleeve_from_palm_mm: float = 260.0
@@ -116,6 +126,8 @@ class HandPainter:
         along = palm - shoulder
         u = along / (float(np.hypot(*along)) or 1.0)
         n = np.array([-u[1], u[0]])
+        # The palm centre sits 55% of the palm length before the wrist and 30% behind the
+        # knuckles (palm centre = where the card is held).
         wrist = palm - u * s.palm_length_mm * 0.55
         knuckles = palm + u * s.palm_length_mm * 0.3
         sleeve_start = palm - u * s.sleeve_from_palm_mm
@@ -123,13 +135,13 @@ class HandPainter:
             (sleeve_start, wrist, s.elbow_width_mm * 0.85, s.wrist_width_mm),
             (wrist, knuckles, s.palm_width_mm * 0.9, s.palm_width_mm),
         ]
-        for i, spread in enumerate((-1.5, -0.5, 0.5, 1.5)):
-            base = knuckles + n * spread * s.finger_width_mm * 1.05
-            length = s.finger_length_mm * (0.85 if abs(spread) > 1 else 1.0) - 4 * (i == 3)
-            tip = base + (u + n * spread * 0.06) * length
-            skin.append((base, tip, s.finger_width_mm, s.finger_width_mm * 0.85))
+        for spread, length_share in zip(FINGER_SPREAD, FINGER_LENGTH_SHARE, strict=True):
+            base = knuckles + n * spread * s.finger_width_mm * FINGER_GAP
+            tip = base + (u + n * spread * FINGER_FAN) * s.finger_length_mm * length_share
+            skin.append((base, tip, s.finger_width_mm, s.finger_width_mm * FINGER_TAPER))
         thumb_base = palm - u * s.palm_length_mm * 0.1 - n * s.palm_width_mm * 0.4
-        skin.append((thumb_base, thumb_base + (u * 0.6 - n * 0.8) * 50.0, 22.0, 18.0))
+        thumb_tip = thumb_base + (u * 0.6 - n * 0.8) * s.thumb_length_mm
+        skin.append((thumb_base, thumb_tip, s.thumb_width_mm, s.thumb_width_mm * FINGER_TAPER))
         sleeve: list[Capsule] = [
             (
                 shoulder - u * 200.0,
