@@ -9,12 +9,14 @@ from pathlib import Path
 import pytest
 
 from simulator.backs import default_backs
-from simulator.faces import builtin_design
+from simulator.faces import builtin_design, load_design
+from simulator.index_finder import find_index_boxes
 from simulator.labels import label_scene
 from simulator.render import RenderSettings, TableRenderer
 from simulator.scene import CardPose, HandPose, Scene
 from simulator.training import TrainingSettings, generate_dataset, main
 
+SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
 SIZE = (320, 240)
 TINY = TrainingSettings(size=SIZE, val_fraction=0.25, images_per_camera=2)
 
@@ -147,3 +149,22 @@ def test_command_line_entry_point(tmp_path: Path) -> None:
         == 0
     )
     assert len(list(tmp_path.glob("images/*/*.jpg"))) == 2
+
+
+def test_index_boxes_are_found_where_a_design_prints_them() -> None:
+    mirrored = {card: face[:, ::-1] for card, face in builtin_design().faces.items()}
+    boxes = find_index_boxes(mirrored)
+    assert boxes is not None and len(boxes) == 2
+    top, bottom = boxes
+    assert top[0] > 0.5 and top[3] < 0.3  # top-right
+    assert bottom[2] < 0.5 and bottom[1] > 0.7  # bottom-left
+
+
+def test_index_boxes_of_shared_designs() -> None:
+    decks = SHARED / "decks" / "train"
+    if not decks.is_dir():
+        pytest.skip(f"shared decks absent ({decks})")
+    four_corners = load_design(decks / "gnome-bonded").index_boxes
+    assert len(four_corners) == 4
+    rank_top_right = load_design(decks / "kde-oxygen").index_boxes
+    assert rank_top_right[0][0] > 0.5 and rank_top_right[0][3] < 0.3
