@@ -207,6 +207,8 @@ class BoxDriver:
                 text = parse_device_line(line)
                 if text is None:
                     log.debug("box -> %r discarded (bad CRC or form)", line)
+                    with self._lock:
+                        self._protocol.garbled()
                     continue
                 log.debug("box -> %r", text)
                 with self._lock:

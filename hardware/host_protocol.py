@@ -22,6 +22,8 @@ log = logging.getLogger(__name__)
 # No reply to a command within this time: resend the same line (protocol: 250 ms).
 RESEND_TIMEOUT_S = 0.250
 # After this many resends in a row with no reply at all, the connection is given up (protocol: 5).
+# A garbled reply is not silence: it shows the box is there, and giving up would only risk
+# running the command twice (the reconnection's handshake resets the box's memory of numbers).
 MAX_SILENT_RESENDS = 5
 # The number the host's handshake carries (any is allowed); the commands after it follow on.
 HANDSHAKE_SEQUENCE = 1
@@ -121,6 +123,11 @@ class HostProtocol(Generic[Ticket]):
         else:
             log.debug("box line ignored: %r", text)
         return actions
+
+    def garbled(self) -> None:
+        """A device line arrived that could not be read (bad CRC, unparsable): the box is not
+        silent, so the resend that drew it does not count towards giving up the connection."""
+        self._silent_resends = 0
 
     def tick(self, now: float) -> Actions[Ticket]:
         """Let time pass: resend a command whose reply is overdue, or give the connection up."""

@@ -119,6 +119,13 @@ class Run:
     reconnections: int
 
 
+def test_garbled_replies_are_not_silence() -> None:
+    host, _ = connected("PING")
+    for step in range(1, 20):
+        host.garbled()
+        assert not host.tick(step * RESEND_TIMEOUT_S).give_up
+
+
 def run_against(plan: FaultPlan, commands: list[str]) -> Run:
     """Run `commands` through a host against a faulty device until all are settled."""
     device = FaultyDevice(BoxDevice(), plan)
@@ -141,7 +148,9 @@ def run_against(plan: FaultPlan, commands: list[str]) -> Run:
         while outbox:
             for line in splitter.feed(device.feed(outbox.popleft())):
                 text = parse_device_line(line)
-                if text is not None:
+                if text is None:
+                    host.garbled()
+                else:
                     take(host.receive(text, clock))
         if not host.queue:
             break
