@@ -202,7 +202,8 @@ class HandPainter:
         small_w, small_h = max(1, (x1 - x0) // factor), max(1, (y1 - y0) // factor)
         mask = np.zeros((small_h, small_w), np.uint8)
         offset = np.array([x0, y0]) * 16
-        cv2.fillPoly(mask, [(p - offset) // factor for p in shifted], 255, cv2.LINE_AA, 4)
+        for polygon in shifted:  # one call per polygon: fillPoly would XOR the overlaps
+            cv2.fillPoly(mask, [(polygon - offset) // factor], 255, cv2.LINE_AA, 4)
         sigma = max(s.shadow_blur_mm * self.canvas.px_per_mm / factor, 0.5)
         mask = cv2.GaussianBlur(mask, (0, 0), sigma)
         mask = cv2.resize(mask, (x1 - x0, y1 - y0), interpolation=cv2.INTER_LINEAR)

@@ -79,7 +79,8 @@ def id_image(renderer: TableRenderer, scene: Scene, order: list[CardPose]) -> np
     painter = renderer.hand_painter
     for hand in scene.hands:
         skin, sleeve = painter.shapes_mm(hand)
-        cv2.fillPoly(buffer, [painter.to_px(p) for p in skin + sleeve], 0, cv2.LINE_8, 4)
+        for polygon in skin + sleeve:  # one call per polygon: fillPoly would XOR the overlaps
+            cv2.fillPoly(buffer, [painter.to_px(polygon)], 0, cv2.LINE_8, 4)
     return renderer.camera.warp_nearest(buffer)
 
 

@@ -11,7 +11,7 @@ import pytest
 from simulator.backs import default_backs
 from simulator.faces import builtin_design, load_design
 from simulator.index_finder import find_index_boxes
-from simulator.labels import label_scene
+from simulator.labels import id_image, label_scene, painting_order
 from simulator.render import RenderSettings, TableRenderer
 from simulator.scene import CardPose, HandPose, Scene
 from simulator.training import TrainingSettings, generate_dataset, main
@@ -168,3 +168,21 @@ def test_index_boxes_of_shared_designs() -> None:
     assert len(four_corners) == 4
     rank_top_right = load_design(decks / "kde-oxygen").index_boxes
     assert rank_top_right[0][0] > 0.5 and rank_top_right[0][3] < 0.3
+
+
+def test_whole_forearm_hides_cards_in_the_id_buffer() -> None:
+    settings = RenderSettings(size=(640, 480), table_mm=(600.0, 450.0), markers=False, seed=2)
+    renderer = TableRenderer(settings, [builtin_design()], default_backs(2))
+    carpet = tuple(
+        CardPose("AS", 0, float(x), float(y), 0.0, True)
+        for x in range(0, 640, 50)
+        for y in range(0, 480, 70)
+    )
+    scene = Scene(carpet, (HandPose(0, 300.0, 150.0),))
+    ids = id_image(renderer, scene, painting_order(scene))
+    skin, sleeve = renderer.hand_painter.limbs_mm(scene.hands[0])
+    for start, end, _, _ in skin + sleeve:
+        for t in (0.25, 0.5, 0.75):
+            u, v = renderer.project(*(start + (end - start) * t))
+            if 0 <= u < 640 and 0 <= v < 480:
+                assert ids[int(v), int(u)] == 0
