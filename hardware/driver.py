@@ -8,9 +8,10 @@ caller's thread under a lock, so `send` returns at once (a write is bounded by W
         done = box.send("LIGHT 0 FF0000")   # a concurrent.futures.Future; never blocks
         done.result(timeout=1)              # None on `ok`; raises CommandRejected on `er`
 
-Every command is delivered exactly once and in order as the protocol defines; the driver keeps
-the unacknowledged ones across resets and reconnections (it retries opening the port every
-RECONNECT_INTERVAL_S while the box is absent). Button presses (`BTN <seat>`) go to `on_button`
+Every command is delivered once and in order as the protocol defines (the one whose `ok` was
+lost just before a device reset or an unplug may run twice, as the protocol allows; none is ever
+lost). The driver keeps the unacknowledged commands across resets and reconnections, retrying the
+port every RECONNECT_INTERVAL_S while the box is absent. Button presses (`BTN <seat>`) go to `on_button`
 (called on the reader thread: keep it short) and to the thread-safe queue `buttons`.
 Traffic is logged at DEBUG on this module's logger.
 """
@@ -52,6 +53,8 @@ class BoxClosed(Exception):
 
 
 class BoxDriver:
+    """The host end of the box link at `url` (any pyserial URL, or `auto`); see the module doc."""
+
     def __init__(
         self,
         url: str,
