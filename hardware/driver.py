@@ -11,8 +11,9 @@ caller's thread under a lock, so `send` returns at once (a write is bounded by W
 Every command is delivered once and in order as the protocol defines (the one whose `ok` was
 lost just before a device reset or an unplug may run twice, as the protocol allows; none is ever
 lost). The driver keeps the unacknowledged commands across resets and reconnections, retrying the
-port every RECONNECT_INTERVAL_S while the box is absent. Button presses (`BTN <seat>`) go to `on_button`
-(called on the reader thread: keep it short) and to the thread-safe queue `buttons`.
+port every RECONNECT_INTERVAL_S while the box is absent.
+Button presses (`BTN <seat>`) go to `on_button` (called on the reader thread: keep it short) and
+to the thread-safe queue `buttons`.
 Traffic is logged at DEBUG on this module's logger.
 """
 
