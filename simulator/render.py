@@ -21,6 +21,7 @@ import numpy as np
 
 from simulator.backs import BackDesign, back_from_spec, default_backs
 from simulator.camera import CameraModel
+from simulator.clutter import paint_clutter
 from simulator.faces import CardDesign, builtin_design, load_design
 from simulator.hands import HandPainter, HandSettings
 from simulator.layer import CardLayer
@@ -55,6 +56,8 @@ class RenderSettings:
     """The play area (inside the four markers); cards are 63 x 88 mm."""
     seed: int = 0
     markers: bool = True
+    clutter: int = 0
+    """Other things lying on the table (score sheet, phone, cup, pen), painted under the cards."""
     view_margin_mm: float = 20.0
     """Table kept in view beyond the markers' paper on every side."""
     max_tilt_deg: float = 5.0
@@ -93,8 +96,8 @@ class TableRenderer:
         self.settings = settings
         self.decks = list(decks)
         self.backs = list(backs)
-        streams = [np.random.default_rng(s) for s in np.random.SeedSequence(settings.seed).spawn(5)]
-        camera_rng, table_rng, light_rng, noise_rng, hand_rng = streams
+        streams = [np.random.default_rng(s) for s in np.random.SeedSequence(settings.seed).spawn(6)]
+        camera_rng, table_rng, light_rng, noise_rng, hand_rng, clutter_rng = streams
         tilt = (
             camera_rng.uniform(-settings.max_tilt_deg, settings.max_tilt_deg),
             camera_rng.uniform(-settings.max_tilt_deg, settings.max_tilt_deg),
@@ -106,6 +109,8 @@ class TableRenderer:
         )
         canvas = self.camera.canvas
         background = table_surface(settings.table, canvas, table_rng)
+        if settings.clutter:
+            paint_clutter(background, canvas, self._watched_region(), settings.clutter, clutter_rng)
         if settings.markers:
             paint_markers(background, canvas, settings.table_mm)
         self.background = background

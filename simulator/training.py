@@ -82,6 +82,8 @@ class TrainingSettings:
     marker_max_card_px: float = 120.0
     """Markers only appear in wide views (a close-up of a few cards has none in sight)."""
     max_seats: int = 4
+    max_clutter: int = 3
+    """Up to this many distractors (score sheet, phone, cup, pen) per table."""
     glare_probability: float = 0.3
     glare_strength: tuple[float, float] = (0.15, 0.55)
     """Peak brightening of a glare patch, as a share of full white."""
@@ -133,6 +135,7 @@ def _renderer_for(
         lens_distortion=settings.lens_distortion,
         noise_sigma=float(rng.uniform(*settings.noise_sigma)),
         noise_frames=1,
+        clutter=int(rng.integers(0, settings.max_clutter + 1)),
     )
     renderer = TableRenderer(render_settings, seat_decks, [backs[int(i)] for i in picked])
     return renderer, rng
