@@ -55,12 +55,14 @@ class Patch:
 
 
 def premultiplied_sprite(image_bgra: np.ndarray, canvas: CanvasGeometry) -> np.ndarray:
-    """BGRA face/back reduced to the canvas scale, colour premultiplied by alpha (float32)."""
+    """BGRA face/back at the canvas scale, colour premultiplied by alpha (uint8)."""
     width = max(2, round(CARD_WIDTH_MM * canvas.px_per_mm))
     height = max(2, round(CARD_HEIGHT_MM * canvas.px_per_mm))
-    small = cv2.resize(image_bgra, (width, height), interpolation=cv2.INTER_AREA).astype(np.float32)
+    shrinking = width <= image_bgra.shape[1]
+    interpolation = cv2.INTER_AREA if shrinking else cv2.INTER_CUBIC
+    small = cv2.resize(image_bgra, (width, height), interpolation=interpolation).astype(np.float32)
     small[..., :3] *= small[..., 3:] / 255.0
-    return small
+    return np.clip(small + 0.5, 0, 255).astype(np.uint8)
 
 
 def composite(canvas: np.ndarray, patch: Patch, clip: tuple[int, int, int, int]) -> None:
@@ -156,7 +158,7 @@ class PatchMaker:
             flags=cv2.INTER_LINEAR,
             borderMode=cv2.BORDER_CONSTANT,
             borderValue=(0, 0, 0, 0),
-        )
+        ).astype(np.float32)
         if motion_px != (0.0, 0.0):
             card = motion_blur(card, *motion_px)
         if self.shadows.sheen > 0:

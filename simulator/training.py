@@ -135,6 +135,7 @@ def _renderer_for(
         lens_distortion=settings.lens_distortion,
         noise_sigma=float(rng.uniform(*settings.noise_sigma)),
         noise_frames=1,
+        patch_cache=0,  # every training scene is new: cached card patches would only cost memory
         clutter=int(rng.integers(0, settings.max_clutter + 1)),
     )
     renderer = TableRenderer(render_settings, seat_decks, [backs[int(i)] for i in picked])
