@@ -65,6 +65,9 @@ from simulator.training_scenes import random_scene
 
 logger = logging.getLogger(__name__)
 
+SCENE_STREAM = 1
+"""Separates each image's scene randomness from the camera setups' (both from the seed)."""
+
 
 @dataclass(frozen=True)
 class TrainingSettings:
@@ -114,7 +117,7 @@ def _renderer_for(
     settings: TrainingSettings,
     decks: Sequence[CardDesign],
     backs: Sequence[BackDesign],
-) -> tuple[TableRenderer, np.random.Generator]:
+) -> TableRenderer:
     rng = np.random.default_rng([seed, group])
     lo, hi = settings.card_length_px
     card_px = float(np.exp(rng.uniform(np.log(lo), np.log(hi))))
@@ -138,8 +141,7 @@ def _renderer_for(
         patch_cache=0,  # every training scene is new: cached card patches would only cost memory
         clutter=int(rng.integers(0, settings.max_clutter + 1)),
     )
-    renderer = TableRenderer(render_settings, seat_decks, [backs[int(i)] for i in picked])
-    return renderer, rng
+    return TableRenderer(render_settings, seat_decks, [backs[int(i)] for i in picked])
 
 
 def _degrade(frame: np.ndarray, settings: TrainingSettings, rng: np.random.Generator) -> np.ndarray:
@@ -203,17 +205,22 @@ def generate_dataset(
             (out / sub / split).mkdir(parents=True, exist_ok=True)
     totals = {"images": 0, "cards": 0, "indices": 0}
     renderer: TableRenderer | None = None
-    rng = np.random.default_rng(seed)
+    renderer_key: tuple[int, bool] | None = None
     for image_number in tqdm(range(count), desc="training renders", disable=not progress):
         is_val = period > 0 and (
             image_number % period == period - 1
             or (count < period and count > 1 and image_number == count - 1)
         )
-        group = image_number // settings.images_per_camera
-        pool = val_decks if (is_val and val_decks) else decks
-        if image_number % settings.images_per_camera == 0 or (is_val and val_decks):
-            renderer, rng = _renderer_for(group * 2 + int(is_val), seed, settings, pool, backs)
+        # Val images get their own renderer when they have their own designs, so val designs
+        # never appear in train images.
+        uses_val_designs = bool(is_val and val_decks)
+        key = (image_number // settings.images_per_camera, uses_val_designs)
+        if key != renderer_key:
+            pool = val_decks if (uses_val_designs and val_decks) else decks
+            renderer = _renderer_for(key[0] * 2 + int(key[1]), seed, settings, pool, backs)
+            renderer_key = key
         assert renderer is not None
+        rng = np.random.default_rng([seed, image_number, SCENE_STREAM])
         n_seats = len(renderer.backs)
         scene = random_scene(renderer.settings.table_mm, n_seats, rng)
         frame = _degrade(renderer.render(scene, image_number), settings, rng)

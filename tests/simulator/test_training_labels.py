@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from simulator.backs import default_backs
-from simulator.faces import builtin_design, load_design
+from simulator.faces import CardDesign, builtin_design, load_design
 from simulator.index_finder import find_index_boxes
 from simulator.labels import id_image, label_scene, painting_order
 from simulator.render import RenderSettings, TableRenderer
@@ -186,3 +186,21 @@ def test_whole_forearm_hides_cards_in_the_id_buffer() -> None:
             u, v = renderer.project(*(start + (end - start) * t))
             if 0 <= u < 640 and 0 <= v < 480:
                 assert ids[int(v), int(u)] == 0
+
+
+def test_val_designs_stay_out_of_train_images(tmp_path: Path) -> None:
+    builtin = builtin_design()
+    held_out = CardDesign("held-out", builtin.faces, builtin.index_boxes)
+    generate_dataset(
+        tmp_path,
+        8,
+        3,
+        [builtin],
+        default_backs(4),
+        val_decks=[held_out],
+        settings=TINY,
+        progress=False,
+    )
+    for meta_path in (tmp_path / "meta").rglob("*.json"):
+        designs = {seat["design"] for seat in json.loads(meta_path.read_text())["seats"]}
+        assert designs == ({"held-out"} if meta_path.parent.name == "val" else {"builtin"})
