@@ -25,6 +25,8 @@ FINGER_GAP = 1.05
 FINGER_FAN = 0.06
 """Sideways lean of the fingers per finger width from the centre (a relaxed hand fans)."""
 FINGER_TAPER = 0.85
+MIN_MOTION_BLUR_PX = 1.5
+"""Hand motion during the exposure below which a hand is drawn sharp (cheaper)."""
 LIGHT_FROM = (-0.6, -0.8)
 """Unit vector toward the light (table x, y): shadows fall the other way, highlights this way."""
 Capsule = tuple[np.ndarray, np.ndarray, float, float]
@@ -164,28 +166,70 @@ class HandPainter:
         # cv2 fills polygons with sub-pixel precision given shift bits.
         return np.round((polygon_mm - origin) * self.canvas.px_per_mm * 16).astype(np.int32)
 
-    def paint(self, image: np.ndarray, hand: HandPose) -> None:
-        """Draw one hand with its shadow onto the canvas image, in place."""
+    def paint(
+        self, image: np.ndarray, hand: HandPose, motion_px: tuple[float, float] = (0.0, 0.0)
+    ) -> None:
+        """Draw one hand with its shadow onto the canvas image, in place; a hand that moved
+        `motion_px` canvas pixels while the shutter was open is drawn blurred."""
         skin, sleeve = self.limbs_mm(hand)
-        skin_polygons = [_capsule(*c) for c in skin]
-        sleeve_polygons = [_capsule(*c) for c in sleeve]
-        self._paint_shadow(image, skin_polygons + sleeve_polygons)
+        skin_polygons = [self.to_px(_capsule(*c)) for c in skin]
+        sleeve_polygons = [self.to_px(_capsule(*c)) for c in sleeve]
+        self._paint_shadow(image, [_capsule(*c) for c in skin + sleeve])
         seat = hand.seat % self.n_seats
-        for capsules, polygons, tone in (
+        parts = (
             (sleeve, sleeve_polygons, self.sleeve[seat]),
             (skin, skin_polygons, self.skin[seat]),
-        ):
+        )
+        if math.hypot(*motion_px) < MIN_MOTION_BLUR_PX:
+            self._draw(image, None, parts, np.zeros(2, np.int32))
+            return
+        # Draw onto a black layer with a coverage mask, blur both along the motion, composite.
+        # A box blur spanning the motion costs the same at any length (running sums).
+        everything = np.concatenate(skin_polygons + sleeve_polygons) // 16
+        pad = int(abs(motion_px[0]) + abs(motion_px[1])) + 2
+        h, w = image.shape[:2]
+        x0, y0 = (
+            max(int(everything[:, 0].min()) - pad, 0),
+            max(int(everything[:, 1].min()) - pad, 0),
+        )
+        x1, y1 = (
+            min(int(everything[:, 0].max()) + pad, w),
+            min(int(everything[:, 1].max()) + pad, h),
+        )
+        if x0 >= x1 or y0 >= y1:
+            return
+        layer = np.zeros((y1 - y0, x1 - x0, 3), np.uint8)
+        mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        self._draw(layer, mask, parts, np.array([x0, y0], np.int32) * 16)
+        kernel = (int(abs(motion_px[0])) + 1, int(abs(motion_px[1])) + 1)
+        layer = cv2.blur(layer, kernel)
+        inverse = 255 - cv2.blur(mask, kernel)
+        region = image[y0:y1, x0:x1]
+        cv2.multiply(region, cv2.merge([inverse, inverse, inverse]), dst=region, scale=1.0 / 255.0)
+        cv2.add(region, layer, dst=region)
+
+    def _draw(
+        self,
+        target: np.ndarray,
+        mask: np.ndarray | None,
+        parts: tuple[tuple[list[Capsule], list[np.ndarray], tuple[int, int, int]], ...],
+        offset: np.ndarray,
+    ) -> None:
+        """Fill limbs (px polygons in 1/16 px) onto target, shifted by -offset."""
+        for capsules, polygons, tone in parts:
             dark = tuple(int(c * (1 - self.settings.edge_darkening)) for c in tone)
             light = tuple(min(255, int(c * (1 + self.settings.highlight))) for c in tone)
             for polygon in polygons:
-                px = self.to_px(polygon)
-                cv2.fillPoly(image, [px], tone, cv2.LINE_AA, 4)
-                cv2.polylines(image, [px], True, dark, 1, cv2.LINE_AA, 4)
+                px = polygon - offset
+                cv2.fillPoly(target, [px], tone, cv2.LINE_AA, 4)
+                cv2.polylines(target, [px], True, dark, 1, cv2.LINE_AA, 4)
+                if mask is not None:
+                    cv2.fillPoly(mask, [px], 255, cv2.LINE_AA, 4)
             # A narrow lighter band along each limb reads as a rounded, lit surface.
             for start, end, w0, w1 in capsules:
                 shift = np.array(LIGHT_FROM) * 0.15 * (w0 + w1) / 2
                 band = _capsule(start + shift, end + shift, w0 * 0.45, w1 * 0.45)
-                cv2.fillPoly(image, [self.to_px(band)], light, cv2.LINE_AA, 4)
+                cv2.fillPoly(target, [self.to_px(band) - offset], light, cv2.LINE_AA, 4)
 
     def _paint_shadow(self, image: np.ndarray, polygons: list[np.ndarray]) -> None:
         s = self.settings

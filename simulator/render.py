@@ -4,13 +4,14 @@ Per frame: the layer of cards lying still is updated where cards came or went (s
 carried cards and hands are painted over a copy, one remap applies perspective and lens, then
 a precomputed light map and a precomputed noise frame. All randomness comes from
 `RenderSettings.seed` and the frame index, so the same calls give identical bytes.
-Motion blur of carried cards uses the card's position in the previous frame; it applies only
-when frames are rendered in order (frame_index = previous + 1).
+Motion blur of carried cards and hands uses their positions in the previous frame; it applies
+only when frames are rendered in order (frame_index = previous + 1).
 """
 
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +26,7 @@ from simulator.clutter import paint_clutter
 from simulator.faces import CardDesign, builtin_design, load_design
 from simulator.hands import HandPainter, HandSettings
 from simulator.layer import CardLayer
-from simulator.scene import CardPose, Scene
+from simulator.scene import CardPose, HandPose, Scene
 from simulator.sensor import GAIN_UNITY, LightSettings, NoiseBank, jpeg_roundtrip, light_map
 from simulator.sprites import PatchMaker, ShadowSettings, composite, premultiplied_sprite
 from simulator.table import MARKER_MM, MARKER_QUIET_MM, paint_markers, table_surface
@@ -74,6 +75,8 @@ class RenderSettings:
     """JPEG round trip per frame; None leaves compression to the video encoder."""
     exposure_jitter: float = 0.015
     """Frame-to-frame brightness wobble (auto exposure, mains flicker), as a gain fraction."""
+    max_motion_mm: float = 120.0
+    """Moves longer than this between frames are jumps (a scene change), not motion: no blur."""
     shutter_fraction: float = 0.5
     """Share of a frame time the shutter is open: motion blur length of carried cards."""
     max_canvas_px_per_mm: float = 8.0
@@ -125,6 +128,7 @@ class TableRenderer:
         )
         self._sprites: dict[tuple[int, str, bool], np.ndarray] = {}
         self._last_lifted: dict[tuple[str, int], tuple[int, float, float]] = {}
+        self._last_hands: dict[tuple[int, int], tuple[int, float, float]] = {}
         logger.debug(
             "renderer: canvas %s at %.2f px/mm, tilt %s, k1 %.3f",
             canvas.size,
@@ -160,8 +164,22 @@ class TableRenderer:
         previous = self._last_lifted.get((pose.card, pose.seat))
         if previous is None or previous[0] != frame_index - 1:
             return (0.0, 0.0)
+        return self._blur_px(pose.x - previous[1], pose.y - previous[2])
+
+    def _hand_motion_px(
+        self, key: tuple[int, int], hand: HandPose, frame_index: int
+    ) -> tuple[float, float]:
+        previous = self._last_hands.get(key)
+        if previous is None or previous[0] != frame_index - 1:
+            return (0.0, 0.0)
+        return self._blur_px(hand.x - previous[1], hand.y - previous[2])
+
+    def _blur_px(self, dx_mm: float, dy_mm: float) -> tuple[float, float]:
+        """Canvas-pixel smear of a move between two frames while the shutter is open."""
+        if math.hypot(dx_mm, dy_mm) > self.settings.max_motion_mm:
+            return (0.0, 0.0)
         scale = self.camera.canvas.px_per_mm * self.settings.shutter_fraction
-        return ((pose.x - previous[1]) * scale, (pose.y - previous[2]) * scale)
+        return (dx_mm * scale, dy_mm * scale)
 
     def render_canvas(self, scene: Scene, frame_index: int) -> np.ndarray:
         """The top-down canvas of a scene before the camera (callers must not modify it)."""
@@ -170,6 +188,7 @@ class TableRenderer:
         base = self.layer.update(lying)
         if not lifted and not scene.hands:
             self._last_lifted.clear()
+            self._last_hands.clear()
             return base
         canvas = base.copy()
         full = (0, 0, canvas.shape[1], canvas.shape[0])
@@ -177,8 +196,13 @@ class TableRenderer:
             patch = self.patches.patch(pose, self._motion_px(pose, frame_index))
             composite(canvas, patch, full)
         self._last_lifted = {(c.card, c.seat): (frame_index, c.x, c.y) for c in lifted}
-        for hand in scene.hands:
-            self.hand_painter.paint(canvas, hand)
+        hand_keys = _hand_keys(scene.hands)
+        for key, hand in zip(hand_keys, scene.hands, strict=True):
+            self.hand_painter.paint(canvas, hand, self._hand_motion_px(key, hand, frame_index))
+        self._last_hands = {
+            key: (frame_index, hand.x, hand.y)
+            for key, hand in zip(hand_keys, scene.hands, strict=True)
+        }
         return canvas
 
     def render(self, scene: Scene, frame_index: int) -> np.ndarray:
@@ -195,6 +219,16 @@ class TableRenderer:
     def project(self, x_mm: float, y_mm: float) -> tuple[float, float]:
         """Table mm -> image pixels through the same camera model as `render`."""
         return self.camera.project(x_mm, y_mm)
+
+
+def _hand_keys(hands: tuple[HandPose, ...]) -> list[tuple[int, int]]:
+    """(seat, n-th hand of that seat): follows a hand from frame to frame."""
+    counts: dict[int, int] = {}
+    keys = []
+    for hand in hands:
+        keys.append((hand.seat, counts.get(hand.seat, 0)))
+        counts[hand.seat] = counts.get(hand.seat, 0) + 1
+    return keys
 
 
 class VideoSink:

@@ -174,3 +174,19 @@ def test_video_sink_keeps_frames_after_an_exception(tmp_path: Path) -> None:
         sink.write(np.zeros((10, 10, 3), np.uint8))
     with pytest.raises(ValueError, match="even"):
         VideoSink(tmp_path / "odd.mp4", 30.0, (481, 270))
+
+
+def test_moving_hand_is_blurred_and_a_jump_is_not() -> None:
+    renderer = _renderer(replace(SMALL, table="plain", noise_sigma=0.0, exposure_jitter=0.0))
+
+    def sharpness(frames: list[Scene], first: int) -> float:
+        image = [renderer.render(s, first + i) for i, s in enumerate(frames)][-1]
+        u, v = (round(c) for c in renderer.project(350.0, 200.0))
+        grey = cv2.cvtColor(image[v - 30 : v + 30, u - 30 : u + 30], cv2.COLOR_BGR2GRAY)
+        return float(np.abs(cv2.Laplacian(grey, cv2.CV_32F)).sum())
+
+    still = sharpness([Scene((), (HandPose(0, 350.0, 200.0),))] * 2, 0)
+    moving = sharpness([Scene((), (HandPose(0, 350.0 + 60 * i, 200.0),)) for i in (-1, 0)], 10)
+    jumped = sharpness([Scene((), (HandPose(0, 350.0 + 400 * i, 200.0),)) for i in (-1, 0)], 20)
+    assert moving < 0.85 * still
+    assert abs(jumped - still) < 0.05 * still
