@@ -6,11 +6,14 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import pytest
-from conftest import BoxUnderTest, RawLink
 
 from hardware.framing import crc16, encode_command
+
+if TYPE_CHECKING:  # only names for annotations: tests/hardware/conftest.py defines them
+    from conftest import BoxUnderTest, RawLink
 
 IDENTITY = re.compile(r"nertsbox \S+ seats=4")
 # What the ID and HELLO lines say; the version differs between emulator and firmware.
