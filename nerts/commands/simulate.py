@@ -108,14 +108,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _size(text: str) -> tuple[int, int]:
     width, sep, height = text.lower().partition("x")
-    if (
-        not sep
-        or not width.isdigit()
-        or not height.isdigit()
-        or int(width) < 64
-        or int(height) < 64
-    ):
-        raise UserError(f"--size must be WIDTHxHEIGHT, at least 64x64, e.g. 1280x720; got {text!r}")
+    valid = sep and width.isdigit() and height.isdigit() and min(int(width), int(height)) >= 64
+    # The mp4 encoder silently crops odd sizes, so they are refused here.
+    if not valid or int(width) % 2 or int(height) % 2:
+        raise UserError(
+            f"--size must be WIDTHxHEIGHT, even numbers, at least 64x64, e.g. 1280x720; "
+            f"got {text!r}"
+        )
     return int(width), int(height)
 
 

@@ -145,6 +145,7 @@ def test_whole_round_truth_is_reproduced_by_the_referee(tmp_path: Path) -> None:
         (["--players", "9"], "--players must be 2 to 8"),
         (["--race-rate", "2"], "--race-rate must be between 0 and 1"),
         (["--size", "big"], "--size must be WIDTHxHEIGHT"),
+        (["--size", "641x360"], "even numbers"),
         (["--backs", "red", "red", "blue", "green"], "every seat needs a different back"),
         (["--backs", "red"], "give one back per seat"),
         (["--deck", "no/such/folder"], "deck folder not found: no/such/folder"),
