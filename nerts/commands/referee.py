@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import sys
 from pathlib import Path
 
 from tqdm import tqdm
 
+from hardware.announce import BoxAnnouncer
 from nerts.errors import UserError
 from nerts.eventlog import EventWriter, read_numbered_events
 from nerts.scoreboard import format_scoreboard
@@ -38,6 +40,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("log", type=Path, metavar="LOG.jsonl", help="table events, frame order")
     parser.add_argument("--out", type=Path, metavar="EVENTS.jsonl", help="write refereed events")
+    parser.add_argument(
+        "--box",
+        metavar="URL",
+        help="announce verdicts on the referee box (/dev/ttyUSB0, socket://host:port, auto)",
+    )
     add_rule_options(parser)
     parser.set_defaults(handler=run)
 
@@ -79,8 +86,13 @@ def rule_options(args: argparse.Namespace) -> RuleOptions:
         raise UserError(str(error)) from None
 
 
-def referee_log(log_path: Path, out_path: Path | None, options: RuleOptions) -> list[Event]:
-    """Referees a whole log; the events file is written as it goes, so an error keeps the rest."""
+def referee_log(
+    log_path: Path, out_path: Path | None, options: RuleOptions, box_url: str | None = None
+) -> list[Event]:
+    """Referees a whole log; the events file is written as it goes, so an error keeps the rest.
+
+    With `box_url`, every decided event is also announced on the referee box (queued, so the
+    referee never waits for the box)."""
     referee = GameReferee(options)
     decided: list[Event] = []
     events = tqdm(
@@ -90,23 +102,29 @@ def referee_log(log_path: Path, out_path: Path | None, options: RuleOptions) -> 
         leave=False,
         disable=not sys.stderr.isatty(),
     )
-    with EventWriter(out_path) as writer:
+    box = BoxAnnouncer(box_url) if box_url else None
+    with EventWriter(out_path) as writer, box or contextlib.nullcontext():
+
+        def publish(out: Event) -> None:
+            writer.write(out)
+            decided.append(out)
+            if box is not None:
+                box.announce(out.to_dict())
+
         for line_number, event in events:
             try:
                 decisions = referee.feed(event)
             except RefereeInputError as error:
                 raise UserError(f"{log_path}:{line_number}: {error}") from None
             for out in decisions:
-                writer.write(out)
-                decided.append(out)
+                publish(out)
         for out in referee.finish():
-            writer.write(out)
-            decided.append(out)
+            publish(out)
     return decided
 
 
 def run(args: argparse.Namespace) -> int:
-    decided = referee_log(args.log, args.out, rule_options(args))
+    decided = referee_log(args.log, args.out, rule_options(args), args.box)
     sys.stdout.write(format_scoreboard(decided))
     if args.out:
         sys.stdout.write(f"refereed events written to {args.out}\n")
