@@ -18,6 +18,8 @@ COMMAND_MODULES = (
     "nerts.commands.referee",
     "nerts.commands.scores",
     "nerts.commands.simulate",
+    "nerts.commands.identify",
+    "nerts.commands.count",
     "nerts.commands.box",
 )
 

@@ -1,0 +1,161 @@
+"""Recognition figures for issue 4: val designs, real photos, the back count, and speed.
+
+Run: .venv/bin/python benchmarks/bench_recognition.py [--val-images 40] [--count-scenes 20]
+Needs ../shared (decks and real photos); prints every figure with the target beside it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+from recognition_data import back_reference, bidly_deals, count_scene, edje_test, render_val
+
+from simulator.backs import back_from_spec
+from vision.backs import BackMatcher
+from vision.count import count_backs
+from vision.identify import CardReader
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+MATCH_OVERLAP = 0.5
+
+
+def overlap(a: np.ndarray, b: np.ndarray) -> float:
+    inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    union = cv2.contourArea(a.astype(np.float32)) + cv2.contourArea(b.astype(np.float32)) - inter
+    return float(inter / union) if union > 0 else 0.0
+
+
+def inside(quad: np.ndarray, x: float, y: float) -> bool:
+    return cv2.pointPolygonTest(quad.astype(np.float32).reshape(-1, 1, 2), (x, y), False) >= 0
+
+
+def val_designs(reader: CardReader, count: int) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        samples = render_val(Path(folder), SHARED, count, seed=123)
+        named = to_name = right = 0
+        down_found = down_total = 0
+        for path, truth in samples:
+            found = reader.read(cv2.imread(str(path)))
+            for card in truth:
+                best = max(found, key=lambda f: overlap(f.quad, card.quad), default=None)
+                matched = best is not None and overlap(best.quad, card.quad) > MATCH_OVERLAP
+                if card.face_up and card.index_visible:
+                    to_name += 1
+                    right += matched and best.card == card.card  # type: ignore[union-attr]
+                elif not card.face_up:
+                    down_total += 1
+                    down_found += matched and not best.face_up  # type: ignore[union-attr]
+            for f in found:
+                if f.card is None:
+                    continue
+                named += 1
+    wrong = named - right
+    print(
+        f"val designs ({count} renders): {right}/{to_name} visible face-up cards named right "
+        f"= {right / max(1, to_name):.1%} (target 99%); precision {right / max(1, named):.1%} "
+        f"({wrong} named wrong or not a labelled card; target 99%); face-down found "
+        f"{down_found}/{down_total} = {down_found / max(1, down_total):.1%} (target 100%)"
+    )
+
+
+def bidly(reader: CardReader) -> None:
+    right = total = named = correct_named = 0
+    for path, boxes in bidly_deals(SHARED):
+        found = reader.read(cv2.imread(str(path)))
+        labelled = {card for card, _, _ in boxes}
+        total += len(labelled)
+        for card in labelled:
+            centres = [(x, y) for c, x, y in boxes if c == card]
+            right += any(
+                f.card == card and any(inside(f.quad, x, y) for x, y in centres) for f in found
+            )
+        for f in found:
+            if f.card is not None:
+                named += 1
+                correct_named += f.card in labelled
+    print(
+        f"bidly deals: {right}/{total} labelled cards named right = {right / max(1, total):.1%}"
+        f" (target 95%); precision {correct_named / max(1, named):.1%} (target 95%)"
+    )
+
+
+def edje(reader: CardReader) -> None:
+    right = total = 0
+    for path, boxes in edje_test(SHARED):
+        found = reader.read(cv2.imread(str(path)))
+        for rank, box in boxes:
+            total += 1
+            quad = np.array(
+                [[box[0], box[1]], [box[2], box[1]], [box[2], box[3]], [box[0], box[3]]], np.float32
+            )
+            right += any(
+                f.card is not None and f.card[:-1] == rank and overlap(f.quad, quad) > 0.3
+                for f in found
+            )
+    print(
+        f"edje test photos: {right}/{total} cards found with the right rank = "
+        f"{right / max(1, total):.1%} (target 95%)"
+    )
+
+
+def counting(reader: CardReader, scenes: int) -> None:
+    pool = [
+        "red:lattice",
+        "blue:dots",
+        "blue:stripes",
+        "green:checks",
+        "black:rings",
+        str(SHARED / "decks" / "backs" / "npm-svgcards-png__back-blue.png"),
+        str(SHARED / "decks" / "backs" / "kde-nicu-white__back_c1.png"),
+    ]
+    rng = np.random.default_rng(7)
+    exact = 0
+    errors = []
+    for scene in range(scenes):
+        picked = rng.choice(len(pool), size=int(rng.integers(2, 5)), replace=False)
+        backs = [back_from_spec(pool[i]) for i in picked]
+        image, truth = count_scene(int(rng.integers(10, 61)), backs, seed=scene)
+        matcher = BackMatcher({b.name: back_reference(b) for b in backs})
+        counted, _ = count_backs(image, reader, matcher)
+        exact += counted == truth
+        errors.append(sum(abs(counted[k] - truth[k]) for k in truth))
+    print(
+        f"count: {exact}/{scenes} spreads counted exactly (target all); mean cards off per "
+        f"spread {statistics.mean(errors):.1f}"
+    )
+
+
+def speed(reader: CardReader) -> None:
+    image, _ = count_scene(30, [back_from_spec("red")], seed=1)
+    reader.read(image)
+    times = []
+    for _ in range(15):
+        started = time.perf_counter()
+        reader.read(image)
+        times.append(time.perf_counter() - started)
+    print(f"identify on 1280x720: median {1000 * statistics.median(times):.0f} ms (target 200 ms)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--val-images", type=int, default=40)
+    parser.add_argument("--count-scenes", type=int, default=20)
+    args = parser.parse_args()
+    if not SHARED.is_dir():
+        raise SystemExit(f"needs the shared folder beside the repository: {SHARED}")
+    reader = CardReader()
+    speed(reader)
+    val_designs(reader, args.val_images)
+    bidly(reader)
+    edje(reader)
+    counting(reader, args.count_scenes)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,117 @@
+"""Ground truth for the recognition benchmark: val renders, real photos, face-down spreads."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from simulator.backs import BackDesign, back_from_spec
+from simulator.faces import builtin_design, load_design
+from simulator.render import RenderSettings, TableRenderer
+from simulator.scene import CARD_HEIGHT_MM, CardPose, Scene
+from simulator.training import TrainingSettings, generate_dataset
+
+RANK_WORDS = {"nine": "9", "ten": "10", "jack": "J", "queen": "Q", "king": "K", "ace": "A"}
+
+
+@dataclass
+class TruthCard:
+    quad: np.ndarray
+    face_up: bool
+    card: str | None
+    index_visible: bool
+
+
+def render_val(
+    out: Path, shared: Path, count: int, seed: int
+) -> list[tuple[Path, list[TruthCard]]]:
+    """Renders of decks/val designs (never trained on), with their labelled cards."""
+    folders = sorted(p for p in (shared / "decks" / "val").iterdir() if (p / "AS.png").is_file())
+    decks = [load_design(p) for p in folders]
+    backs = [back_from_spec(str(p)) for p in sorted((shared / "decks" / "backs").glob("*.png"))]
+    settings = TrainingSettings(size=(1280, 720), val_fraction=0.0)
+    generate_dataset(out, count, seed, decks, backs, settings=settings, progress=False)
+    samples = []
+    for meta_path in sorted((out / "meta" / "train").glob("*.json")):
+        meta = json.loads(meta_path.read_text())
+        visible = {(i["card"], i["seat"]) for i in meta["indices"]}
+        cards = [
+            TruthCard(
+                np.array([k[:2] for k in c["keypoints"]], np.float32),
+                c["face_up"],
+                c["card"],
+                (c["card"], c["seat"]) in visible,
+            )
+            for c in meta["cards"]
+        ]
+        samples.append((out / "images" / "train" / f"{meta_path.stem}.jpg", cards))
+    return samples
+
+
+def bidly_deals(shared: Path) -> list[tuple[Path, list[tuple[str, float, float]]]]:
+    """Deal photos with their labelled index corners: (card, centre x, centre y) in pixels."""
+    folder = shared / "real" / "bidly_bridge_deals" / "detector" / "evaluation" / "test-deals"
+    samples = []
+    for labels in sorted(folder.glob("*-labels.json")):
+        image = folder / labels.name.replace("-net1280-labels.json", ".jpg")
+        height, width = cv2.imread(str(image)).shape[:2]
+        boxes = []
+        for item in json.loads(labels.read_text()):
+            name = item["name"]
+            card = name[:-1].upper() + name[-1].upper()
+            box = item["relative_coordinates"]
+            boxes.append((card, box["center_x"] * width, box["center_y"] * height))
+        samples.append((image, boxes))
+    return samples
+
+
+def edje_test(shared: Path) -> list[tuple[Path, list[tuple[str, np.ndarray]]]]:
+    """Real photos with whole-card boxes labelled by rank only: (rank, [x0, y0, x1, y1])."""
+    root = shared / "real" / "edje_tf_cards" / "images"
+    by_image: dict[str, list[tuple[str, np.ndarray]]] = {}
+    with (root / "test_labels.csv").open() as handle:
+        for row in csv.DictReader(handle):
+            box = np.array([float(row[k]) for k in ("xmin", "ymin", "xmax", "ymax")])
+            by_image.setdefault(row["filename"], []).append((RANK_WORDS[row["class"]], box))
+    return [(root / "test" / name, boxes) for name, boxes in sorted(by_image.items())]
+
+
+def count_scene(
+    n_cards: int, backs: list[BackDesign], seed: int
+) -> tuple[np.ndarray, dict[str, int]]:
+    """Face-down cards of several backs pushed into overlapping rows, as at a round's count."""
+    rng = np.random.default_rng(seed)
+    table_mm = (900.0, 506.0)
+    seats = rng.integers(len(backs), size=n_cards)
+    cards = []
+    per_row = max(6, math.ceil(n_cards / 5))
+    step = (table_mm[0] - 160) / per_row
+    for i, seat in enumerate(seats):
+        row, column = divmod(i, per_row)
+        x = 80 + column * step + rng.normal(0, 4)
+        y = 80 + row * (CARD_HEIGHT_MM * 0.85) + rng.normal(0, 4)
+        cards.append(CardPose("AS", int(seat), float(x), float(y), float(rng.normal(0, 12)), False))
+    renderer = TableRenderer(
+        RenderSettings(
+            size=(1280, 720),
+            table=str(rng.choice(["wood", "felt", "plain"])),
+            table_mm=table_mm,
+            seed=seed,
+            markers=False,
+        ),
+        [builtin_design()],
+        backs,
+    )
+    counts = {back.name: int((seats == i).sum()) for i, back in enumerate(backs)}
+    return renderer.render(Scene(tuple(cards), ()), 0), counts
+
+
+def back_reference(back: BackDesign) -> np.ndarray:
+    alpha = back.image[:, :, 3:4].astype(np.float32) / 255
+    return (back.image[:, :, :3] * alpha + 255 * (1 - alpha)).astype(np.uint8)

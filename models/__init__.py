@@ -1,0 +1,14 @@
+"""Trained weights (committed, so a fresh clone needs no training) and the code that makes them.
+
+    python -m models.train --help      render data, train, export: one documented command each
+
+Every model has a model card (`*.md`) with its data, recipe, epochs, time and metrics.
+"""
+
+from pathlib import Path
+
+MODELS_DIR = Path(__file__).resolve().parent
+CARDS_ONNX = MODELS_DIR / "cards.onnx"
+"""Whole cards, face up and face down, with their four corners (YOLOv8n pose)."""
+INDEX_ONNX = MODELS_DIR / "index_classifier.onnx"
+"""Rank and suit from a rectified index corner, or `none` (YOLOv8n classifier)."""

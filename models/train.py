@@ -1,0 +1,195 @@
+"""Train and export the recognition models: one documented command per step.
+
+    python -m models.train data --out build/renders --count 1500        # labelled renders
+    python -m models.train crops --renders build/renders --out build/crops
+    python -m models.train cards --data build/renders/data.yaml --epochs 30
+    python -m models.train classifier --data build/crops --epochs 10
+
+Each training run keeps its checkpoints under --runs (default build/runs); run the same command
+with --resume to continue an interrupted run. The best weights are copied to models/ with their
+ONNX export and a metrics file, which the model cards quote. Needs the `train` extra (torch,
+ultralytics); nothing is downloaded: models are built from their yaml.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+from models import CARDS_ONNX, INDEX_ONNX, MODELS_DIR
+from models.dataset import render_dataset, write_crops
+from vision.geometry import INDEX_CROP_PX
+
+log = logging.getLogger(__name__)
+
+REPO = MODELS_DIR.parent
+DEFAULT_SHARED = REPO.parent / "shared"
+DEFAULT_RUNS = REPO / "build" / "runs"
+CARDS_IMGSZ = 416
+THREADS = 2
+
+
+def _ultralytics() -> Any:
+    """Imports ultralytics offline, with the thread settings it would otherwise change."""
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    os.environ.setdefault("YOLO_CONFIG_DIR", str(REPO / "build" / "yolo-config"))
+    os.environ.setdefault("MPLCONFIGDIR", str(REPO / "build" / "mpl-config"))
+    import cv2  # noqa: PLC0415
+    import torch  # noqa: PLC0415
+    import ultralytics  # noqa: PLC0415
+
+    torch.set_num_threads(THREADS)
+    cv2.setNumThreads(THREADS)
+    return ultralytics
+
+
+def _train(kind: str, model_yaml: str, args: argparse.Namespace, **overrides: Any) -> Path:
+    ultralytics = _ultralytics()
+    run_dir = Path(args.runs) / kind
+    last = run_dir / "weights" / "last.pt"
+    started = time.time()
+    if args.resume and last.is_file():
+        model = ultralytics.YOLO(str(last))
+        model.train(resume=True)
+    else:
+        model = ultralytics.YOLO(model_yaml)
+        model.train(
+            data=str(args.data),
+            epochs=args.epochs,
+            imgsz=args.imgsz,
+            batch=args.batch,
+            device="cpu",
+            workers=THREADS,
+            project=str(run_dir.parent),
+            name=run_dir.name,
+            exist_ok=True,
+            pretrained=False,
+            amp=False,
+            plots=False,
+            seed=args.seed,
+            fraction=args.fraction,
+            patience=max(5, args.epochs // 3),
+            **overrides,
+        )
+    best = run_dir / "weights" / "best.pt"
+    log.info("%s trained in %.0f s; best weights %s", kind, time.time() - started, best)
+    return best
+
+
+def _publish(best: Path, onnx_target: Path, imgsz: int, metrics: dict[str, Any]) -> None:
+    ultralytics = _ultralytics()
+    onnx_target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(best, onnx_target.with_suffix(".pt"))
+    exported = Path(
+        ultralytics.YOLO(str(best)).export(
+            format="onnx", imgsz=imgsz, simplify=True, opset=12, dynamic=False
+        )
+    )
+    shutil.copy2(exported, onnx_target)
+    onnx_target.with_suffix(".metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
+    log.info("published %s", onnx_target)
+
+
+def _final_metrics(run_dir: Path, seconds: float, args: argparse.Namespace) -> dict[str, Any]:
+    results = run_dir / "results.csv"
+    rows = results.read_text().splitlines() if results.is_file() else []
+    header = [h.strip() for h in rows[0].split(",")] if rows else []
+    last = (
+        dict(zip(header, (v.strip() for v in rows[-1].split(",")), strict=False))
+        if len(rows) > 1
+        else {}
+    )
+    return {
+        "epochs_run": len(rows) - 1,
+        "train_seconds": round(seconds),
+        "imgsz": args.imgsz,
+        "data": str(args.data),
+        "final": last,
+    }
+
+
+def command_cards(args: argparse.Namespace) -> None:
+    started = time.time()
+    best = _train(
+        "cards",
+        "yolov8n-pose.yaml",
+        args,
+        fliplr=0.0,
+        flipud=0.0,
+        degrees=0.0,
+        mosaic=1.0,
+        scale=0.5,
+        hsv_h=0.02,
+    )
+    metrics = _final_metrics(best.parent.parent, time.time() - started, args)
+    _publish(best, Path(args.models_dir) / CARDS_ONNX.name, args.imgsz, metrics)
+
+
+def command_classifier(args: argparse.Namespace) -> None:
+    started = time.time()
+    best = _train(
+        "classifier", "yolov8n-cls.yaml", args, fliplr=0.0, flipud=0.0, hsv_h=0.02, erasing=0.2
+    )
+    metrics = _final_metrics(best.parent.parent, time.time() - started, args)
+    _publish(best, Path(args.models_dir) / INDEX_ONNX.name, args.imgsz, metrics)
+
+
+def command_data(args: argparse.Namespace) -> None:
+    width, _, height = args.size.partition("x")
+    render_dataset(
+        Path(args.out), args.count, args.seed, Path(args.shared), (int(width), int(height))
+    )
+
+
+def command_crops(args: argparse.Namespace) -> None:
+    write_crops(Path(args.renders), Path(args.out), args.seed)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m models.train",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="step", required=True)
+    data = sub.add_parser("data", help="render labelled training images from decks/train")
+    data.add_argument("--out", required=True)
+    data.add_argument("--count", type=int, default=1500)
+    data.add_argument("--size", default="960x540", metavar="WxH")
+    data.add_argument(
+        "--shared", default=str(DEFAULT_SHARED), help="the shared/ folder with decks/"
+    )
+    data.set_defaults(handler=command_data)
+    crops = sub.add_parser("crops", help="cut index-corner crops from renders for the classifier")
+    crops.add_argument("--renders", required=True)
+    crops.add_argument("--out", required=True)
+    crops.set_defaults(handler=command_crops)
+    for name, handler, imgsz, batch in (
+        ("cards", command_cards, CARDS_IMGSZ, 16),
+        ("classifier", command_classifier, INDEX_CROP_PX, 128),
+    ):
+        step = sub.add_parser(name, help=f"train and export the {name} model")
+        step.add_argument("--data", required=True)
+        step.add_argument("--epochs", type=int, default=30)
+        step.add_argument("--imgsz", type=int, default=imgsz)
+        step.add_argument("--batch", type=int, default=batch)
+        step.add_argument("--fraction", type=float, default=1.0, help="share of the data to use")
+        step.add_argument("--runs", default=str(DEFAULT_RUNS))
+        step.add_argument("--resume", action="store_true", help="continue the last run")
+        step.add_argument("--models-dir", default=str(MODELS_DIR), help="where to publish")
+        step.set_defaults(handler=handler)
+    for step_parser in sub.choices.values():
+        step_parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    args.handler(args)
+
+
+if __name__ == "__main__":
+    main()

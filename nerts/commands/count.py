@@ -1,0 +1,76 @@
+"""`nerts count`: the end-of-round count of face-down cards by deck back."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from nerts.commands.identify import load_reader
+from nerts.errors import UserError
+from nerts.photos import read_photo, write_annotated
+from vision.annotate import annotate
+from vision.backs import BackMatcher, BackReferenceError
+from vision.count import count_backs
+
+DESCRIPTION = """\
+At the end of a round, turn the foundation cards face down and spread them out (overlapping is
+fine). Give a photo and a reference image of each player's back (a photo crop of one card's
+back, or the design file); the command counts the cards of each back.
+"""
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "count",
+        help="count face-down cards per deck back in a photo",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="example:\n  nerts count centre.jpg --backs anna=anna-back.jpg ben=ben-back.png",
+    )
+    parser.add_argument("image", type=Path, metavar="IMAGE")
+    parser.add_argument(
+        "--backs",
+        nargs="+",
+        required=True,
+        metavar="NAME=REF",
+        help="each player's back: a name and an image of that back",
+    )
+    parser.add_argument("--json", action="store_true", help='print {"NAME": count, ...}')
+    parser.add_argument("--annotate", type=Path, metavar="OUT.png", help="draw each counted card")
+    parser.set_defaults(handler=run)
+
+
+def _references(specs: list[str]) -> dict[str, Path]:
+    references: dict[str, Path] = {}
+    for spec in specs:
+        name, sep, path = spec.partition("=")
+        if not sep or not name or not path:
+            raise UserError(f"--backs takes NAME=IMAGE, e.g. anna=back.jpg; got {spec!r}")
+        if name in references:
+            raise UserError(f"back {name!r} is given twice")
+        if not Path(path).is_file():
+            raise UserError(f"back {name!r}: reference image not found: {path}")
+        references[name] = Path(path)
+    return references
+
+
+def run(args: argparse.Namespace) -> int:
+    references = _references(args.backs)
+    image = read_photo(args.image)
+    try:
+        matcher = BackMatcher.from_files(references)
+    except BackReferenceError as error:
+        raise UserError(str(error)) from None
+    counts, cards = count_backs(image, load_reader(), matcher)
+    if args.annotate:
+        write_annotated(args.annotate, annotate(image, cards))
+    if args.json:
+        sys.stdout.write(json.dumps(counts) + "\n")
+    else:
+        width = max(map(len, counts))
+        for name, count in counts.items():
+            sys.stdout.write(f"{name:<{width}}  {count:>3}\n")
+        sys.stdout.write(f"{'total':<{width}}  {sum(counts.values()):>3}\n")
+    return 0

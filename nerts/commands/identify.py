@@ -1,0 +1,81 @@
+"""`nerts identify`: name every card in photos of a table."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from nerts.errors import UserError
+from nerts.photos import read_photo, write_annotated
+from vision.annotate import annotate
+from vision.identify import CardReader
+from vision.onnx_models import ModelFileError
+
+DESCRIPTION = """\
+Finds every card in each photo (any photo of cards on a table, 1 to 24 megapixels), face up or
+face down, and names the face-up ones by rank and suit from their index corner, also when the
+rest of the card is covered. Prints a table, or with --json one object mapping each image path
+to its cards: {"card", "face_up", "back", "quad" (the card's corners, image pixels),
+"confidence"}.
+"""
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "identify",
+        help="name every card in photos",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="example:\n  nerts identify table.jpg --annotate found.png",
+    )
+    parser.add_argument("images", nargs="+", type=Path, metavar="IMAGE")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument(
+        "--annotate",
+        type=Path,
+        metavar="OUT.png",
+        help="draw what was found (with several images: OUT-<n>.png)",
+    )
+    parser.set_defaults(handler=run)
+
+
+def load_reader() -> CardReader:
+    try:
+        return CardReader()
+    except ModelFileError as error:
+        raise UserError(str(error)) from None
+
+
+def annotated_path(base: Path, number: int, total: int) -> Path:
+    return base if total == 1 else base.with_name(f"{base.stem}-{number}{base.suffix}")
+
+
+def run(args: argparse.Namespace) -> int:
+    photos = [(path, read_photo(path)) for path in args.images]
+    reader = load_reader()
+    results = {}
+    for number, (path, image) in enumerate(photos, start=1):
+        cards = reader.read(image)
+        results[str(path)] = [card.to_json() for card in cards]
+        if args.annotate:
+            out = annotated_path(args.annotate, number, len(photos))
+            write_annotated(out, annotate(image, cards))
+    if args.json:
+        sys.stdout.write(json.dumps(results, indent=1) + "\n")
+        return 0
+    for path, cards in results.items():
+        up = [c for c in cards if c["face_up"]]
+        named = sorted((str(c["card"]) for c in up if c["card"]), key=_card_order)
+        sys.stdout.write(
+            f"{path}: {len(up)} face up ({len(named)} named), {len(cards) - len(up)} face down\n"
+        )
+        if named:
+            sys.stdout.write("  " + " ".join(named) + "\n")
+    return 0
+
+
+def _card_order(name: str) -> tuple[int, str]:
+    ranks = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+    return ranks.index(name[:-1]) if name[:-1] in ranks else 99, name[-1]

@@ -1,0 +1,44 @@
+"""A tiny training run (a few renders, one epoch) proves the training code works offline.
+
+Needs the `train` extra (torch, ultralytics); CI installs it, a plain `make test` skips this.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("ultralytics", reason="the train extra (torch, ultralytics) is not installed")
+
+from models.dataset import write_crops
+from models.train import main as train
+from simulator.backs import default_backs
+from simulator.faces import builtin_design
+from simulator.training import TrainingSettings, generate_dataset
+
+
+@pytest.fixture
+def offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("YOLO_OFFLINE", "1")
+    monkeypatch.setenv("YOLO_CONFIG_DIR", str(tmp_path / "yolo"))
+    monkeypatch.setenv("MPLCONFIGDIR", str(tmp_path / "mpl"))
+
+
+def test_tiny_training_runs_and_exports(tmp_path: Path, offline: None) -> None:
+    renders = tmp_path / "renders"
+    settings = TrainingSettings(size=(320, 192), val_fraction=0.5, card_length_px=(60, 120))
+    generate_dataset(renders, 4, 0, [builtin_design()], default_backs(2), settings=settings,
+                     progress=False)
+    write_crops(renders, tmp_path / "crops", seed=0, none_share=1.0)
+    common = ["--epochs", "1", "--runs", str(tmp_path / "runs"), "--models-dir",
+              str(tmp_path / "published")]
+    train(["cards", "--data", str(renders / "data.yaml"), "--imgsz", "96", "--batch", "2", *common])
+    published = tmp_path / "published"
+    assert (published / "cards.onnx").stat().st_size > 100_000
+    metrics = json.loads((published / "cards.metrics.json").read_text())
+    assert metrics["epochs_run"] == 1 and metrics["imgsz"] == 96
+    train(["classifier", "--data", str(tmp_path / "crops"), "--imgsz", "32", "--batch", "8",
+           *common])
+    assert (published / "index_classifier.onnx").stat().st_size > 100_000

@@ -1,0 +1,70 @@
+"""Rectification and back matching on rendered cards whose corners are known exactly."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from simulator.backs import back_from_spec
+from simulator.faces import builtin_design
+from simulator.labels import card_points_mm
+from simulator.render import RenderSettings, TableRenderer
+from simulator.scene import CardPose, Scene
+from vision.backs import BackMatcher, back_feature
+from vision.geometry import RECTIFIED_SIZE, index_crops, portrait_order, rectify
+
+CORNERS = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float64)
+SPECS = ["blue:dots", "blue:stripes", "red:lattice", "green:checks"]
+
+
+def reference(spec: str) -> np.ndarray:
+    image = back_from_spec(spec).image
+    alpha = image[:, :, 3:4].astype(np.float32) / 255
+    return (image[:, :, :3] * alpha + 255 * (1 - alpha)).astype(np.uint8)
+
+
+def rendered_table(poses: list[CardPose], seed: int = 3) -> tuple[np.ndarray, list[np.ndarray]]:
+    renderer = TableRenderer(
+        RenderSettings(size=(960, 540), table="felt", table_mm=(700.0, 394.0), seed=seed,
+                       markers=False),
+        [builtin_design()], [back_from_spec(s) for s in SPECS],
+    )
+    image = renderer.render(Scene(tuple(poses), ()), 0)
+    quads = [
+        np.array([renderer.project(x, y) for x, y in card_points_mm(p, CORNERS)], np.float32)
+        for p in poses
+    ]
+    return image, quads
+
+
+def test_portrait_order_starts_on_a_short_side() -> None:
+    landscape = np.array([[0, 0], [88, 0], [88, 63], [0, 63]], np.float32)
+    ordered = portrait_order(landscape)
+    assert np.linalg.norm(ordered[1] - ordered[0]) == pytest.approx(63)
+
+
+def test_rectified_face_shows_its_index_in_both_corners() -> None:
+    image, (quad,) = rendered_table([CardPose("QH", 0, 350, 200, 37.0, True)])
+    card = rectify(image, quad)
+    assert card.shape[:2] == (RECTIFIED_SIZE[1], RECTIFIED_SIZE[0])
+    first, opposite = index_crops(card)
+    # Both corners carry the same red index, turned upright: their red ink nearly agrees.
+    red = [((c[:, :, 2] > 150) & (c[:, :, 1] < 110)).mean() for c in (first, opposite)]
+    assert min(red) > 0.03 and abs(red[0] - red[1]) < 0.03
+
+
+def test_backs_of_the_same_colour_and_different_pattern_are_told_apart() -> None:
+    poses = [CardPose("AS", seat, 90 + 170 * seat, 120 + 150 * (seat % 2), 25.0 * seat - 40, False)
+             for seat in range(4)]
+    image, quads = rendered_table(poses)
+    matcher = BackMatcher({spec.split(":")[0] + "-" + spec.split(":")[1]: reference(spec)
+                           for spec in SPECS})
+    names = [matcher.match(rectify(image, quad))[0] for quad in quads]
+    assert names == ["blue-dots", "blue-stripes", "red-lattice", "green-checks"]
+
+
+def test_back_feature_is_the_same_for_a_card_turned_round() -> None:
+    back = reference("blue:dots")
+    turned = np.ascontiguousarray(back[::-1, ::-1])
+    assert back_feature(back).distance(back_feature(turned)) < 0.02
+    assert back_feature(back).distance(back_feature(reference("blue:stripes"))) > 0.1

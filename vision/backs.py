@@ -1,0 +1,126 @@
+"""Deck backs told apart by colour and pattern, against registered reference images.
+
+A reference is any image of the back: a design file or a photo crop. Each back (and each
+face-down card, rectified) becomes a feature: a hue/saturation histogram for the colour, and
+for the pattern a gradient-orientation histogram plus the energy in bands of spatial frequency,
+so two blue backs of different designs differ. The nearest reference names a card's back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.geometry import RECTIFIED_SIZE
+
+BORDER_SHARE = 0.12
+"""Share of the card trimmed on every side: the white margin and rounded corners say nothing."""
+HUE_BINS = 12
+"""Coarse hue bins, smoothed across neighbours: lighting shifts hue a little, never a lot."""
+ACHROMATIC_SATURATION = 50
+"""Below this saturation (0-255) a pixel counts as white, grey or black, not as a hue."""
+DARK_VALUE = 90
+SHARPNESS_SIGMA_PX = 1.2
+"""Both a crisp design file and a soft photo are blurred alike before the pattern is measured."""
+ORIENTATION_BINS = 9
+FREQUENCY_BANDS = 8
+PATTERN_WEIGHT = 0.6
+"""Share of the distance given to the pattern; the rest is colour."""
+MATCH_SOFTNESS = 0.05
+"""Distance scale that turns the gap between best and next-best match into a confidence."""
+
+
+class BackReferenceError(ValueError):
+    """A back reference that cannot be used: the message names the file."""
+
+
+@dataclass(frozen=True)
+class BackFeature:
+    colour: np.ndarray
+    pattern: np.ndarray
+
+    def distance(self, other: BackFeature) -> float:
+        colour = 0.5 * float(np.abs(self.colour - other.colour).sum())
+        pattern = 0.5 * float(np.abs(self.pattern - other.pattern).sum())
+        return (1 - PATTERN_WEIGHT) * colour + PATTERN_WEIGHT * pattern
+
+
+def _interior(card: np.ndarray) -> np.ndarray:
+    height, width = card.shape[:2]
+    dy, dx = int(height * BORDER_SHARE), int(width * BORDER_SHARE)
+    return card[dy : height - dy, dx : width - dx]
+
+
+def back_feature(card: np.ndarray) -> BackFeature:
+    """Feature of a back image (BGR), any size; it is brought to the rectified card's size."""
+    card = cv2.resize(card, RECTIFIED_SIZE, interpolation=cv2.INTER_AREA)
+    inner = cv2.GaussianBlur(_interior(card), (0, 0), SHARPNESS_SIGMA_PX)
+    colour = _colour_histogram(cv2.cvtColor(inner, cv2.COLOR_BGR2HSV))
+    grey = cv2.cvtColor(inner, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    gx, gy = cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)
+    magnitude, angle = cv2.cartToPolar(gx, gy)
+    # Unsigned orientation: a card turned 180 degrees has the same pattern.
+    orientation = np.histogram(angle % np.pi, ORIENTATION_BINS, (0, np.pi), weights=magnitude)[0]
+    spectrum = np.abs(np.fft.fftshift(np.fft.fft2(grey - grey.mean())))
+    h, w = spectrum.shape
+    yy, xx = np.mgrid[:h, :w]
+    radius = np.hypot((yy - h / 2) / h, (xx - w / 2) / w)
+    bands = np.histogram(radius, FREQUENCY_BANDS, (0, 0.5), weights=spectrum)[0]
+    pattern = np.concatenate([_normalised(orientation), _normalised(bands)]) / 2
+    return BackFeature(colour, pattern)
+
+
+def _colour_histogram(hsv: np.ndarray) -> np.ndarray:
+    """Saturation-weighted hue histogram, plus the shares of dark and light achromatic pixels."""
+    hue, saturation, value = (hsv[:, :, i].ravel().astype(np.float32) for i in range(3))
+    chromatic = saturation >= ACHROMATIC_SATURATION
+    hues = np.histogram(hue[chromatic], HUE_BINS, (0, 180), weights=saturation[chromatic])[0]
+    hues = _normalised(hues) * chromatic.mean()
+    hues = 0.5 * hues + 0.25 * (np.roll(hues, 1) + np.roll(hues, -1))
+    dark = float(((~chromatic) & (value < DARK_VALUE)).mean())
+    light = float(((~chromatic) & (value >= DARK_VALUE)).mean())
+    return np.concatenate([hues, [dark, light]])
+
+
+def _normalised(values: np.ndarray) -> np.ndarray:
+    total = float(values.sum())
+    return values / total if total > 0 else values
+
+
+class BackMatcher:
+    def __init__(self, references: dict[str, np.ndarray]) -> None:
+        if not references:
+            raise BackReferenceError("register at least one back")
+        self.features = {name: back_feature(image) for name, image in references.items()}
+
+    @classmethod
+    def from_files(cls, references: dict[str, Path]) -> BackMatcher:
+        images = {}
+        for name, path in references.items():
+            image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+            if image is None:
+                raise BackReferenceError(f"back {name!r}: cannot read image {path}")
+            images[name] = _on_white(image)
+        return cls(images)
+
+    def match(self, card: np.ndarray) -> tuple[str, float]:
+        """The nearest registered back and a confidence 0..1 from its margin over the next."""
+        feature = back_feature(card)
+        ranked = sorted((feature.distance(ref), name) for name, ref in self.features.items())
+        if len(ranked) == 1:
+            return ranked[0][1], float(np.exp(-ranked[0][0] / MATCH_SOFTNESS / 4))
+        (best, name), (second, _) = ranked[0], ranked[1]
+        return name, float(1 - np.exp(-(second - best) / MATCH_SOFTNESS))
+
+
+def _on_white(image: np.ndarray) -> np.ndarray:
+    """A BGR image; a transparent design file is composited onto white."""
+    if image.ndim == 2:
+        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    if image.shape[2] == 4:
+        alpha = image[:, :, 3:4].astype(np.float32) / 255
+        return (image[:, :, :3] * alpha + 255 * (1 - alpha)).astype(np.uint8)
+    return image

@@ -1,0 +1,53 @@
+"""The card's canonical frame: rectify a card from its four corners, cut out its index corners.
+
+Shared by training (crops from rendered labels) and the runtime, so that both see the same
+pixels. Cards are poker size; a rectified card is portrait, its first corner top-left.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+CARD_WIDTH_MM = 63.0
+CARD_HEIGHT_MM = 88.0
+RECTIFIED_PX_PER_MM = 3.0
+"""Resolution of the canonical card: enough for an index, cheap to warp."""
+INDEX_CROP_MM = 26.0
+"""Square cut from a corner that holds the rank and suit of every common design."""
+INDEX_CROP_PX = 64
+"""Side of the crop given to the index classifier."""
+
+RECTIFIED_SIZE = (
+    round(CARD_WIDTH_MM * RECTIFIED_PX_PER_MM),
+    round(CARD_HEIGHT_MM * RECTIFIED_PX_PER_MM),
+)
+
+
+def portrait_order(quad: np.ndarray) -> np.ndarray:
+    """The same four corners (clockwise) starting where the first edge is a short side."""
+    quad = np.asarray(quad, np.float32).reshape(4, 2)
+    first = np.linalg.norm(quad[1] - quad[0]) + np.linalg.norm(quad[3] - quad[2])
+    second = np.linalg.norm(quad[2] - quad[1]) + np.linalg.norm(quad[0] - quad[3])
+    return quad if first <= second else np.roll(quad, -1, axis=0)
+
+
+def rectify(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """The card seen square-on, portrait, `RECTIFIED_SIZE` pixels."""
+    width, height = RECTIFIED_SIZE
+    target = np.array(
+        [[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]], np.float32
+    )
+    matrix = cv2.getPerspectiveTransform(portrait_order(quad), target)
+    return cv2.warpPerspective(
+        image, matrix, RECTIFIED_SIZE, flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE
+    )
+
+
+def index_crops(card: np.ndarray) -> list[np.ndarray]:
+    """The two index corners of a rectified card, each turned upright: top-left, bottom-right."""
+    side = round(INDEX_CROP_MM * RECTIFIED_PX_PER_MM)
+    crops = [card[:side, :side], cv2.rotate(card, cv2.ROTATE_180)[:side, :side]]
+    return [
+        cv2.resize(c, (INDEX_CROP_PX, INDEX_CROP_PX), interpolation=cv2.INTER_AREA) for c in crops
+    ]

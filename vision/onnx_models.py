@@ -1,0 +1,122 @@
+"""The two ONNX models on onnxruntime: the card detector (pose) and the index classifier."""
+
+from __future__ import annotations
+
+import ast
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+DETECTION_SCORE_MIN = 0.35
+"""A card needs at least this detector score to be reported."""
+DETECTION_IOU_MAX = 0.6
+"""Two detections overlapping more than this are one card (non-maximum suppression)."""
+LETTERBOX_GREY = 114
+THREADS = 2
+
+
+class ModelFileError(FileNotFoundError):
+    """A model file is missing or unreadable; the message names it and how to get it."""
+
+
+def _session(path: Path):  # type: ignore[no-untyped-def]
+    import onnxruntime  # noqa: PLC0415  (imported late: a clear error if the extra is missing)
+
+    if not path.is_file():
+        raise ModelFileError(
+            f"model file not found: {path} (it is committed in models/; "
+            "retrain with 'python -m models.train --help')"
+        )
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = THREADS
+    options.log_severity_level = 3
+    try:
+        return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except (RuntimeError, OSError, ValueError) as error:  # onnxruntime errors are RuntimeErrors
+        raise ModelFileError(f"cannot load model {path}: {error}") from None
+
+
+def _names(session) -> list[str]:  # type: ignore[no-untyped-def]
+    text = session.get_modelmeta().custom_metadata_map.get("names", "{}")
+    names = ast.literal_eval(text)
+    return [names[i] for i in sorted(names)]
+
+
+@dataclass(frozen=True)
+class RawCard:
+    quad: np.ndarray  # 4 x 2 image pixels
+    face_up: bool
+    score: float
+
+
+class CardDetector:
+    """Whole cards, face up or down, each with its four corners (YOLOv8 pose, ONNX)."""
+
+    def __init__(self, path: Path) -> None:
+        self.session = _session(path)
+        self.input_name = self.session.get_inputs()[0].name
+        _, _, self.height, self.width = self.session.get_inputs()[0].shape
+        self.names = _names(self.session)
+
+    def __call__(self, image: np.ndarray) -> list[RawCard]:
+        tensor, scale, pad = self._letterbox(image)
+        output = self.session.run(None, {self.input_name: tensor})[0][0].T  # anchors x values
+        classes = len(self.names)
+        scores = output[:, 4 : 4 + classes]
+        best = scores.argmax(axis=1)
+        confidence = scores[np.arange(len(best)), best]
+        keep = confidence >= DETECTION_SCORE_MIN
+        output, best, confidence = output[keep], best[keep], confidence[keep]
+        if not len(output):
+            return []
+        boxes = output[:, :4].copy()
+        boxes[:, :2] -= boxes[:, 2:] / 2
+        chosen = cv2.dnn.NMSBoxes(
+            boxes.tolist(), confidence.tolist(), DETECTION_SCORE_MIN, DETECTION_IOU_MAX
+        )
+        cards = []
+        for i in np.asarray(chosen).reshape(-1):
+            points = output[i, 4 + classes :].reshape(-1, 3)[:, :2]
+            quad = (points - pad) / scale
+            face_up = self.names[int(best[i])] == "card_face_up"
+            cards.append(RawCard(quad.astype(np.float32), face_up, float(confidence[i])))
+        return cards
+
+    def _letterbox(self, image: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
+        height, width = image.shape[:2]
+        scale = min(self.width / width, self.height / height)
+        new_w, new_h = round(width * scale), round(height * scale)
+        canvas = np.full((self.height, self.width, 3), LETTERBOX_GREY, np.uint8)
+        left, top = (self.width - new_w) // 2, (self.height - new_h) // 2
+        canvas[top : top + new_h, left : left + new_w] = cv2.resize(
+            image, (new_w, new_h), interpolation=cv2.INTER_AREA
+        )
+        tensor = canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+        return np.ascontiguousarray(tensor), scale, np.array([left, top], np.float32)
+
+
+class IndexClassifier:
+    """Rank and suit of an upright index-corner crop, or "none" (YOLOv8 classifier, ONNX)."""
+
+    def __init__(self, path: Path) -> None:
+        self.session = _session(path)
+        self.input_name = self.session.get_inputs()[0].name
+        self.size = int(self.session.get_inputs()[0].shape[2])
+        self.names = _names(self.session)
+
+    def __call__(self, crops: list[np.ndarray]) -> tuple[list[str], np.ndarray]:
+        """Best class and its probability for each crop (BGR)."""
+        if not crops:
+            return [], np.zeros(0, np.float32)
+        batch = np.stack([cv2.resize(c, (self.size, self.size)) for c in crops])
+        tensor = batch[:, :, :, ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+        probabilities = np.concatenate(
+            [self.session.run(None, {self.input_name: t[None]})[0] for t in tensor]
+        )
+        best = probabilities.argmax(axis=1)
+        return [self.names[i] for i in best], probabilities[np.arange(len(best)), best]
