@@ -44,8 +44,10 @@ def main() -> None:
     settings = RenderSettings(size=(width, height), table_mm=table_for_seats(args.seats))
     scenes = playing_frames(args.frames, args.seats)
     n_cards = max(len(s.cards) for s in scenes)
-    print(f"scene: {args.seats} seats, up to {n_cards} cards, {args.seats} hands, "
-          f"{width}x{height} @ {args.fps:g} fps, cv2 threads {cv2.getNumThreads()}")
+    print(
+        f"scene: {args.seats} seats, up to {n_cards} cards, {args.seats} hands, "
+        f"{width}x{height} @ {args.fps:g} fps, cv2 threads {cv2.getNumThreads()}"
+    )
 
     start = time.perf_counter()
     renderer = TableRenderer(settings, [builtin_design()] * args.seats, default_backs(args.seats))
@@ -67,18 +69,22 @@ def main() -> None:
                     frames.append(frame)
         total = render_s + encode_s
         video_s = args.frames / args.fps
-        print(f"renderer: {1000 * render_s / args.frames:.1f} ms/frame render + "
-              f"{1000 * encode_s / args.frames:.1f} ms/frame encode = "
-              f"{1000 * total / args.frames:.1f} ms/frame; "
-              f"video s / wall s = {video_s / total:.2f}")
+        print(
+            f"renderer: {1000 * render_s / args.frames:.1f} ms/frame render + "
+            f"{1000 * encode_s / args.frames:.1f} ms/frame encode = "
+            f"{1000 * total / args.frames:.1f} ms/frame; "
+            f"video s / wall s = {video_s / total:.2f}"
+        )
 
         t0 = time.perf_counter()
         with VideoSink(Path(tmp) / "encode_only.mp4", args.fps, (width, height)) as sink:
             for frame in frames:
                 sink.write(frame)
         encode_only = (time.perf_counter() - t0) / len(frames)
-        print(f"baseline encode only: {1000 * encode_only:.1f} ms/frame; "
-              f"video s / wall s = {1 / (args.fps * encode_only):.2f}")
+        print(
+            f"baseline encode only: {1000 * encode_only:.1f} ms/frame; "
+            f"video s / wall s = {1 / (args.fps * encode_only):.2f}"
+        )
 
     t0 = time.perf_counter()
     for index, scene in enumerate(scenes[: args.naive_frames]):
@@ -86,8 +92,10 @@ def main() -> None:
         renderer.layer = CardLayer(renderer.background, renderer.patches)
         renderer.render(scene, index)
     naive = (time.perf_counter() - t0) / args.naive_frames
-    print(f"baseline naive (no caches) render: {1000 * naive:.1f} ms/frame; "
-          f"video s / wall s incl. encode = {1 / (args.fps * (naive + encode_only)):.2f}")
+    print(
+        f"baseline naive (no caches) render: {1000 * naive:.1f} ms/frame; "
+        f"video s / wall s incl. encode = {1 / (args.fps * (naive + encode_only)):.2f}"
+    )
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from hardware.device import BoxDevice
 from hardware.emulator import PtyEmulator
 from hardware.faults import FaultPlan, FaultyDevice
