@@ -7,6 +7,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +17,8 @@ from hardware.device import BoxDevice
 from hardware.driver import BoxDriver
 from hardware.emulator import TcpEmulator
 from hardware.faults import FaultPlan, FaultyDevice
+from hardware.framing import encode_command
+from hardware.terminal import read_keys, render
 from nerts.cli import main
 
 
@@ -109,3 +112,36 @@ def test_box_emulator_command_serves_a_pty() -> None:
         process.wait(timeout=5)
         if process.stdout:
             process.stdout.close()
+
+
+def test_keys_press_seat_buttons_reset_and_quit() -> None:
+    master, slave = os.openpty()
+    pressed: list[int] = []
+    resets: list[bool] = []
+    # Typed once the keyboard is in cbreak mode; x and 9 (no such seat) are ignored.
+    typist = threading.Timer(0.2, os.write, (master, b"2x9r1q3"))
+    stop = threading.Event()
+    safety = threading.Timer(10, stop.set)  # a broken `q` fails the test instead of hanging it
+    try:
+        with os.fdopen(os.dup(slave), "r") as keys:
+            typist.start()
+            safety.start()
+            read_keys(pressed.append, lambda: resets.append(True), stop, 4, keys)
+    finally:
+        typist.join()
+        safety.cancel()
+        os.close(master)
+        os.close(slave)
+    assert pressed == [2, 1]
+    assert resets == [True]
+
+
+SCREEN = ["HELLO", "LIGHT 0 FF0000", "LIGHT 2 00FF00 PULSE", "SHOW hi", "SCORE 1 -4"]
+
+
+def test_render_shows_lights_display_and_scores() -> None:
+    device = BoxDevice(seats=3)
+    device.feed(b"".join(encode_command(seq, text) for seq, text in enumerate(SCREEN, start=1)))
+    plain = "0●#FF0000 1○ 2◎#00FF00  [hi              ]  scores 1:-4"
+    assert render(device.state, colour=False) == plain
+    assert "\x1b[38;2;255;0;0m●\x1b[0m" in render(device.state)
