@@ -27,10 +27,6 @@ class FaultPlan:
         if self.reset_every < 0:
             raise ValueError("reset_every must be 0 (never) or a positive count")
 
-    @property
-    def any(self) -> bool:
-        return bool(self.corrupt_rate or self.lose_reply_rate or self.reset_every)
-
 
 @dataclass
 class FaultCounts:

@@ -62,10 +62,9 @@ def check_url(url: str) -> str:
     if url == AUTO_URL:
         return url
     try:
-        port = serial.serial_for_url(url, do_not_open=True)
+        serial.serial_for_url(url, do_not_open=True)
     except (ValueError, serial.SerialException) as error:
         raise ValueError(f"{url!r} is not a serial port URL pyserial knows: {error}") from error
-    del port
     return url
 
 

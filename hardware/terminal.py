@@ -35,12 +35,14 @@ def _light(light: Light, colour: bool) -> str:
 
 
 def render(state: BoxState, colour: bool = True) -> str:
-    """One line showing the box: lights by seat, the display text, the scores, the buzzer."""
+    """One line showing the box: lights by seat, the display text, the scores, a Nerts call."""
     lights = " ".join(f"{seat}{_light(light, colour)}" for seat, light in enumerate(state.lights))
     scores = " ".join(f"{seat}:{points}" for seat, points in sorted(state.scores.items()))
     parts = [lights, f"[{state.display:<16}]"]
     if scores:
         parts.append(f"scores {scores}")
+    if state.nerts_caller is not None:
+        parts.append(f"NERTS! seat {state.nerts_caller}")
     return "  ".join(parts)
 
 
