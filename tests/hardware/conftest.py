@@ -112,14 +112,22 @@ def conformance_box(
 
 
 @pytest.fixture
-def raw_link(conformance_box: BoxUnderTest) -> Iterator[Callable[[], RawLink]]:
-    """Opens a RawLink to the box; closes whatever it opened."""
+def open_raw_link() -> Iterator[Callable[[str], RawLink]]:
+    """Opens RawLinks to any URL; closes whatever it opened."""
     links: list[RawLink] = []
 
-    def open_link() -> RawLink:
-        links.append(RawLink(conformance_box.url))
+    def open_link(url: str) -> RawLink:
+        links.append(RawLink(url))
         return links[-1]
 
     yield open_link
     for link in links:
         link.close()
+
+
+@pytest.fixture
+def raw_link(
+    conformance_box: BoxUnderTest, open_raw_link: Callable[[str], RawLink]
+) -> Callable[[], RawLink]:
+    """Opens a RawLink to the box under test."""
+    return lambda: open_raw_link(conformance_box.url)

@@ -3,14 +3,18 @@ against the firmware in simavr (see conftest.py). Every case follows contracts/b
 
 from __future__ import annotations
 
+import random
 import re
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
-from hardware.framing import crc16, encode_command
+from hardware.device import BoxDevice
+from hardware.framing import crc16, encode_command, parse_device_line
+from hardware.simavr import SimulatedBox
 
 if TYPE_CHECKING:  # only names for annotations: tests/hardware/conftest.py defines them
     from conftest import BoxUnderTest, RawLink
@@ -185,3 +189,48 @@ def test_button_press_is_reported_once(
     assert link.lines(1) == ["BTN 1"]
     conformance_box.release(1)
     assert link.quiet() == []
+
+
+VOCABULARY = {
+    "name": ["PING", "RESET", "LIGHT", "BUZZ", "SHOW", "SCORE", "NERTS", "HELLO", "FOO", "light"],
+    "arg": ["0", "3", "4", "9", "007", "x", "", "FF0000", "00ff00", "OFF", "off", "GG0000",
+            "BLINK", "PULSE", "SOLID", "LATE", "WIN", "HONK", "-5", "+12", "32768", "-32768",
+            "1234567", "Seat 2 leads"],
+}  # fmt: skip
+
+
+def random_line(rng: random.Random, expected: int) -> bytes:
+    """A host line: mostly well framed with a plausible number, sometimes damaged."""
+    words = [rng.choice(VOCABULARY["name"])]
+    words += [rng.choice(VOCABULARY["arg"]) for _ in range(rng.choice([0, 1, 1, 2, 2, 3, 4]))]
+    seq = rng.choice([expected, expected, expected, expected - 1, expected + 1, 1, 65535])
+    body = f"N{max(seq, 1)} {' '.join(words)}".encode()[:70]
+    line = framed(body)
+    damage = rng.random()
+    if damage < 0.1:
+        index = rng.randrange(len(line) - 1)
+        line = line[:index] + bytes([line[index] ^ 0x20]) + line[index + 1 :]
+    elif damage < 0.15:
+        line = line[:-1] + b"\r\n"
+    return line
+
+
+def test_firmware_answers_every_line_as_the_emulator_does(
+    simulator_build: tuple[Path, Path], open_raw_link: Callable[[str], RawLink]
+) -> None:
+    """Differential conformance: 300 random lines, the same replies from both devices."""
+    harness, elf = simulator_build
+    rng = random.Random(20)
+    emulated = BoxDevice()
+    with SimulatedBox(harness, elf) as simulated:
+        link = open_raw_link(simulated.url)
+        handshake(link)
+        emulated.feed(command(1, "HELLO"))
+        for _ in range(300):
+            line = random_line(rng, emulated.expected)
+            want = [normalised(parse_device_line(reply))
+                    for reply in emulated.feed(line).splitlines()]  # fmt: skip
+            link.send(line)
+            got = [normalised(text) for text in link.lines(len(want))]
+            assert got == want, f"after sending {line!r}"
+        assert link.quiet() == []
