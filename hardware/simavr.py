@@ -20,7 +20,8 @@ FIRMWARE_DIR = Path(__file__).parent / "firmware"
 SKETCH_DIR = FIRMWARE_DIR / "nertsbox"
 HARNESS_DIR = FIRMWARE_DIR / "simavr"
 ARDUINO_MK = Path("/usr/share/arduino/Arduino.mk")
-SIMAVR_HEADER = Path("/usr/include/simavr/parts/uart_pty.h")
+# The pkg-config names of the libraries the harness links (libsimavr-dev, libelf-dev).
+HARNESS_LIBRARIES = ("simavr", "simavrparts", "libelf")
 # The harness prints this before the pty's path.
 PTY_MARKER = "nertsbox-sim pty: "
 # Lines simavr may print before the marker.
@@ -37,8 +38,14 @@ def missing_tools() -> list[str]:
     missing = [tool for tool in ("make", "cc", "avr-gcc", "pkg-config") if not shutil.which(tool)]
     if not ARDUINO_MK.exists():
         missing.append(f"arduino-mk ({ARDUINO_MK})")
-    if not SIMAVR_HEADER.exists():
-        missing.append(f"libsimavr-dev ({SIMAVR_HEADER})")
+    libraries_found = (
+        "pkg-config" not in missing
+        and not subprocess.run(
+            ["pkg-config", "--exists", *HARNESS_LIBRARIES], check=False
+        ).returncode
+    )
+    if not libraries_found:
+        missing.append(f"libsimavr-dev or libelf-dev (pkg-config: {' '.join(HARNESS_LIBRARIES)})")
     return missing
 
 
