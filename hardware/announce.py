@@ -32,6 +32,7 @@ from collections.abc import Callable, Mapping
 from types import TracebackType
 
 from hardware.driver import BoxDriver
+from hardware.ports import check_url
 
 log = logging.getLogger(__name__)
 
@@ -139,7 +140,8 @@ class BoxAnnouncer:
     """Sends the referee's announcements to the box at `url` (any pyserial URL, or `auto`).
 
     `seats`: the number of seats at the table, when known; commands for seats beyond it are
-    not sent.
+    not sent. Raises ValueError, with a message for the user, if pyserial does not know the URL's
+    form; a well-formed URL of an absent box is fine (the driver waits for it).
     """
 
     def __init__(
@@ -150,7 +152,7 @@ class BoxAnnouncer:
         on_button: Callable[[int], None] | None = None,
         drain_timeout: float = DRAIN_TIMEOUT_S,
     ) -> None:
-        self.url = url
+        self.url = check_url(url)
         self.seats = seats
         self.drain_timeout = drain_timeout
         self.commands = BoxCommands()

@@ -119,3 +119,8 @@ def test_absent_box_never_blocks_and_exit_is_bounded(caplog: pytest.LogCaptureFi
     assert time.monotonic() - started < 1.0
     assert "not available" in caplog.text
     assert f"{len(EXPECTED)} announcements never delivered" in caplog.text
+
+
+def test_a_url_pyserial_does_not_know_is_refused_at_once() -> None:
+    with pytest.raises(ValueError, match="not a serial port URL"):
+        BoxAnnouncer("nonsense://box")
