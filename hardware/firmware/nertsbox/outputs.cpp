@@ -54,7 +54,9 @@ static void lights_write(unsigned long now_ms) {
   cli();
   uint8_t high = *port | mask, low = *port & ~mask;
   for (uint8_t seat = 0; seat < SEATS; seat++) {
-    for (uint8_t colour = 0; colour < 3; colour++) ws2812_send_byte(port, high, low, grb[seat][colour]);
+    for (uint8_t colour = 0; colour < 3; colour++) {
+      ws2812_send_byte(port, high, low, grb[seat][colour]);
+    }
   }
   SREG = saved;  // the strip latches after 50 us of low
 }
