@@ -172,11 +172,13 @@ class BoxAnnouncer:
 
     def announce(self, event: Mapping[str, object]) -> None:
         """Queue the box commands for one table event; returns at once."""
-        for command in self.commands.for_event(event):
-            seat = _seat_of(command)
-            if self.seats is not None and seat is not None and seat >= self.seats:
-                continue
-            self.driver.send(command)
+        commands = [
+            command
+            for command in self.commands.for_event(event)
+            if self.seats is None or (_seat_of(command) or 0) < self.seats
+        ]
+        if commands:
+            self.driver.send_all(commands)
 
     def button_presses(self) -> list[int]:
         """The seats whose Nerts! button was pressed since the last call, in order."""

@@ -23,7 +23,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from types import TracebackType
 
@@ -113,14 +113,23 @@ class BoxDriver:
 
         Raises ValueError if `text` cannot be a command line (not printable ASCII, too long).
         """
-        check_command_text(text)
-        delivery: Delivery = Future()
-        delivery.set_running_or_notify_cancel()
+        return self.send_all([text])[0]
+
+    def send_all(self, texts: Sequence[str]) -> list[Delivery]:
+        """Queue several commands, in order, taking the lock once; returns at once."""
+        for text in texts:
+            check_command_text(text)
+        deliveries: list[Delivery] = []
+        now = time.monotonic()
         with self._lock:
             if self._stopping.is_set():
                 raise BoxClosed("the box driver is closed")
-            self._write(self._protocol.submit(text, delivery, time.monotonic()))
-        return delivery
+            for text in texts:
+                delivery: Delivery = Future()
+                delivery.set_running_or_notify_cancel()
+                deliveries.append(delivery)
+                self._write(self._protocol.submit(text, delivery, now))
+        return deliveries
 
     def wait_delivered(self, timeout: float) -> bool:
         """Wait up to `timeout` seconds for every queued command to be acknowledged."""
