@@ -177,7 +177,10 @@ class BoxDriver:
             log.info("box: Nerts! button of seat %d", seat)
             self.buttons.put(seat)
             if self.on_button is not None:
-                self.on_button(seat)
+                try:
+                    self.on_button(seat)
+                except Exception:  # the caller's bug must not stop the box link
+                    log.exception("box: on_button(%d) failed", seat)
 
     def _run(self) -> None:
         while not self._stopping.is_set():

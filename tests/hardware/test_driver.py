@@ -182,6 +182,19 @@ def test_button_presses_reach_the_callback_and_the_queue() -> None:
     assert link.buttons.get_nowait() == 2
 
 
+def test_a_failing_button_callback_does_not_stop_the_link() -> None:
+    def broken(seat: int) -> None:
+        raise RuntimeError(f"referee bug on seat {seat}")
+
+    with emulator() as box:
+        link = driver(box.url, on_button=broken)
+        link.send("PING").result(timeout=5)
+        box.press_button(0)
+        assert link.buttons.get(timeout=5) == 0
+        assert link.send("BUZZ BEEP").result(timeout=5) is None
+        link.close()
+
+
 def test_identity_and_debug_traffic_log(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG, logger="hardware.driver")
     with emulator() as box:
