@@ -129,6 +129,10 @@ class SimulatedBox:
     def release(self, seat: int) -> None:
         self._tell(f"release {seat}")
 
+    def tap(self, seat: int, milliseconds: int) -> None:
+        """Press seat's button for exactly this long in simulated time, then let go."""
+        self._tell(f"tap {seat} {milliseconds}")
+
     def close(self) -> None:
         if self._process.poll() is None:
             self._process.kill()

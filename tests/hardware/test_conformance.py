@@ -234,3 +234,23 @@ def test_firmware_answers_every_line_as_the_emulator_does(
             got = [normalised(text) for text in link.lines(len(want))]
             assert got == want, f"after sending {line!r}"
         assert link.quiet() == []
+
+
+def test_firmware_debounces_its_buttons(
+    simulator_build: tuple[Path, Path], open_raw_link: Callable[[str], RawLink]
+) -> None:
+    """Presses shorter than the debounce time (30 ms) are glitches; a press held longer, after
+    bouncing, is one press. Durations are in simulated time, so host load cannot change them."""
+    harness, elf = simulator_build
+    with SimulatedBox(harness, elf) as simulated:
+        link = open_raw_link(simulated.url)
+        handshake(link)
+        simulated.release(2)
+        time.sleep(SETTLE_S)
+        simulated.tap(2, 20)
+        assert link.quiet() == []
+        for _ in range(3):  # contact bounce
+            simulated.tap(2, 2)
+        simulated.tap(2, 100)
+        assert link.lines(1) == ["BTN 2"]
+        assert link.quiet() == []

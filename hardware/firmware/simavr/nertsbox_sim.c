@@ -4,6 +4,7 @@
      reset        reset the MCU (as at power-up: the firmware prints HELLO)
      press N      hold seat N's button down (seats 0-5 are pins A0-A5, to ground)
      release N    let it go
+     tap N MS     press it for MS milliseconds of simulated time, then let go
    Usage: nertsbox-sim FIRMWARE.elf */
 #include <pthread.h>
 #include <stdio.h>
@@ -22,17 +23,25 @@ static uart_pty_t uart;
 /* Requests from the input thread, carried out between two simulation steps. */
 static volatile int reset_requested;
 static volatile int pin_requested[BUTTON_SEATS] = {-1, -1, -1, -1, -1, -1};
+static volatile int tap_requested_ms[BUTTON_SEATS] = {-1, -1, -1, -1, -1, -1};
 
 static void *read_input(void *unused) {
   char line[64];
-  int seat;
+  int seat, ms;
   while (fgets(line, sizeof line, stdin)) {
     if (strncmp(line, "reset", 5) == 0) reset_requested = 1;
+    if (sscanf(line, "tap %d %d", &seat, &ms) == 2 && seat >= 0 && seat < BUTTON_SEATS && ms >= 0)
+      tap_requested_ms[seat] = ms;
     if ((sscanf(line, "press %d", &seat) == 1 || sscanf(line, "release %d", &seat) == 1) &&
         seat >= 0 && seat < BUTTON_SEATS)
       pin_requested[seat] = line[0] == 'r';  /* released: the pull-up reads high */
   }
   return unused;  /* end of input: the simulation goes on */
+}
+
+static avr_cycle_count_t release_button(avr_t *avr, avr_cycle_count_t when, void *pin) {
+  avr_raise_irq((avr_irq_t *)pin, 1);
+  return 0;  /* once */
 }
 
 static void carry_out_requests(avr_t *avr) {
@@ -44,6 +53,13 @@ static void carry_out_requests(avr_t *avr) {
     if (pin_requested[seat] < 0) continue;
     avr_raise_irq(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('C'), seat), pin_requested[seat]);
     pin_requested[seat] = -1;
+  }
+  for (int seat = 0; seat < BUTTON_SEATS; seat++) {
+    if (tap_requested_ms[seat] < 0) continue;
+    avr_irq_t *pin = avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('C'), seat);
+    avr_raise_irq(pin, 0);
+    avr_cycle_timer_register_usec(avr, tap_requested_ms[seat] * 1000, release_button, pin);
+    tap_requested_ms[seat] = -1;
   }
 }
 
