@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hardware.framing import (
@@ -41,6 +41,7 @@ def test_sequence_wraps_to_1() -> None:
     assert next_sequence(65535) == 1
 
 
+@settings(deadline=None)  # timing is not what is tested; CI machines are busy
 @given(st.integers(1, 65535), command_texts)
 def test_command_line_round_trip(seq: int, text: str) -> None:
     line = encode_command(seq, text)
@@ -50,6 +51,7 @@ def test_command_line_round_trip(seq: int, text: str) -> None:
     assert (parsed.seq, parsed.text, " ".join(parsed.words)) == (seq, text, text)
 
 
+@settings(deadline=None)
 @given(st.integers(1, 65535), command_texts, st.data())
 def test_any_single_corrupted_byte_is_caught(seq: int, text: str, data: st.DataObject) -> None:
     line = bytearray(encode_command(seq, text)[:-1])
@@ -58,6 +60,7 @@ def test_any_single_corrupted_byte_is_caught(seq: int, text: str, data: st.DataO
     assert parse_command_line(bytes(line)) is None
 
 
+@settings(deadline=None)
 @given(st.text(alphabet=PRINTABLE, min_size=1, max_size=50))
 def test_device_line_round_trip(text: str) -> None:
     assert parse_device_line(encode_device_line(text)[:-1]) == text
@@ -80,6 +83,7 @@ def test_command_too_long_for_a_line_is_refused() -> None:
         check_command_text("SHOW " + "x" * 47)
 
 
+@settings(deadline=None)
 @given(st.lists(st.binary(max_size=80).map(lambda b: b.replace(b"\n", b"")), max_size=5),
        st.integers(1, 7))  # fmt: skip
 def test_splitter_cuts_lines_whatever_the_chunks(lines: list[bytes], chunk: int) -> None:
