@@ -11,6 +11,7 @@ Modules, each small enough to read whole:
 - `emulator`: the pty and TCP front ends of the emulated box.
 - `terminal`: the emulator's terminal display.
 - `announce`: `BoxAnnouncer`, turning table events into box commands.
+- `lifecycle`: `Service`, the start/close context-manager base of the classes above.
 - `simavr`: building the firmware (`firmware/`) and running it in simavr with its UART on a pty.
 
 The protocol itself is `contracts/box-protocol.md` in the shared documents.

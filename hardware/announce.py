@@ -29,9 +29,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from types import TracebackType
+from typing import Self
 
 from hardware.driver import BoxDriver
+from hardware.lifecycle import Service
 from hardware.ports import check_url
 
 log = logging.getLogger(__name__)
@@ -136,7 +137,7 @@ class BoxCommands:
         return commands
 
 
-class BoxAnnouncer:
+class BoxAnnouncer(Service):
     """Sends the referee's announcements to the box at `url` (any pyserial URL, or `auto`).
 
     `seats`: the number of seats at the table, when known; commands for seats beyond it are
@@ -158,17 +159,9 @@ class BoxAnnouncer:
         self.commands = BoxCommands()
         self.driver = BoxDriver(url, on_button=on_button)
 
-    def __enter__(self) -> BoxAnnouncer:
+    def start(self) -> Self:
         self.driver.start()
         return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def announce(self, event: Mapping[str, object]) -> None:
         """Queue the box commands for one table event; returns at once."""

@@ -25,10 +25,11 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
-from types import TracebackType
+from typing import Self
 
 from hardware.framing import LineSplitter, check_command_text, parse_device_line
 from hardware.host_protocol import RESEND_TIMEOUT_S, Actions, BoxIdentity, HostProtocol
+from hardware.lifecycle import Service
 from hardware.ports import PortError, SerialPort, open_port
 
 log = logging.getLogger(__name__)
@@ -53,7 +54,7 @@ class BoxClosed(Exception):
     """The driver was closed before the box acknowledged the command."""
 
 
-class BoxDriver:
+class BoxDriver(Service):
     """The host end of the box link at `url` (any pyserial URL, or `auto`); see the module doc."""
 
     def __init__(
@@ -79,17 +80,6 @@ class BoxDriver:
         self._thread = threading.Thread(target=self._run, name=f"box {url}", daemon=True)
         self._warned_absent = False
 
-    def __enter__(self) -> BoxDriver:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
-
     @property
     def connected(self) -> bool:
         return self._port is not None
@@ -104,7 +94,7 @@ class BoxDriver:
         with self._lock:
             return [command.text for command in self._protocol.unacknowledged]
 
-    def start(self) -> BoxDriver:
+    def start(self) -> Self:
         self._thread.start()
         return self
 

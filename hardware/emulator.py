@@ -16,10 +16,10 @@ import select
 import socket
 import threading
 import tty
-from types import TracebackType
 from typing import Self
 
 from hardware.faults import FaultyDevice
+from hardware.lifecycle import Service
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +28,7 @@ POLL_S = 0.05
 READ_CHUNK = 4096
 
 
-class _Frontend:
+class _Frontend(Service):
     """What both front ends share: the device under a lock, a serving thread, button presses."""
 
     def __init__(self, device: FaultyDevice) -> None:
@@ -36,17 +36,6 @@ class _Frontend:
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._serve, name=type(self).__name__, daemon=True)
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
     @property
     def url(self) -> str:

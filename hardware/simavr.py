@@ -14,7 +14,8 @@ from __future__ import annotations
 import shutil
 import subprocess
 from pathlib import Path
-from types import TracebackType
+
+from hardware.lifecycle import Service
 
 FIRMWARE_DIR = Path(__file__).parent / "firmware"
 SKETCH_DIR = FIRMWARE_DIR / "nertsbox"
@@ -79,7 +80,7 @@ def build_harness(build_dir: Path) -> Path:
     return harness
 
 
-class SimulatedBox:
+class SimulatedBox(Service):
     """The firmware running in simavr; the host opens `url` (the UART's pty)."""
 
     def __init__(self, harness: Path, elf: Path) -> None:
@@ -102,17 +103,6 @@ class SimulatedBox:
                 break
         self.close()
         raise SimulationError("the simavr harness did not report its pty")
-
-    def __enter__(self) -> SimulatedBox:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def _tell(self, line: str) -> None:
         assert self._process.stdin is not None
