@@ -102,7 +102,10 @@ def referee_log(
         leave=False,
         disable=not sys.stderr.isatty(),
     )
-    box = BoxAnnouncer(box_url) if box_url else None
+    try:
+        box = BoxAnnouncer(box_url) if box_url else None
+    except ValueError as error:  # a port URL pyserial does not understand
+        raise UserError(f"--box {box_url}: {error}") from None
     with EventWriter(out_path) as writer, box or contextlib.nullcontext():
 
         def publish(out: Event) -> None:
