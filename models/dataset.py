@@ -30,8 +30,13 @@ log = logging.getLogger(__name__)
 
 NONE_CLASS = "none"
 """Classifier class for a corner that shows no readable index (covered, or a back)."""
-QUAD_JITTER = 0.03
-"""Corners moved by up to this share of the card's size, as a detector's corners would be."""
+MIN_CARD_LENGTH_PX = 70.0
+"""Cards shorter than this in a render give index crops too blurred to teach anything."""
+QUAD_JITTER = 0.08
+"""Corners moved by up to this share of the card's size, as the detector's corners are
+(measured: errors of 5-10% are common)."""
+CROPS_PER_INDEX = 2
+"""Each readable index is cut this many times, each time with other corner errors."""
 
 
 def shared_decks(shared: Path) -> tuple[list[Path], list[Path]]:
@@ -96,15 +101,18 @@ def labelled_crops(
         for card in cards:
             key = (card["card"], card["seat"])
             quad = portrait_order(quads[key])
-            crops = index_crops(rectify(image, _jittered(quad, rng)))
-            if not card["face_up"]:
-                yield NONE_CLASS, crops[int(rng.integers(2))]
+            if np.linalg.norm(quad[3] - quad[0]) < MIN_CARD_LENGTH_PX:
                 continue
-            for corner, crop in enumerate(crops):
-                if corner in visible_indices[key]:
-                    yield card["card"], crop
-                elif _corner_covered(card["keypoints"], quads[key], corner):
-                    yield NONE_CLASS, crop
+            for cut in range(CROPS_PER_INDEX):
+                crops = index_crops(rectify(image, _jittered(quad, rng)))
+                if not card["face_up"]:
+                    yield NONE_CLASS, crops[int(rng.integers(2))]
+                    continue
+                for corner, crop in enumerate(crops):
+                    if corner in visible_indices[key]:
+                        yield card["card"], crop
+                    elif cut == 0 and _corner_covered(card["keypoints"], quads[key], corner):
+                        yield NONE_CLASS, crop
 
 
 def _corner_covered(keypoints: list[list[float]], quad: np.ndarray, corner: int) -> bool:
@@ -115,15 +123,16 @@ def _corner_covered(keypoints: list[list[float]], quad: np.ndarray, corner: int)
     return keypoints[point][2] == 1
 
 
-def write_crops(render_dir: Path, out: Path, seed: int, none_share: float = 0.15) -> dict[str, int]:
-    """Classification dataset (out/{train,val}/<class>/*.png) from a render folder."""
+def write_crops(
+    render_dirs: list[Path], out: Path, seed: int, none_share: float = 0.08
+) -> dict[str, int]:
+    """Classification dataset (out/{train,val}/<class>/*.png) from render folders."""
     rng = np.random.default_rng(seed)
     totals: dict[str, int] = {}
     for split in ("train", "val"):
         counts: dict[str, int] = {}
-        for label, crop in tqdm(
-            labelled_crops(render_dir, split, rng), desc=f"crops {split}", unit=" crops"
-        ):
+        crops = (c for folder in render_dirs for c in labelled_crops(folder, split, rng))
+        for label, crop in tqdm(crops, desc=f"crops {split}", unit=" crops"):
             if label == NONE_CLASS and rng.random() > none_share * 4:
                 continue
             folder = out / split / label

@@ -4,6 +4,7 @@
     python -m models.train crops --renders build/renders --out build/crops
     python -m models.train cards --data build/renders/data.yaml --epochs 30
     python -m models.train classifier --data build/crops --epochs 10
+    python -m models.train cards ... --init models/cards.pt   # more epochs on top of the last
 
 Each training run keeps its checkpoints under --runs (default build/runs); run the same command
 with --resume to continue an interrupted run. The best weights are copied to models/ with their
@@ -58,7 +59,8 @@ def _train(kind: str, model_yaml: str, args: argparse.Namespace, **overrides: An
         model = ultralytics.YOLO(str(last))
         model.train(resume=True)
     else:
-        model = ultralytics.YOLO(model_yaml)
+        # --init continues from earlier weights (more epochs on top of a finished run).
+        model = ultralytics.YOLO(args.init or model_yaml)
         model.train(
             data=str(args.data),
             epochs=args.epochs,
@@ -69,7 +71,7 @@ def _train(kind: str, model_yaml: str, args: argparse.Namespace, **overrides: An
             project=str(run_dir.parent),
             name=run_dir.name,
             exist_ok=True,
-            pretrained=False,
+            pretrained=bool(args.init),
             amp=False,
             plots=False,
             seed=args.seed,
@@ -140,6 +142,23 @@ def command_classifier(args: argparse.Namespace) -> None:
     _publish(best, Path(args.models_dir) / INDEX_ONNX.name, args.imgsz, metrics)
 
 
+def command_publish(args: argparse.Namespace) -> None:
+    """Publishes the best weights of a stopped or finished run (e.g. one cut short for time)."""
+    run_dir = Path(args.run)
+    target, imgsz = (
+        (CARDS_ONNX, CARDS_IMGSZ) if args.model == "cards" else (INDEX_ONNX, INDEX_CROP_PX)
+    )
+    metrics = _final_metrics(run_dir, 0, argparse.Namespace(imgsz=imgsz, data=str(run_dir)))
+    metrics["train_seconds"] = round(float(_column(run_dir, "time")[-1]))  # cumulative
+    _publish(run_dir / "weights" / "best.pt", Path(args.models_dir) / target.name, imgsz, metrics)
+
+
+def _column(run_dir: Path, name: str) -> list[str]:
+    rows = (run_dir / "results.csv").read_text().splitlines()
+    header = [h.strip() for h in rows[0].split(",")]
+    return [row.split(",")[header.index(name)].strip() for row in rows[1:]]
+
+
 def command_data(args: argparse.Namespace) -> None:
     width, _, height = args.size.partition("x")
     render_dataset(
@@ -148,7 +167,7 @@ def command_data(args: argparse.Namespace) -> None:
 
 
 def command_crops(args: argparse.Namespace) -> None:
-    write_crops(Path(args.renders), Path(args.out), args.seed)
+    write_crops([Path(folder) for folder in args.renders], Path(args.out), args.seed)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -166,8 +185,13 @@ def main(argv: list[str] | None = None) -> None:
         "--shared", default=str(DEFAULT_SHARED), help="the shared/ folder with decks/"
     )
     data.set_defaults(handler=command_data)
+    publish = sub.add_parser("publish", help="publish the best weights of a run to models/")
+    publish.add_argument("model", choices=["cards", "classifier"])
+    publish.add_argument("--run", required=True, help="the run folder, e.g. build/runs/cards")
+    publish.add_argument("--models-dir", default=str(MODELS_DIR))
+    publish.set_defaults(handler=command_publish)
     crops = sub.add_parser("crops", help="cut index-corner crops from renders for the classifier")
-    crops.add_argument("--renders", required=True)
+    crops.add_argument("--renders", required=True, nargs="+", help="render folders")
     crops.add_argument("--out", required=True)
     crops.set_defaults(handler=command_crops)
     for name, handler, imgsz, batch in (
@@ -182,6 +206,7 @@ def main(argv: list[str] | None = None) -> None:
         step.add_argument("--fraction", type=float, default=1.0, help="share of the data to use")
         step.add_argument("--runs", default=str(DEFAULT_RUNS))
         step.add_argument("--resume", action="store_true", help="continue the last run")
+        step.add_argument("--init", metavar="WEIGHTS.pt", help="start from these weights")
         step.add_argument("--models-dir", default=str(MODELS_DIR), help="where to publish")
         step.set_defaults(handler=handler)
     for step_parser in sub.choices.values():

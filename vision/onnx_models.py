@@ -14,7 +14,7 @@ log = logging.getLogger(__name__)
 
 DETECTION_SCORE_MIN = 0.35
 """A card needs at least this detector score to be reported."""
-DETECTION_IOU_MAX = 0.6
+DETECTION_IOU_MAX = 0.45
 """Two detections overlapping more than this are one card (non-maximum suppression)."""
 LETTERBOX_GREY = 114
 THREADS = 2
