@@ -52,7 +52,7 @@ def _ultralytics() -> Any:
 
 def _train(kind: str, model_yaml: str, args: argparse.Namespace, **overrides: Any) -> Path:
     ultralytics = _ultralytics()
-    run_dir = Path(args.runs) / kind
+    run_dir = Path(args.runs).resolve() / kind  # ultralytics would file a relative one elsewhere
     last = run_dir / "weights" / "last.pt"
     started = time.time()
     if args.resume and last.is_file():

@@ -25,9 +25,11 @@ def reference(spec: str) -> np.ndarray:
 
 def rendered_table(poses: list[CardPose], seed: int = 3) -> tuple[np.ndarray, list[np.ndarray]]:
     renderer = TableRenderer(
-        RenderSettings(size=(960, 540), table="felt", table_mm=(700.0, 394.0), seed=seed,
-                       markers=False),
-        [builtin_design()], [back_from_spec(s) for s in SPECS],
+        RenderSettings(
+            size=(960, 540), table="felt", table_mm=(700.0, 394.0), seed=seed, markers=False
+        ),
+        [builtin_design()],
+        [back_from_spec(s) for s in SPECS],
     )
     image = renderer.render(Scene(tuple(poses), ()), 0)
     quads = [
@@ -54,11 +56,14 @@ def test_rectified_face_shows_its_index_in_both_corners() -> None:
 
 
 def test_backs_of_the_same_colour_and_different_pattern_are_told_apart() -> None:
-    poses = [CardPose("AS", seat, 90 + 170 * seat, 120 + 150 * (seat % 2), 25.0 * seat - 40, False)
-             for seat in range(4)]
+    poses = [
+        CardPose("AS", seat, 90 + 170 * seat, 120 + 150 * (seat % 2), 25.0 * seat - 40, False)
+        for seat in range(4)
+    ]
     image, quads = rendered_table(poses)
-    matcher = BackMatcher({spec.split(":")[0] + "-" + spec.split(":")[1]: reference(spec)
-                           for spec in SPECS})
+    matcher = BackMatcher(
+        {spec.split(":")[0] + "-" + spec.split(":")[1]: reference(spec) for spec in SPECS}
+    )
     names = [matcher.match(rectify(image, quad))[0] for quad in quads]
     assert names == ["blue-dots", "blue-stripes", "red-lattice", "green-checks"]
 
