@@ -29,16 +29,24 @@ def offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_tiny_training_runs_and_exports(tmp_path: Path, offline: None) -> None:
     renders = tmp_path / "renders"
     settings = TrainingSettings(size=(320, 192), val_fraction=0.5, card_length_px=(60, 120))
-    generate_dataset(renders, 4, 0, [builtin_design()], default_backs(2), settings=settings,
-                     progress=False)
-    write_crops(renders, tmp_path / "crops", seed=0, none_share=1.0)
-    common = ["--epochs", "1", "--runs", str(tmp_path / "runs"), "--models-dir",
-              str(tmp_path / "published")]
+    generate_dataset(
+        renders, 4, 0, [builtin_design()], default_backs(2), settings=settings, progress=False
+    )
+    write_crops([renders], tmp_path / "crops", seed=0, none_share=1.0)
+    common = [
+        "--epochs",
+        "1",
+        "--runs",
+        str(tmp_path / "runs"),
+        "--models-dir",
+        str(tmp_path / "published"),
+    ]
     train(["cards", "--data", str(renders / "data.yaml"), "--imgsz", "96", "--batch", "2", *common])
     published = tmp_path / "published"
     assert (published / "cards.onnx").stat().st_size > 100_000
     metrics = json.loads((published / "cards.metrics.json").read_text())
     assert metrics["epochs_run"] == 1 and metrics["imgsz"] == 96
-    train(["classifier", "--data", str(tmp_path / "crops"), "--imgsz", "32", "--batch", "8",
-           *common])
+    train(
+        ["classifier", "--data", str(tmp_path / "crops"), "--imgsz", "32", "--batch", "8", *common]
+    )
     assert (published / "index_classifier.onnx").stat().st_size > 100_000
