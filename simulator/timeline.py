@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from referee.cards import Card, full_deck
 from referee.events import (
@@ -307,8 +308,25 @@ class RoundSimulation:
         for card in motion.cards:
             self.in_transit.add((motion.seat, card))
 
-    def _pickup_frame(self, start: int, release: int) -> int:
-        return start + max(1, int((release - start) * REACH_SHARE))
+    def _carry(
+        self,
+        seat: int,
+        cards: tuple[Card, ...],
+        face_up: bool,
+        frames: tuple[int, int],
+        places: tuple[tuple[float, float, float], tuple[float, float, float]],
+        *,
+        on_pickup: Callable[[], None],
+        on_release: Callable[[], None],
+        **flags: Any,
+    ) -> None:
+        """Schedules a hand carrying `cards` between `places` over `frames` (start, release)."""
+        start, release = frames
+        pickup = start + max(1, int((release - start) * REACH_SHARE))
+        motion = Motion(
+            seat, cards, face_up, start, pickup, release, *places, on_pickup, on_release, **flags
+        )
+        self._schedule(motion)
 
     def _start_foundation_play(self, seat: int, play: FoundationPlay, release: int) -> None:
         layout = self.bots[seat].layout
@@ -328,21 +346,15 @@ class RoundSimulation:
             self._land_jitter(seat, card, FOUNDATION_JITTER_MM, FOUNDATION_JITTER_DEG)
             self._emit(Play, seat=seat, card=card, pile=play.pile)
 
-        start = self.frame
-        self._schedule(
-            Motion(
-                seat,
-                (card,),
-                True,
-                start,
-                self._pickup_frame(start, release),
-                release,
-                source,
-                target,
-                pickup,
-                land,
-                pile=play.pile,
-            )
+        self._carry(
+            seat,
+            (card,),
+            True,
+            (self.frame, release),
+            (source, target),
+            on_pickup=pickup,
+            on_release=land,
+            pile=play.pile,
         )
         self.return_spots[(seat, card)] = play.spot
 
@@ -365,20 +377,17 @@ class RoundSimulation:
             if spot == NERTS:
                 self._nerts_changed(seat)
 
-        motion = Motion(
+        destination = self._spot_position(seat, spot)
+        self._carry(
             seat,
             (card,),
             True,
-            start,
-            self._pickup_frame(start, release),
-            release,
-            lying,
-            self._spot_position(seat, spot),
-            lift,
-            put_back,
+            (start, release),
+            (lying, destination),
+            on_pickup=lift,
+            on_release=put_back,
             returning=True,
         )
-        self._schedule(motion)
         self.in_transit.discard((seat, card))  # it lies on the pile until lifted
 
     def _start_layout_move(self, seat: int, decision: LayoutMove, release: int) -> None:
@@ -415,20 +424,14 @@ class RoundSimulation:
             for card in cards:
                 self._land_jitter(seat, card, JITTER_MM, JITTER_DEG)
 
-        start = self.frame
-        self._schedule(
-            Motion(
-                seat,
-                cards,
-                face_up,
-                start,
-                self._pickup_frame(start, release),
-                release,
-                source,
-                target,
-                pickup,
-                land,
-            )
+        self._carry(
+            seat,
+            cards,
+            face_up,
+            (self.frame, release),
+            (source, target),
+            on_pickup=pickup,
+            on_release=land,
         )
 
     def _nerts_changed(self, seat: int) -> None:
