@@ -32,9 +32,12 @@ serial buzzer/light box, and counts the score by deck back at the end of each ro
 
 EPILOG = """\
 examples:
-  nerts demo                          referee the bundled example game and show the scoreboard
+  nerts demo                          film a simulated round, referee it, show the scoreboard
   nerts referee game.jsonl --out ev.jsonl --target 150
-  nerts scores club.json add 0=12 1=2 2=-6
+  nerts scores club.jsonl add Anna=12 Ben=2 Cleo=-6
+  nerts simulate --out sim --players 4 --seed 7 --race-rate 0.5
+  nerts identify table.jpg --annotate found.png
+  nerts count centre.jpg --backs anna=anna-back.jpg ben=ben-back.png
 run 'nerts COMMAND --help' for the options of each command.
 """
 
