@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 
 from models import CARDS_ONNX, INDEX_ONNX
+from vision.backs import BackMatcher
 from vision.detections import CardDetection
 from vision.geometry import index_crops, portrait_order, rectify
 from vision.onnx_models import CardDetector, IndexClassifier
@@ -84,7 +85,9 @@ def _overlap(a: np.ndarray, b: np.ndarray) -> float:
     return float(area) / smaller if smaller > 0 else 0.0
 
 
-def with_backs(cards: list[CardDetection], image: np.ndarray, matcher) -> list[CardDetection]:  # type: ignore[no-untyped-def]
+def with_backs(
+    cards: list[CardDetection], image: np.ndarray, matcher: BackMatcher
+) -> list[CardDetection]:
     """Names the back of every face-down card with a `BackMatcher`."""
     out = []
     for card in cards:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from nerts.errors import UserError
 from nerts.photos import read_photo, write_annotated
+from referee.cards import Card
 from vision.annotate import annotate
 from vision.identify import CardReader
 from vision.onnx_models import ModelFileError
@@ -77,5 +78,5 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _card_order(name: str) -> tuple[int, str]:
-    ranks = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
-    return ranks.index(name[:-1]) if name[:-1] in ranks else 99, name[-1]
+    card = Card.parse(name)
+    return int(card.rank), card.suit.value
