@@ -53,14 +53,20 @@ def suit_mask(suit: str, width: int, height: int) -> np.ndarray:
 
 
 @lru_cache(maxsize=256)
-def text_mask(text: str, width: int, height: int) -> np.ndarray:
+def text_mask(
+    text: str,
+    width: int,
+    height: int,
+    font: int = RANK_FONT,
+    stroke_per_scale: float = RANK_STROKE_PER_SCALE,
+) -> np.ndarray:
     """Mask of `text` stretched to fill height, condensed if needed to fit width, centred."""
     scale = 8.0
-    thickness = round(scale * RANK_STROKE_PER_SCALE)
-    (tw, th), baseline = cv2.getTextSize(text, RANK_FONT, scale, thickness)
+    thickness = max(1, round(scale * stroke_per_scale))
+    (tw, th), baseline = cv2.getTextSize(text, font, scale, thickness)
     pad = thickness * 2
     big = np.zeros((th + baseline + 2 * pad, tw + 2 * pad), np.uint8)
-    cv2.putText(big, text, (pad, pad + th), RANK_FONT, scale, 255, thickness, cv2.LINE_AA)
+    cv2.putText(big, text, (pad, pad + th), font, scale, 255, thickness, cv2.LINE_AA)
     ys, xs = np.nonzero(big > 127)
     ink = big[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
     ink_h, ink_w = ink.shape

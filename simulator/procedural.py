@@ -1,0 +1,148 @@
+"""Card designs drawn from a seed: many fonts, index layouts and suit colours for training.
+
+The published designs in `decks/train` share a handful of typefaces, so a classifier trained on
+them alone learns those typefaces' shapes; a clear "4" of an unseen design was read as a 6 or 8.
+Procedural designs vary exactly what differs between real decks (typeface, stroke weight, index
+size and place, suit beside or under the rank, two- or four-colour suits, card stock) so that
+what stays constant is the rank and the suit's shape. Drawn with OpenCV's Hershey faces: no
+font files, the same on every machine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from simulator.faces import (
+    ALL_CARDS,
+    FACE_PX_PER_MM,
+    FACE_SIZE,
+    PIP_LAYOUTS,
+    CardDesign,
+    blank_card,
+)
+from simulator.glyphs import paint_mask, suit_mask, text_mask
+from simulator.scene import CARD_HEIGHT_MM, CARD_WIDTH_MM
+
+HERSHEY_FACES = (
+    cv2.FONT_HERSHEY_SIMPLEX,
+    cv2.FONT_HERSHEY_DUPLEX,
+    cv2.FONT_HERSHEY_COMPLEX,
+    cv2.FONT_HERSHEY_TRIPLEX,
+    cv2.FONT_HERSHEY_PLAIN,
+    cv2.FONT_HERSHEY_COMPLEX_SMALL,
+)
+ITALIC_SHARE = 0.2
+FOUR_COLOUR_SHARE = 0.25
+"""Share of designs that paint diamonds and clubs in their own colours (as some decks do)."""
+RED_INKS = ((38, 22, 205), (40, 40, 180), (60, 30, 220), (30, 60, 200), (80, 60, 200))
+DARK_INKS = ((25, 22, 22), (60, 40, 30), (40, 40, 40), (70, 30, 20))
+DIAMOND_INKS = ((200, 80, 30), (0, 170, 230), (0, 120, 240))
+CLUB_INKS = ((40, 140, 20), (90, 150, 0))
+STOCKS = ((244, 248, 250), (225, 240, 248), (235, 235, 235), (250, 250, 250))
+
+
+@dataclass(frozen=True)
+class IndexStyle:
+    """How one procedural design draws its corner index, in millimetres."""
+
+    font: int
+    stroke: float
+    rank_box: tuple[float, float, float, float]
+    suit_box: tuple[float, float, float, float]
+    inks: dict[str, tuple[int, int, int]]
+    stock: tuple[int, int, int]
+
+
+def _style(rng: np.random.Generator) -> IndexStyle:
+    font = int(rng.choice(HERSHEY_FACES)) | (cv2.FONT_ITALIC if rng.random() < ITALIC_SHARE else 0)
+    left, top = rng.uniform(1.5, 4.5), rng.uniform(2.0, 5.0)
+    rank_w, rank_h = rng.uniform(5.5, 11.0), rng.uniform(7.0, 14.0)
+    suit_side = rng.uniform(4.5, min(9.0, rank_w + 2.0))
+    if rng.random() < 0.75:  # suit under the rank, the usual place
+        x = left + (rank_w - suit_side) / 2
+        suit_box = (x, top + rank_h + 1.0, x + suit_side, top + rank_h + 1.0 + suit_side)
+    else:
+        suit_box = (left + rank_w + 0.8, top + 1.5, left + rank_w + 0.8 + suit_side,
+                    top + 1.5 + suit_side)  # fmt: skip
+    red, dark = RED_INKS[rng.integers(len(RED_INKS))], DARK_INKS[rng.integers(len(DARK_INKS))]
+    inks = {"H": red, "D": red, "S": dark, "C": dark}
+    if rng.random() < FOUR_COLOUR_SHARE:
+        inks["D"] = DIAMOND_INKS[rng.integers(len(DIAMOND_INKS))]
+        inks["C"] = CLUB_INKS[rng.integers(len(CLUB_INKS))]
+    return IndexStyle(
+        font,
+        float(rng.uniform(0.6, 2.8)),
+        (left, top, left + rank_w, top + rank_h),
+        suit_box,
+        inks,
+        STOCKS[rng.integers(len(STOCKS))],
+    )
+
+
+def _px(mm: float) -> int:
+    return max(1, round(mm * FACE_PX_PER_MM))
+
+
+def _paint(face: np.ndarray, mask: np.ndarray, x0_mm: float, y0_mm: float, ink: tuple) -> None:
+    """Paints a mask at a top-left corner and, turned half a turn, at the opposite corner."""
+    x0, y0 = _px(x0_mm), _px(y0_mm)
+    paint_mask(face, mask, x0, y0, ink)
+    turned = mask[::-1, ::-1]
+    paint_mask(
+        face, turned, FACE_SIZE[0] - x0 - mask.shape[1], FACE_SIZE[1] - y0 - mask.shape[0], ink
+    )
+
+
+def _face(card: str, style: IndexStyle) -> np.ndarray:
+    rank, suit = card[:-1], card[-1]
+    ink = style.inks[suit]
+    face = blank_card().copy()
+    face[..., :3] = np.where(face[..., 3:] > 0, np.array(style.stock, np.uint8), face[..., :3])
+    rx0, ry0, rx1, ry1 = style.rank_box
+    sx0, sy0, sx1, sy1 = style.suit_box
+    rank_mask = text_mask(rank, _px(rx1 - rx0), _px(ry1 - ry0), style.font, style.stroke)
+    _paint(face, rank_mask, rx0, ry0, ink)
+    _paint(face, suit_mask(suit, _px(sx1 - sx0), _px(sy1 - sy0)), sx0, sy0, ink)
+    centre_top, centre_bottom = max(ry1, sy1) + 3.0, CARD_HEIGHT_MM - max(ry1, sy1) - 3.0
+    pip_w = min(10.0, (CARD_WIDTH_MM - 2 * max(rx1, sx1)) / 3)
+    pip = suit_mask(suit, _px(pip_w), _px(pip_w * 1.1))
+    if rank in PIP_LAYOUTS:
+        columns = (
+            CARD_WIDTH_MM / 2 - pip_w * 1.1,
+            CARD_WIDTH_MM / 2,
+            CARD_WIDTH_MM / 2 + pip_w * 1.1,
+        )
+        for column, row in PIP_LAYOUTS[rank]:
+            cy = centre_top + pip_w * 0.55 + row * (centre_bottom - centre_top - pip_w * 1.1)
+            flipped = pip[::-1, ::-1] if cy > CARD_HEIGHT_MM / 2 + 1 else pip
+            paint_mask(face, flipped, _px(columns[column] - pip_w / 2), _px(cy - pip_w * 0.55), ink)
+    else:  # ace and courts: one large central symbol or letter
+        big = (
+            suit_mask(suit, _px(22.0), _px(24.0))
+            if rank == "A"
+            else text_mask(rank, _px(26.0), _px(30.0), style.font, style.stroke)
+        )
+        paint_mask(
+            face, big, (FACE_SIZE[0] - big.shape[1]) // 2, (FACE_SIZE[1] - big.shape[0]) // 2, ink
+        )
+    face.flags.writeable = False
+    return face
+
+
+def procedural_design(seed: int) -> CardDesign:
+    """One design, the same for the same seed."""
+    style = _style(np.random.default_rng(seed))
+    faces = {card: _face(card, style) for card in ALL_CARDS}
+    x1 = max(style.rank_box[2], style.suit_box[2]) + 1.0
+    y1 = max(style.rank_box[3], style.suit_box[3]) + 1.0
+    box = (
+        max(0.0, style.rank_box[0] - 1.0) / CARD_WIDTH_MM,
+        max(0.0, style.rank_box[1] - 1.0) / CARD_HEIGHT_MM,
+        x1 / CARD_WIDTH_MM,
+        y1 / CARD_HEIGHT_MM,
+    )
+    opposite = (1.0 - box[2], 1.0 - box[3], 1.0 - box[0], 1.0 - box[1])
+    return CardDesign(f"procedural-{seed}", faces, (box, opposite))
