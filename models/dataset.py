@@ -16,6 +16,7 @@ from tqdm import tqdm
 
 from simulator.backs import back_from_spec
 from simulator.faces import builtin_design, load_design
+from simulator.procedural import procedural_design
 from simulator.training import TrainingSettings, generate_dataset
 from vision.geometry import (
     CARD_HEIGHT_MM,
@@ -47,9 +48,13 @@ def shared_decks(shared: Path) -> tuple[list[Path], list[Path]]:
     return train, backs
 
 
-def render_dataset(out: Path, count: int, seed: int, shared: Path, size: tuple[int, int]) -> None:
+def render_dataset(
+    out: Path, count: int, seed: int, shared: Path, size: tuple[int, int], *, procedural: int = 0
+) -> None:
+    """Renders of the train decks, the built-in design and `procedural` seeded designs."""
     folders, back_files = shared_decks(shared)
     decks = [load_design(folder) for folder in folders] + [builtin_design()]
+    decks += [procedural_design(seed * 1000 + number) for number in range(procedural)]
     backs = [back_from_spec(str(path)) for path in back_files]
     scale = size[0] / 1280
     settings = TrainingSettings(size=size, card_length_px=(50.0 * scale, 400.0 * scale))

@@ -34,6 +34,19 @@ DEFAULT_SHARED = REPO.parent / "shared"
 DEFAULT_RUNS = REPO / "build" / "runs"
 CARDS_IMGSZ = 416
 THREADS = 2
+CLASSIFIER_AUGMENTATION: dict[str, Any] = {
+    # No random crop or RandAugment: their shifts and rotations cut the index out of a crop
+    # already cut with the detector's corner errors (models/dataset.py), which taught noise.
+    "scale": 0.0,
+    "auto_augment": None,
+    # Any hue: suits must be read by shape, since four-colour decks paint them blue and green.
+    "hsv_h": 0.5,
+    "hsv_s": 0.7,
+    "hsv_v": 0.4,
+    "erasing": 0.1,
+    "fliplr": 0.0,
+    "flipud": 0.0,
+}
 
 
 def _ultralytics() -> Any:
@@ -66,8 +79,8 @@ def _train(kind: str, model_yaml: str, args: argparse.Namespace, **overrides: An
             epochs=args.epochs,
             imgsz=args.imgsz,
             batch=args.batch,
-            device="cpu",
-            workers=THREADS,
+            device=args.device,
+            workers=THREADS if args.device == "cpu" else os.cpu_count() or THREADS,
             project=str(run_dir.parent),
             name=run_dir.name,
             exist_ok=True,
@@ -84,13 +97,17 @@ def _train(kind: str, model_yaml: str, args: argparse.Namespace, **overrides: An
     return best
 
 
-def _publish(best: Path, onnx_target: Path, imgsz: int, metrics: dict[str, Any]) -> None:
+def _publish(
+    best: Path, onnx_target: Path, imgsz: int, metrics: dict[str, Any], batched: bool = False
+) -> None:
+    """Copies the checkpoint and its ONNX export to models/; `batched` exports a dynamic batch
+    axis (the classifier reads every index corner of a photo in one run)."""
     ultralytics = _ultralytics()
     onnx_target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy2(best, onnx_target.with_suffix(".pt"))
     exported = Path(
         ultralytics.YOLO(str(best)).export(
-            format="onnx", imgsz=imgsz, simplify=True, opset=12, dynamic=False
+            format="onnx", imgsz=imgsz, simplify=True, opset=12, dynamic=batched
         )
     )
     shutil.copy2(exported, onnx_target)
@@ -135,11 +152,9 @@ def command_cards(args: argparse.Namespace) -> None:
 
 def command_classifier(args: argparse.Namespace) -> None:
     started = time.time()
-    best = _train(
-        "classifier", "yolov8n-cls.yaml", args, fliplr=0.0, flipud=0.0, hsv_h=0.02, erasing=0.2
-    )
+    best = _train("classifier", "yolov8n-cls.yaml", args, **CLASSIFIER_AUGMENTATION)
     metrics = _final_metrics(best.parent.parent, time.time() - started, args)
-    _publish(best, Path(args.models_dir) / INDEX_ONNX.name, args.imgsz, metrics)
+    _publish(best, Path(args.models_dir) / INDEX_ONNX.name, args.imgsz, metrics, batched=True)
 
 
 def command_publish(args: argparse.Namespace) -> None:
@@ -150,7 +165,8 @@ def command_publish(args: argparse.Namespace) -> None:
     )
     metrics = _final_metrics(run_dir, 0, argparse.Namespace(imgsz=imgsz, data=str(run_dir)))
     metrics["train_seconds"] = round(float(_column(run_dir, "time")[-1]))  # cumulative
-    _publish(run_dir / "weights" / "best.pt", Path(args.models_dir) / target.name, imgsz, metrics)
+    best = run_dir / "weights" / "best.pt"
+    _publish(best, Path(args.models_dir) / target.name, imgsz, metrics, args.model != "cards")
 
 
 def _column(run_dir: Path, name: str) -> list[str]:
@@ -161,8 +177,9 @@ def _column(run_dir: Path, name: str) -> list[str]:
 
 def command_data(args: argparse.Namespace) -> None:
     width, _, height = args.size.partition("x")
+    size = (int(width), int(height))
     render_dataset(
-        Path(args.out), args.count, args.seed, Path(args.shared), (int(width), int(height))
+        Path(args.out), args.count, args.seed, Path(args.shared), size, procedural=args.procedural
     )
 
 
@@ -183,6 +200,13 @@ def main(argv: list[str] | None = None) -> None:
     data.add_argument("--size", default="960x540", metavar="WxH")
     data.add_argument(
         "--shared", default=str(DEFAULT_SHARED), help="the shared/ folder with decks/"
+    )
+    data.add_argument(
+        "--procedural",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also draw N seeded designs (simulator/procedural.py) for typeface variety",
     )
     data.set_defaults(handler=command_data)
     publish = sub.add_parser("publish", help="publish the best weights of a run to models/")
@@ -208,6 +232,7 @@ def main(argv: list[str] | None = None) -> None:
         step.add_argument("--resume", action="store_true", help="continue the last run")
         step.add_argument("--init", metavar="WEIGHTS.pt", help="start from these weights")
         step.add_argument("--models-dir", default=str(MODELS_DIR), help="where to publish")
+        step.add_argument("--device", default="cpu", help="cpu, or a CUDA device such as 0")
         step.set_defaults(handler=handler)
     for step_parser in sub.choices.values():
         step_parser.add_argument("--seed", type=int, default=0)
