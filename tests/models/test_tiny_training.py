@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("ultralytics", reason="the train extra (torch, ultralytics) is not installed")
@@ -17,6 +18,7 @@ from models.train import main as train
 from simulator.backs import default_backs
 from simulator.faces import builtin_design
 from simulator.training import TrainingSettings, generate_dataset
+from vision.onnx_models import IndexClassifier
 
 
 @pytest.fixture
@@ -50,3 +52,9 @@ def test_tiny_training_runs_and_exports(tmp_path: Path, offline: None) -> None:
         ["classifier", "--data", str(tmp_path / "crops"), "--imgsz", "32", "--batch", "8", *common]
     )
     assert (published / "index_classifier.onnx").stat().st_size > 100_000
+    # Exported with a dynamic batch: every index corner of a photo is read in one run.
+    classifier = IndexClassifier(published / "index_classifier.onnx")
+    assert classifier.batched and classifier.size == 32
+    readings = classifier.probabilities([np.zeros((64, 64, 3), np.uint8)] * 3)
+    assert readings.shape == (3, len(classifier.names))
+    assert np.allclose(readings.sum(axis=1), 1.0, atol=1e-3)
