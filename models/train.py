@@ -187,6 +187,66 @@ def command_crops(args: argparse.Namespace) -> None:
     write_crops([Path(folder) for folder in args.renders], Path(args.out), args.seed)
 
 
+def command_all(args: argparse.Namespace) -> None:
+    """Every step from renders to published models, each skipped once done: run it again
+    after an interruption and it goes on where it stopped (training resumes its last epoch)."""
+    work = Path(args.work).resolve()
+    renders, crops, runs = work / "renders", work / "crops", work / "runs"
+    common = {"runs": str(runs), "init": None, "seed": args.seed, "fraction": 1.0}
+    common |= {"device": args.device, "models_dir": args.models_dir}
+    steps: list[tuple[str, Any, argparse.Namespace]] = [
+        (
+            "renders",
+            command_data,
+            argparse.Namespace(
+                out=str(renders),
+                count=args.images,
+                seed=1,
+                size="960x540",
+                shared=args.shared,
+                procedural=args.procedural,
+            ),
+        ),
+        (
+            "crops",
+            command_crops,
+            argparse.Namespace(renders=[str(renders)], out=str(crops), seed=0),
+        ),
+        (
+            "cards",
+            command_cards,
+            argparse.Namespace(
+                data=str(renders / "data.yaml"),
+                epochs=args.card_epochs,
+                imgsz=CARDS_IMGSZ,
+                batch=16,
+                **common,
+            ),
+        ),
+        (
+            "classifier",
+            command_classifier,
+            argparse.Namespace(
+                data=str(crops),
+                epochs=args.classifier_epochs,
+                imgsz=INDEX_CROP_PX,
+                batch=128,
+                **common,
+            ),
+        ),
+    ]
+    for name, handler, step_args in steps:
+        done = work / f"{name}.done"
+        if done.is_file():
+            log.info("%s: done before, skipped", name)
+            continue
+        step_args.resume = (runs / name / "weights" / "last.pt").is_file()
+        log.info("%s: %s", name, "resuming" if step_args.resume else "starting")
+        handler(step_args)
+        done.parent.mkdir(parents=True, exist_ok=True)
+        done.write_text(time.strftime("%Y-%m-%d %H:%M:%S\n"))
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="python -m models.train",
@@ -214,6 +274,18 @@ def main(argv: list[str] | None = None) -> None:
     publish.add_argument("--run", required=True, help="the run folder, e.g. build/runs/cards")
     publish.add_argument("--models-dir", default=str(MODELS_DIR))
     publish.set_defaults(handler=command_publish)
+    every = sub.add_parser(
+        "all", help="renders, crops, both models, published: one resumable command"
+    )
+    every.add_argument("--work", default=str(REPO / "build" / "all"), help="working folder")
+    every.add_argument("--images", type=int, default=4000, help="renders to make")
+    every.add_argument("--procedural", type=int, default=40, help="seeded extra designs")
+    every.add_argument("--card-epochs", type=int, default=60)
+    every.add_argument("--classifier-epochs", type=int, default=20)
+    every.add_argument("--device", default="cpu", help="cpu, or a CUDA device such as 0")
+    every.add_argument("--models-dir", default=str(MODELS_DIR), help="where to publish")
+    every.add_argument("--shared", default=str(DEFAULT_SHARED), help="the shared/ folder")
+    every.set_defaults(handler=command_all)
     crops = sub.add_parser("crops", help="cut index-corner crops from renders for the classifier")
     crops.add_argument("--renders", required=True, nargs="+", help="render folders")
     crops.add_argument("--out", required=True)

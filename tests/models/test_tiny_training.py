@@ -58,3 +58,37 @@ def test_tiny_training_runs_and_exports(tmp_path: Path, offline: None) -> None:
     readings = classifier.probabilities([np.zeros((64, 64, 3), np.uint8)] * 3)
     assert readings.shape == (3, len(classifier.names))
     assert np.allclose(readings.sum(axis=1), 1.0, atol=1e-3)
+
+
+SHARED = Path(__file__).resolve().parents[3] / "shared"
+
+
+@pytest.mark.skipif(not (SHARED / "decks").is_dir(), reason="needs ../shared/decks")
+def test_the_one_command_pipeline_publishes_and_skips_what_is_done(
+    tmp_path: Path, offline: None
+) -> None:
+    command = [
+        "all",
+        "--work",
+        str(tmp_path / "work"),
+        "--images",
+        "8",
+        "--procedural",
+        "2",
+        "--card-epochs",
+        "1",
+        "--classifier-epochs",
+        "1",
+        "--models-dir",
+        str(tmp_path / "published"),
+        "--shared",
+        str(SHARED),
+    ]
+    train(command)
+    steps = ("renders", "crops", "cards", "classifier")
+    assert all((tmp_path / "work" / f"{step}.done").is_file() for step in steps)
+    published = sorted(p.name for p in (tmp_path / "published").iterdir())
+    assert "cards.onnx" in published and "index_classifier.onnx" in published
+    stamp = (tmp_path / "published" / "cards.onnx").stat().st_mtime_ns
+    train(command)  # everything done: nothing is trained or published again
+    assert (tmp_path / "published" / "cards.onnx").stat().st_mtime_ns == stamp
