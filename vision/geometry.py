@@ -32,22 +32,37 @@ def portrait_order(quad: np.ndarray) -> np.ndarray:
     return quad if first <= second else np.roll(quad, -1, axis=0)
 
 
-def rectify(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
-    """The card seen square-on, portrait, `RECTIFIED_SIZE` pixels."""
+def rectify(image: np.ndarray, quad: np.ndarray, margin_mm: float = 0.0) -> np.ndarray:
+    """The card seen square-on, portrait, `RECTIFIED_SIZE` pixels plus `margin_mm` of the
+    table around it on every side (so that shifted index crops can look past its edge)."""
+    margin = margin_mm * RECTIFIED_PX_PER_MM
     width, height = RECTIFIED_SIZE
     target = np.array(
         [[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]], np.float32
     )
-    matrix = cv2.getPerspectiveTransform(portrait_order(quad), target)
+    matrix = cv2.getPerspectiveTransform(portrait_order(quad), target + np.float32(margin))
+    size = (round(width + 2 * margin), round(height + 2 * margin))
     return cv2.warpPerspective(
-        image, matrix, RECTIFIED_SIZE, flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE
+        image, matrix, size, flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE
     )
 
 
-def index_crops(card: np.ndarray) -> list[np.ndarray]:
-    """The two index corners of a rectified card, each turned upright: top-left, bottom-right."""
+def index_crops(
+    card: np.ndarray,
+    shifts_mm: tuple[tuple[float, float], ...] = ((0.0, 0.0),),
+    margin_mm: float = 0.0,
+) -> list[np.ndarray]:
+    """The two index corners of a card rectified with `margin_mm`, each turned upright:
+    top-left, then bottom-right; with several `shifts_mm` (each no larger than the margin),
+    every corner is cut once per shift, corner by corner."""
     side = round(INDEX_CROP_MM * RECTIFIED_PX_PER_MM)
-    crops = [card[:side, :side], cv2.rotate(card, cv2.ROTATE_180)[:side, :side]]
-    return [
-        cv2.resize(c, (INDEX_CROP_PX, INDEX_CROP_PX), interpolation=cv2.INTER_AREA) for c in crops
-    ]
+    crops = []
+    for view in (card, cv2.rotate(card, cv2.ROTATE_180)):
+        for dx, dy in shifts_mm:
+            left = round((margin_mm + dx) * RECTIFIED_PX_PER_MM)
+            top = round((margin_mm + dy) * RECTIFIED_PX_PER_MM)
+            crop = view[top : top + side, left : left + side]
+            crops.append(
+                cv2.resize(crop, (INDEX_CROP_PX, INDEX_CROP_PX), interpolation=cv2.INTER_AREA)
+            )
+    return crops

@@ -105,18 +105,35 @@ class IndexClassifier:
 
     def __init__(self, path: Path) -> None:
         self.session = _session(path)
-        self.input_name = self.session.get_inputs()[0].name
-        self.size = int(self.session.get_inputs()[0].shape[2])
+        model_input = self.session.get_inputs()[0]
+        self.input_name = model_input.name
+        self.size = _input_size(self.session)
+        # An export with a dynamic batch axis takes all crops in one run; a fixed one, one each.
+        self.batched = not isinstance(model_input.shape[0], int)
         self.names = _names(self.session)
 
     def __call__(self, crops: list[np.ndarray]) -> tuple[list[str], np.ndarray]:
         """Best class and its probability for each crop (BGR)."""
-        if not crops:
-            return [], np.zeros(0, np.float32)
-        batch = np.stack([cv2.resize(c, (self.size, self.size)) for c in crops])
-        tensor = batch[:, :, :, ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
-        probabilities = np.concatenate(
-            [self.session.run(None, {self.input_name: t[None]})[0] for t in tensor]
-        )
+        probabilities = self.probabilities(crops)
         best = probabilities.argmax(axis=1)
         return [self.names[i] for i in best], probabilities[np.arange(len(best)), best]
+
+    def probabilities(self, crops: list[np.ndarray]) -> np.ndarray:
+        """Class probabilities, one row per crop (BGR), columns in `names` order."""
+        if not crops:
+            return np.zeros((0, len(self.names)), np.float32)
+        batch = np.stack([cv2.resize(c, (self.size, self.size)) for c in crops])
+        tensor = batch[:, :, :, ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+        if self.batched:
+            return np.asarray(self.session.run(None, {self.input_name: tensor})[0])
+        return np.concatenate(
+            [self.session.run(None, {self.input_name: t[None]})[0] for t in tensor]
+        )
+
+
+def _input_size(session) -> int:  # type: ignore[no-untyped-def]
+    """Side of the square input: from the graph, or from the export's metadata when dynamic."""
+    side = session.get_inputs()[0].shape[2]
+    if isinstance(side, int):
+        return side
+    return int(ast.literal_eval(session.get_modelmeta().custom_metadata_map["imgsz"])[0])

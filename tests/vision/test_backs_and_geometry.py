@@ -11,7 +11,15 @@ from simulator.labels import card_points_mm
 from simulator.render import RenderSettings, TableRenderer
 from simulator.scene import CardPose, Scene
 from vision.backs import BackMatcher, back_feature
-from vision.geometry import RECTIFIED_SIZE, index_crops, portrait_order, rectify
+from vision.geometry import (
+    INDEX_CROP_MM,
+    INDEX_CROP_PX,
+    RECTIFIED_PX_PER_MM,
+    RECTIFIED_SIZE,
+    index_crops,
+    portrait_order,
+    rectify,
+)
 
 CORNERS = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float64)
 SPECS = ["blue:dots", "blue:stripes", "red:lattice", "green:checks"]
@@ -73,3 +81,28 @@ def test_back_feature_is_the_same_for_a_card_turned_round() -> None:
     turned = np.ascontiguousarray(back[::-1, ::-1])
     assert back_feature(back).distance(back_feature(turned)) < 0.02
     assert back_feature(back).distance(back_feature(reference("blue:stripes"))) > 0.1
+
+
+def test_a_margin_keeps_the_card_where_the_plain_rectification_puts_it() -> None:
+    image, (quad,) = rendered_table([CardPose("QH", 0, 350, 200, -23.0, True)])
+    plain = rectify(image, quad)
+    margin_px = round(4.0 * RECTIFIED_PX_PER_MM)
+    framed = rectify(image, quad, margin_mm=4.0)
+    inner = framed[margin_px : margin_px + plain.shape[0], margin_px : margin_px + plain.shape[1]]
+    assert framed.shape[:2] == (plain.shape[0] + 2 * margin_px, plain.shape[1] + 2 * margin_px)
+    assert np.abs(inner.astype(int) - plain.astype(int)).mean() < 3
+
+
+def test_shifted_index_crops_come_corner_by_corner_and_move_with_the_shift() -> None:
+    card = np.zeros((RECTIFIED_SIZE[1] + 24, RECTIFIED_SIZE[0] + 24, 3), np.uint8)
+    card[12 + 30, 12 + 30] = 255  # one bright dot 10 mm into the top-left corner
+    shifts = ((0.0, 0.0), (2.0, 0.0), (0.0, -2.0))
+    crops = index_crops(card, shifts, margin_mm=4.0)
+    assert len(crops) == 6
+    assert all(c.shape == (INDEX_CROP_PX, INDEX_CROP_PX, 3) for c in crops)
+    dots = [np.unravel_index(int(c[:, :, 0].argmax()), c.shape[:2]) for c in crops[:3]]
+    scale = INDEX_CROP_PX / (INDEX_CROP_MM * RECTIFIED_PX_PER_MM)
+    # The window moved 2 mm right, so the dot sits 6 px (at 3 px/mm) further left in it.
+    assert dots[1][1] == pytest.approx(dots[0][1] - 6 * scale, abs=1)
+    assert dots[2][0] == pytest.approx(dots[0][0] + 6 * scale, abs=1)
+    assert crops[3].max() == 0  # the opposite corner has no dot

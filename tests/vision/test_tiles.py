@@ -1,0 +1,58 @@
+"""Sliced detection with a stand-in detector: white rectangles on black, found by contours."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.onnx_models import RawCard
+from vision.tiles import detect_tiled
+
+
+def contour_detector(image: np.ndarray) -> list[RawCard]:
+    """Every white blob as a face-up card with its rotated rectangle as the quad; smaller
+    blobs score higher, so that a piece of a card cut by a tile edge would win over the whole
+    card if it were not dropped."""
+    mask = (image[:, :, 0] > 127).astype(np.uint8)
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    return [
+        RawCard(
+            cv2.boxPoints(cv2.minAreaRect(c)).astype(np.float32),
+            True,
+            1.0 - cv2.contourArea(c) / mask.size,
+        )
+        for c in contours
+    ]
+
+
+def spread() -> tuple[np.ndarray, list[tuple[int, int]]]:
+    image = np.zeros((720, 1280, 3), np.uint8)
+    # Cards spread so that some straddle the tiles' inner edges (768 px and 288 px from the
+    # left and top: tiles are 60% of the photo).
+    centres = [(150, 120), (640, 360), (760, 200), (1100, 600), (300, 560), (900, 300)]
+    for x, y in centres:
+        box = cv2.boxPoints(((x, y), (60, 84), 20.0)).astype(np.int32)
+        cv2.fillPoly(image, [box], (255, 255, 255))
+    return image, centres
+
+
+def assert_found_once_whole(found: list[RawCard], centres: list[tuple[int, int]]) -> None:
+    assert len(found) == len(centres)
+    found_centres = sorted(tuple(np.round(c.quad.mean(axis=0))) for c in found)
+    for (x, y), (fx, fy) in zip(sorted(centres), found_centres, strict=True):
+        assert abs(x - fx) <= 1 and abs(y - fy) <= 1
+    assert all(abs(cv2.contourArea(c.quad) - 60 * 84) < 200 for c in found)
+
+
+def test_each_card_is_found_once_with_its_whole_outline() -> None:
+    image, centres = spread()
+    assert_found_once_whole(detect_tiled(contour_detector, image), centres)
+
+
+def test_tiles_alone_drop_the_pieces_their_inner_edges_cut() -> None:
+    image, centres = spread()
+
+    def tiles_only(view: np.ndarray) -> list[RawCard]:
+        return [] if view.shape == image.shape else contour_detector(view)
+
+    assert_found_once_whole(detect_tiled(tiles_only, image), centres)
