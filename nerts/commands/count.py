@@ -17,7 +17,9 @@ from vision.count import count_backs
 DESCRIPTION = """\
 At the end of a round, turn the foundation cards face down and spread them out (overlapping is
 fine). Give a photo and a reference image of each player's back (a photo crop of one card's
-back, or the design file); the command counts the cards of each back.
+back, or the design file); the command counts the cards of each back. It searches the whole
+photo and four overlapping tiles of it, so a photo of the whole table works; take it from above,
+cards at least about 60 px long.
 """
 
 
