@@ -112,12 +112,6 @@ class IndexClassifier:
         self.batched = not isinstance(model_input.shape[0], int)
         self.names = _names(self.session)
 
-    def __call__(self, crops: list[np.ndarray]) -> tuple[list[str], np.ndarray]:
-        """Best class and its probability for each crop (BGR)."""
-        probabilities = self.probabilities(crops)
-        best = probabilities.argmax(axis=1)
-        return [self.names[i] for i in best], probabilities[np.arange(len(best)), best]
-
     def probabilities(self, crops: list[np.ndarray]) -> np.ndarray:
         """Class probabilities, one row per crop (BGR), columns in `names` order."""
         if not crops:
