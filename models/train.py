@@ -98,7 +98,7 @@ def _train(kind: str, model_yaml: str, args: argparse.Namespace, **overrides: An
 
 
 def _publish(
-    best: Path, onnx_target: Path, imgsz: int, metrics: dict[str, Any], batched: bool = False
+    best: Path, onnx_target: Path, imgsz: int, metrics: dict[str, Any], *, batched: bool = False
 ) -> None:
     """Copies the checkpoint and its ONNX export to models/; `batched` exports a dynamic batch
     axis (the classifier reads every index corner of a photo in one run)."""
@@ -166,7 +166,9 @@ def command_publish(args: argparse.Namespace) -> None:
     metrics = _final_metrics(run_dir, 0, argparse.Namespace(imgsz=imgsz, data=str(run_dir)))
     metrics["train_seconds"] = round(float(_column(run_dir, "time")[-1]))  # cumulative
     best = run_dir / "weights" / "best.pt"
-    _publish(best, Path(args.models_dir) / target.name, imgsz, metrics, args.model != "cards")
+    _publish(
+        best, Path(args.models_dir) / target.name, imgsz, metrics, batched=args.model != "cards"
+    )
 
 
 def _column(run_dir: Path, name: str) -> list[str]:

@@ -66,3 +66,11 @@ def index_crops(
                 cv2.resize(crop, (INDEX_CROP_PX, INDEX_CROP_PX), interpolation=cv2.INTER_AREA)
             )
     return crops
+
+
+def overlap_of_smaller(a: np.ndarray, b: np.ndarray) -> float:
+    """Intersection of two card quads over the smaller one's area: 1 when one lies inside the
+    other, as a piece of a card inside its whole outline does."""
+    area, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    smaller = min(cv2.contourArea(a.astype(np.float32)), cv2.contourArea(b.astype(np.float32)))
+    return float(area) / smaller if smaller > 0 else 0.0

@@ -6,13 +6,12 @@ import logging
 from dataclasses import replace
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from models import CARDS_ONNX, INDEX_ONNX
 from vision.backs import BackMatcher
 from vision.detections import CardDetection
-from vision.geometry import index_crops, portrait_order, rectify
+from vision.geometry import index_crops, overlap_of_smaller, portrait_order, rectify
 from vision.onnx_models import CardDetector, IndexClassifier
 from vision.tiles import detect_tiled
 
@@ -90,21 +89,13 @@ def _without_duplicates(cards: list[CardDetection]) -> list[CardDetection]:
                 for k in kept
                 if card.card
                 and k.card == card.card
-                and _overlap(k.quad, card.quad) > DUPLICATE_OVERLAP
+                and overlap_of_smaller(k.quad, card.quad) > DUPLICATE_OVERLAP
             ),
             None,
         )
         if twin is None:
             kept.append(card)
     return kept
-
-
-def _overlap(a: np.ndarray, b: np.ndarray) -> float:
-    """Intersection over the smaller area of two card quads."""
-
-    area, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
-    smaller = min(cv2.contourArea(a.astype(np.float32)), cv2.contourArea(b.astype(np.float32)))
-    return float(area) / smaller if smaller > 0 else 0.0
 
 
 def with_backs(

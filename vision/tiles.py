@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import cv2
 import numpy as np
 
+from vision.geometry import overlap_of_smaller
 from vision.onnx_models import RawCard
 
 TILE_SHARE = 0.6
@@ -60,13 +60,6 @@ def _merged(cards: list[RawCard]) -> list[RawCard]:
     """The most confident of every group of detections of the same card."""
     kept: list[RawCard] = []
     for card in sorted(cards, key=lambda c: -c.score):
-        area = cv2.contourArea(card.quad)
-        if all(_shared(card.quad, area, other.quad) <= SAME_CARD_OVERLAP for other in kept):
+        if all(overlap_of_smaller(card.quad, k.quad) <= SAME_CARD_OVERLAP for k in kept):
             kept.append(card)
     return kept
-
-
-def _shared(quad: np.ndarray, area: float, other: np.ndarray) -> float:
-    inter, _ = cv2.intersectConvexConvex(quad, other)
-    smaller = min(area, cv2.contourArea(other))
-    return float(inter) / smaller if smaller > 0 else 0.0
