@@ -40,7 +40,7 @@ import logging
 import os
 import shutil
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -61,7 +61,7 @@ from simulator.render import RenderSettings, TableRenderer
 from simulator.scene import CARD_HEIGHT_MM
 from simulator.sensor import add_glare, defocus
 from simulator.table import TABLES
-from simulator.training_scenes import random_scene
+from simulator.training_scenes import SceneMix, random_scene
 
 logger = logging.getLogger(__name__)
 
@@ -93,6 +93,8 @@ class TrainingSettings:
     defocus_probability: float = 0.25
     defocus_sigma: tuple[float, float] = (0.5, 1.4)
     """Gaussian blur of a slightly out-of-focus camera, pixels."""
+    scene_mix: SceneMix = field(default_factory=SceneMix)
+    """What the scenes are made of (`simulator/training_scenes.py`)."""
 
 
 CORNER_OKS_SIGMA = 0.04
@@ -229,7 +231,7 @@ def generate_dataset(
         assert renderer is not None
         rng = np.random.default_rng([seed, image_number, SCENE_STREAM])
         n_seats = len(renderer.backs)
-        scene = random_scene(renderer.settings.table_mm, n_seats, rng)
+        scene = random_scene(renderer.settings.table_mm, n_seats, rng, settings.scene_mix)
         frame = _degrade(renderer.render(scene, image_number), settings, rng)
         cards, indices = label_scene(renderer, scene)
         split, stem = ("val" if is_val else "train"), f"{image_number:06d}"

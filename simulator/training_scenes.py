@@ -14,7 +14,7 @@ import numpy as np
 
 from simulator.faces import ALL_CARDS
 from simulator.sample_scenes import foundation_cards, seat_layout, table_for_seats
-from simulator.scene import CARD_HEIGHT_MM, CardPose, HandPose, Scene
+from simulator.scene import CARD_HEIGHT_MM, CARD_WIDTH_MM, CardPose, HandPose, Scene
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,9 @@ class SceneMix:
     close_up_width_mm: float = 600.0
     upright_share: float = 0.5
     """Share of piles near a seat's upright orientation; the rest at any angle."""
+    count_spread_probability: float = 0.15
+    """Share of scenes that are an end-of-round count: many face-down cards in overlapping
+    rows across the view, the scene the detector is weakest on without them."""
 
 
 class _Dealer:
@@ -179,6 +182,35 @@ def _nerts_pile(
     return cards
 
 
+def _count_spread(
+    dealer: _Dealer, table_mm: tuple[float, float], rng: np.random.Generator
+) -> list[CardPose]:
+    """Face-down cards of every seat in rows across the view, as players spread them for the
+    count: each card lies along its row and covers 18-82% of the last one's length; rows lie
+    anything from overlapping to apart."""
+    width, height = table_mm
+    angle = float(rng.choice([0.0, 90.0])) if rng.random() < 0.7 else float(rng.uniform(0, 180))
+    along = np.array([math.cos(math.radians(angle)), -math.sin(math.radians(angle))])
+    across = np.array([-along[1], along[0]])
+    step = CARD_WIDTH_MM * rng.uniform(0.25, 1.15)
+    row_step = CARD_HEIGHT_MM * rng.uniform(0.45, 1.1)
+    per_row = max(2, int(rng.uniform(0.5, 0.95) * max(width, height) / step))
+    rows = int(rng.integers(1, 7))
+    centre = np.array([width, height]) / 2
+    origin = centre - along * step * (per_row - 1) / 2 - across * row_step * (rows - 1) / 2
+    cards: list[CardPose] = []
+    for row in range(rows):
+        for column in range(per_row):
+            drawn = dealer.draw()
+            if drawn is None:
+                return cards
+            pos = origin + along * step * column + across * row_step * row + rng.normal(0, 3, 2)
+            # Either way up: a back looks the same, but its print need not be symmetric.
+            turn = angle + float(rng.choice([0.0, 180.0])) + float(rng.normal(0, 8))
+            cards.append(CardPose(drawn[0], drawn[1], float(pos[0]), float(pos[1]), turn, False))
+    return cards
+
+
 def _game_layout(
     table_mm: tuple[float, float],
     layout_mm: tuple[float, float],
@@ -217,7 +249,11 @@ def random_scene(
     cards: list[CardPose] = []
     layout_mm = table_for_seats(n_seats)
     fits = width >= layout_mm[0] and height >= layout_mm[1] * 0.9
-    if fits and rng.random() < mix.game_layout_probability:
+    # Drawn only when asked for, so that renders made before count spreads stay reproducible.
+    if mix.count_spread_probability > 0 and rng.random() < mix.count_spread_probability:
+        cards = _count_spread(dealer, table_mm, rng)
+        target = 0
+    elif fits and rng.random() < mix.game_layout_probability:
         cards = _game_layout(table_mm, layout_mm, n_seats, rng)
         target = 0
     while len(cards) < target:
