@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import cv2
@@ -18,11 +18,13 @@ from simulator.backs import back_from_spec
 from simulator.faces import builtin_design, load_design
 from simulator.procedural import procedural_design
 from simulator.training import TrainingSettings, generate_dataset
+from simulator.training_scenes import SceneMix
 from vision.geometry import (
     CARD_HEIGHT_MM,
     CARD_WIDTH_MM,
     INDEX_CROP_MM,
     index_crops,
+    intersection_over_union,
     portrait_order,
     rectify,
 )
@@ -38,6 +40,11 @@ QUAD_JITTER = 0.08
 (measured: errors of 5-10% are common)."""
 CROPS_PER_INDEX = 2
 """Each readable index is cut this many times, each time with other corner errors."""
+DETECTION_MATCH_OVERLAP = 0.5
+"""A found quad is a labelled card when their intersection over union exceeds this."""
+FOUND_JITTER = 0.02
+"""A card cut at found corners is cut a second time with them moved by up to this share of
+its size, as the runtime reads windows a few millimetres apart."""
 
 
 def shared_decks(shared: Path) -> tuple[list[Path], list[Path]]:
@@ -49,94 +56,123 @@ def shared_decks(shared: Path) -> tuple[list[Path], list[Path]]:
 
 
 def render_dataset(
-    out: Path, count: int, seed: int, shared: Path, size: tuple[int, int], *, procedural: int = 0
+    out: Path,
+    count: int,
+    seed: int,
+    shared: Path,
+    size: tuple[int, int],
+    *,
+    procedural: int = 0,
+    count_spreads: float = SceneMix().count_spread_probability,
 ) -> None:
-    """Renders of the train decks, the built-in design and `procedural` seeded designs."""
+    """Renders of the train decks, the built-in design and `procedural` seeded designs;
+    `count_spreads` is the share of end-of-round count scenes."""
     folders, back_files = shared_decks(shared)
     decks = [load_design(folder) for folder in folders] + [builtin_design()]
     decks += [procedural_design(seed * 1000 + number) for number in range(procedural)]
     backs = [back_from_spec(str(path)) for path in back_files]
     scale = size[0] / 1280
-    settings = TrainingSettings(size=size, card_length_px=(50.0 * scale, 400.0 * scale))
+    settings = TrainingSettings(
+        size=size,
+        card_length_px=(50.0 * scale, 400.0 * scale),
+        scene_mix=SceneMix(count_spread_probability=count_spreads),
+    )
     log.info("rendering %d images from %d designs and %d backs", count, len(decks), len(backs))
     generate_dataset(out, count, seed, decks, backs, settings=settings)
 
 
-def _corner_of_index(quad: np.ndarray, index_quad: list[list[float]]) -> int | None:
-    """0 if an index box lies in the card's first (top-left) corner square, 1 if in the
-    opposite one, else None (e.g. a four-corner design's other indices)."""
+def _index_corners(quad: np.ndarray, index_quads: list[list[list[float]]]) -> set[int]:
+    """The crops of a card cut at `quad` that hold an index centre: 0 for the first (top-left)
+    corner square, 1 for the opposite one. Judged from where the crop is cut, not from the true
+    corners, so a crop whose corner error cut the index out is not labelled with it."""
     width, height = CARD_WIDTH_MM, CARD_HEIGHT_MM
     target = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
     matrix = cv2.getPerspectiveTransform(portrait_order(quad), target)
-    centre = np.mean(np.asarray(index_quad, np.float32), axis=0).reshape(1, 1, 2)
-    x, y = cv2.perspectiveTransform(centre, matrix)[0, 0]
-    if x < INDEX_CROP_MM and y < INDEX_CROP_MM:
-        return 0
-    if x > width - INDEX_CROP_MM and y > height - INDEX_CROP_MM:
-        return 1
-    return None
+    corners = set()
+    for index_quad in index_quads:
+        centre = np.mean(np.asarray(index_quad, np.float32), axis=0).reshape(1, 1, 2)
+        x, y = cv2.perspectiveTransform(centre, matrix)[0, 0]
+        if 0 <= x < INDEX_CROP_MM and 0 <= y < INDEX_CROP_MM:
+            corners.add(0)
+        elif width - INDEX_CROP_MM < x <= width and height - INDEX_CROP_MM < y <= height:
+            corners.add(1)
+    return corners
 
 
-def _jittered(quad: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def _jittered(quad: np.ndarray, rng: np.random.Generator, share: float) -> np.ndarray:
     span = float(np.linalg.norm(quad[2] - quad[0]))
-    return quad + rng.uniform(-QUAD_JITTER, QUAD_JITTER, quad.shape) * span
+    return quad + rng.uniform(-share, share, quad.shape) * span
+
+
+QuadFinder = Callable[[np.ndarray], list[np.ndarray]]
+"""Card quads found in an image, e.g. by the card detector."""
+
+
+def _found_quad(true_quad: np.ndarray, found: list[np.ndarray]) -> np.ndarray | None:
+    """The found quad that is this card (the most overlapping, if it overlaps enough)."""
+    best = max(found, key=lambda quad: intersection_over_union(true_quad, quad), default=None)
+    if best is None or intersection_over_union(true_quad, best) <= DETECTION_MATCH_OVERLAP:
+        return None
+    return best.astype(np.float32)
 
 
 def labelled_crops(
-    render_dir: Path, split: str, rng: np.random.Generator
+    render_dir: Path, split: str, rng: np.random.Generator, find: QuadFinder | None = None
 ) -> Iterator[tuple[str, np.ndarray]]:
-    """(class, 64x64 crop) for every index corner of every labelled card of a split."""
+    """(class, 64x64 crop) for every index corner of every labelled card of a split, cut at
+    jittered true corners and, given `find`, also at the corners it finds (its own errors)."""
     for meta_path in sorted((render_dir / "meta" / split).glob("*.json")):
         meta = json.loads(meta_path.read_text())
         image = cv2.imread(str(render_dir / "images" / split / f"{meta_path.stem}.jpg"))
-        visible_indices: dict[tuple[str, int], list[int]] = {}
-        cards = meta["cards"]
-        for card in cards:
-            visible_indices[(card["card"], card["seat"])] = []
-        quads = {
-            (c["card"], c["seat"]): np.array([k[:2] for k in c["keypoints"]], np.float32)
-            for c in cards
-        }
+        found = find(image) if find is not None else []
+        indices: dict[tuple[str, int], list[list[list[float]]]] = {}
         for index in meta["indices"]:
-            key = (index["card"], index["seat"])
-            if key in quads:
-                corner = _corner_of_index(quads[key], index["quad"])
-                if corner is not None:
-                    visible_indices[key].append(corner)
-        for card in cards:
-            key = (card["card"], card["seat"])
-            quad = portrait_order(quads[key])
-            if np.linalg.norm(quad[3] - quad[0]) < MIN_CARD_LENGTH_PX:
+            indices.setdefault((index["card"], index["seat"]), []).append(index["quad"])
+        for card in meta["cards"]:
+            true_quad = np.array([k[:2] for k in card["keypoints"]], np.float32)
+            length = np.linalg.norm(portrait_order(true_quad)[3] - portrait_order(true_quad)[0])
+            if length < MIN_CARD_LENGTH_PX:
                 continue
-            for cut in range(CROPS_PER_INDEX):
-                crops = index_crops(rectify(image, _jittered(quad, rng)))
+            cuts = [_jittered(true_quad, rng, QUAD_JITTER) for _ in range(CROPS_PER_INDEX)]
+            quad = _found_quad(true_quad, found)
+            if quad is not None:
+                cuts += [quad, _jittered(quad, rng, FOUND_JITTER)]
+            for number, cut in enumerate(cuts):
+                crops = index_crops(rectify(image, cut))
                 if not card["face_up"]:
                     yield NONE_CLASS, crops[int(rng.integers(2))]
                     continue
+                readable = _index_corners(cut, indices.get((card["card"], card["seat"]), []))
                 for corner, crop in enumerate(crops):
-                    if corner in visible_indices[key]:
+                    if corner in readable:
                         yield card["card"], crop
-                    elif cut == 0 and _corner_covered(card["keypoints"], quads[key], corner):
+                    elif number == 0 and _corner_covered(card["keypoints"], cut, corner):
                         yield NONE_CLASS, crop
 
 
-def _corner_covered(keypoints: list[list[float]], quad: np.ndarray, corner: int) -> bool:
-    """Whether the card corner behind crop `corner` (0 first, 1 opposite) is covered."""
-    first = portrait_order(quad)[0]
-    start = int(np.argmin(np.linalg.norm(quad - first, axis=1)))
-    point = (start + 2 * corner) % 4
-    return keypoints[point][2] == 1
+def _corner_covered(keypoints: list[list[float]], cut: np.ndarray, corner: int) -> bool:
+    """Whether the true card corner nearest crop `corner` (0 first, 1 opposite) of a card cut
+    at `cut` is covered."""
+    point = portrait_order(cut)[2 * corner]
+    true_points = np.array([k[:2] for k in keypoints], np.float32)
+    nearest = int(np.argmin(np.linalg.norm(true_points - point, axis=1)))
+    return keypoints[nearest][2] == 1
 
 
 def write_crops(
-    render_dirs: list[Path], out: Path, seed: int, none_share: float = 0.08
+    render_dirs: list[Path],
+    out: Path,
+    seed: int,
+    none_share: float = 0.08,
+    find: QuadFinder | None = None,
 ) -> dict[str, int]:
-    """Classification dataset (out/{train,val}/<class>/*.png) from render folders."""
+    """Classification dataset (out/{train,val}/<class>/*.png) from render folders, cut at
+    jittered true corners and, given `find`, also at the corners it finds."""
     rng = np.random.default_rng(seed)
     totals: dict[str, int] = {}
     for split in ("train", "val"):
         counts: dict[str, int] = {}
-        crops = (c for folder in render_dirs for c in labelled_crops(folder, split, rng))
+        crops = (c for folder in render_dirs for c in labelled_crops(folder, split, rng, find))
         for label, crop in tqdm(crops, desc=f"crops {split}", unit=" crops"):
             if label == NONE_CLASS and rng.random() > none_share * 4:
                 continue

@@ -1,7 +1,8 @@
 """Train and export the recognition models: one documented command per step.
 
     python -m models.train data --out build/renders --count 1500        # labelled renders
-    python -m models.train crops --renders build/renders --out build/crops
+    python -m models.train crops --renders build/renders --out build/crops \
+        --detector models/cards.onnx         # also cut where the detector puts corners
     python -m models.train cards --data build/renders/data.yaml --epochs 30
     python -m models.train classifier --data build/crops --epochs 10
     python -m models.train cards ... --init models/cards.pt   # more epochs on top of the last
@@ -23,9 +24,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from models import CARDS_ONNX, INDEX_ONNX, MODELS_DIR
 from models.dataset import render_dataset, write_crops
+from simulator.training_scenes import SceneMix
 from vision.geometry import INDEX_CROP_PX
+from vision.onnx_models import CardDetector
 
 log = logging.getLogger(__name__)
 
@@ -181,12 +186,25 @@ def command_data(args: argparse.Namespace) -> None:
     width, _, height = args.size.partition("x")
     size = (int(width), int(height))
     render_dataset(
-        Path(args.out), args.count, args.seed, Path(args.shared), size, procedural=args.procedural
+        Path(args.out),
+        args.count,
+        args.seed,
+        Path(args.shared),
+        size,
+        procedural=args.procedural,
+        count_spreads=args.count_spreads,
     )
 
 
 def command_crops(args: argparse.Namespace) -> None:
-    write_crops([Path(folder) for folder in args.renders], Path(args.out), args.seed)
+    find = None
+    if args.detector:
+        detector = CardDetector(Path(args.detector))
+
+        def find(image: np.ndarray) -> list[np.ndarray]:
+            return [card.quad for card in detector(image)]
+
+    write_crops([Path(folder) for folder in args.renders], Path(args.out), args.seed, find=find)
 
 
 def command_all(args: argparse.Namespace) -> None:
@@ -207,12 +225,8 @@ def command_all(args: argparse.Namespace) -> None:
                 size="960x540",
                 shared=args.shared,
                 procedural=args.procedural,
+                count_spreads=SceneMix().count_spread_probability,
             ),
-        ),
-        (
-            "crops",
-            command_crops,
-            argparse.Namespace(renders=[str(renders)], out=str(crops), seed=0),
         ),
         (
             "cards",
@@ -223,6 +237,17 @@ def command_all(args: argparse.Namespace) -> None:
                 imgsz=CARDS_IMGSZ,
                 batch=16,
                 **common,
+            ),
+        ),
+        (
+            "crops",
+            command_crops,
+            argparse.Namespace(
+                renders=[str(renders)],
+                out=str(crops),
+                seed=0,
+                # The detector just trained: the classifier learns its corner errors.
+                detector=str(Path(args.models_dir) / CARDS_ONNX.name),
             ),
         ),
         (
@@ -270,6 +295,14 @@ def main(argv: list[str] | None = None) -> None:
         metavar="N",
         help="also draw N seeded designs (simulator/procedural.py) for typeface variety",
     )
+    data.add_argument(
+        "--count-spreads",
+        type=float,
+        default=SceneMix().count_spread_probability,
+        metavar="SHARE",
+        help="share of scenes that are end-of-round count spreads of face-down cards "
+        "(default %(default)s)",
+    )
     data.set_defaults(handler=command_data)
     publish = sub.add_parser("publish", help="publish the best weights of a run to models/")
     publish.add_argument("model", choices=["cards", "classifier"])
@@ -291,6 +324,12 @@ def main(argv: list[str] | None = None) -> None:
     crops = sub.add_parser("crops", help="cut index-corner crops from renders for the classifier")
     crops.add_argument("--renders", required=True, nargs="+", help="render folders")
     crops.add_argument("--out", required=True)
+    crops.add_argument(
+        "--detector",
+        metavar="CARDS.onnx",
+        help="also cut each card where this detector puts its corners, "
+        "so that the classifier learns the detector's own corner errors",
+    )
     crops.set_defaults(handler=command_crops)
     for name, handler, imgsz, batch in (
         ("cards", command_cards, CARDS_IMGSZ, 16),

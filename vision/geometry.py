@@ -74,3 +74,11 @@ def overlap_of_smaller(a: np.ndarray, b: np.ndarray) -> float:
     area, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
     smaller = min(cv2.contourArea(a.astype(np.float32)), cv2.contourArea(b.astype(np.float32)))
     return float(area) / smaller if smaller > 0 else 0.0
+
+
+def intersection_over_union(a: np.ndarray, b: np.ndarray) -> float:
+    """How far two card quads are the same card: 1 when they coincide, 0 when apart."""
+    a, b = a.astype(np.float32), b.astype(np.float32)
+    area, _ = cv2.intersectConvexConvex(a, b)
+    union = cv2.contourArea(a) + cv2.contourArea(b) - area
+    return float(area) / union if union > 0 else 0.0

@@ -17,6 +17,7 @@ from vision.geometry import (
     RECTIFIED_PX_PER_MM,
     RECTIFIED_SIZE,
     index_crops,
+    intersection_over_union,
     portrait_order,
     rectify,
 )
@@ -106,3 +107,11 @@ def test_shifted_index_crops_come_corner_by_corner_and_move_with_the_shift() -> 
     assert dots[1][1] == pytest.approx(dots[0][1] - 6 * scale, abs=1)
     assert dots[2][0] == pytest.approx(dots[0][0] + 6 * scale, abs=1)
     assert crops[3].max() == 0  # the opposite corner has no dot
+
+
+def test_intersection_over_union_of_card_quads() -> None:
+    square = np.array([[0, 0], [10, 0], [10, 10], [0, 10]], np.float32)
+    assert intersection_over_union(square, square) == pytest.approx(1.0)
+    assert intersection_over_union(square, square + 20) == 0.0
+    # Shifted by half its width: 50 shared over 150 covered.
+    assert intersection_over_union(square, square + np.float32([5, 0])) == pytest.approx(1 / 3)

@@ -1,0 +1,76 @@
+"""Classifier crops: labels follow where a crop is cut, not where the card truly lies."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from models.dataset import NONE_CLASS, _index_corners, labelled_crops
+from simulator.backs import default_backs
+from simulator.faces import builtin_design
+from simulator.training import TrainingSettings, generate_dataset
+from vision.geometry import CARD_HEIGHT_MM, CARD_WIDTH_MM
+
+SCALE = 4.0  # px per mm of an upright card drawn at the origin
+CARD = np.array(
+    [[0, 0], [CARD_WIDTH_MM, 0], [CARD_WIDTH_MM, CARD_HEIGHT_MM], [0, CARD_HEIGHT_MM]], np.float32
+)
+
+
+def _box(x_mm: float, y_mm: float) -> list[list[float]]:
+    """A 6 x 14 mm index box at (x, y) on the upright card, in image px."""
+    corners = [(x_mm, y_mm), (x_mm + 6, y_mm), (x_mm + 6, y_mm + 14), (x_mm, y_mm + 14)]
+    return [[x * SCALE, y * SCALE] for x, y in corners]
+
+
+def test_index_corners_follow_the_cut() -> None:
+    quad = CARD * SCALE
+    top_left, bottom_right = _box(3, 4), _box(CARD_WIDTH_MM - 9, CARD_HEIGHT_MM - 18)
+    assert _index_corners(quad, [top_left]) == {0}
+    assert _index_corners(quad, [top_left, bottom_right]) == {0, 1}
+    # The same card cut from its other end: the first crop is the bottom-right corner.
+    assert _index_corners(np.roll(quad, 2, axis=0), [top_left]) == {1}
+    # Corners 30 mm off to the right: the top-left index is no longer in any crop.
+    assert _index_corners(quad + np.float32([30 * SCALE, 0]), [top_left]) == set()
+
+
+@pytest.fixture(scope="module")
+def renders(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("renders")
+    settings = TrainingSettings(size=(480, 320), val_fraction=0.5, card_length_px=(110, 160))
+    generate_dataset(out, 4, 2, [builtin_design()], default_backs(2), settings=settings)
+    return out
+
+
+def _true_quads(renders: Path, image: np.ndarray) -> list[np.ndarray]:
+    """A perfect finder: the labelled corners of the render `image` is (matched by size)."""
+    for meta_path in sorted((renders / "meta" / "train").glob("*.json")):
+        meta = json.loads(meta_path.read_text())
+        if meta["size"] == [image.shape[1], image.shape[0]]:
+            return [np.array([k[:2] for k in c["keypoints"]], np.float32) for c in meta["cards"]]
+    return []
+
+
+def test_finding_nothing_cuts_what_jittered_corners_cut(renders: Path) -> None:
+    plain = list(labelled_crops(renders, "train", np.random.default_rng(0)))
+    nothing = list(labelled_crops(renders, "train", np.random.default_rng(0), lambda _: []))
+    assert [label for label, _ in plain] == [label for label, _ in nothing]
+    assert all(np.array_equal(a, b) for (_, a), (_, b) in zip(plain, nothing, strict=True))
+
+
+def test_found_corners_add_crops_labelled_with_cards_in_the_render(renders: Path) -> None:
+    metas = [json.loads(p.read_text()) for p in (renders / "meta" / "train").glob("*.json")]
+    face_up = {c["card"] for meta in metas for c in meta["cards"] if c["face_up"]}
+    plain = [label for label, _ in labelled_crops(renders, "train", np.random.default_rng(0))]
+
+    def perfect(image: np.ndarray) -> list[np.ndarray]:
+        return _true_quads(renders, image)
+
+    found = [
+        label for label, _ in labelled_crops(renders, "train", np.random.default_rng(0), perfect)
+    ]
+    assert len(found) > len(plain)
+    assert set(found) - {NONE_CLASS} <= face_up
