@@ -11,6 +11,7 @@ import statistics
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -21,16 +22,11 @@ from simulator.backs import back_from_spec
 from vision.backs import BackMatcher
 from vision.count import count_backs
 from vision.detections import CardDetection
+from vision.geometry import intersection_over_union as iou
 from vision.identify import CardReader
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 MATCH_OVERLAP = 0.5
-
-
-def overlap(a: np.ndarray, b: np.ndarray) -> float:
-    inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
-    union = cv2.contourArea(a.astype(np.float32)) + cv2.contourArea(b.astype(np.float32)) - inter
-    return float(inter / union) if union > 0 else 0.0
 
 
 def inside(quad: np.ndarray, x: float, y: float) -> bool:
@@ -48,8 +44,8 @@ def val_designs(read: Reader, count: int) -> None:
         for path, truth in samples:
             found = read(cv2.imread(str(path)))
             for card in truth:
-                best = max(found, key=lambda f: overlap(f.quad, card.quad), default=None)
-                matched = best is not None and overlap(best.quad, card.quad) > MATCH_OVERLAP
+                best = max(found, key=lambda f: iou(f.quad, card.quad), default=None)
+                matched = best is not None and iou(best.quad, card.quad) > MATCH_OVERLAP
                 if card.face_up and card.index_visible:
                     to_name += 1
                     right += matched and best.card == card.card  # type: ignore[union-attr]
@@ -100,7 +96,7 @@ def edje(read: Reader) -> None:
                 [[box[0], box[1]], [box[2], box[1]], [box[2], box[3]], [box[0], box[3]]], np.float32
             )
             right += any(
-                f.card is not None and f.card[:-1] == rank and overlap(f.quad, quad) > 0.3
+                f.card is not None and f.card[:-1] == rank and iou(f.quad, quad) > 0.3
                 for f in found
             )
     print(
@@ -124,7 +120,8 @@ def counting(reader: CardReader, scenes: int) -> None:
     errors = []
     for scene in range(scenes):
         picked = rng.choice(len(pool), size=int(rng.integers(2, 5)), replace=False)
-        backs = [back_from_spec(pool[i]) for i in picked]
+        # Named by spec: "blue:dots" and "blue:stripes" are both called "blue" by the simulator.
+        backs = [replace(back_from_spec(pool[i]), name=Path(pool[i]).name) for i in picked]
         image, truth = count_scene(int(rng.integers(10, 61)), backs, seed=scene)
         matcher = BackMatcher({b.name: back_reference(b) for b in backs})
         counted, _ = count_backs(image, reader, matcher)
