@@ -4,11 +4,17 @@ from __future__ import annotations
 
 from collections import Counter
 
+import cv2
 import numpy as np
 
 from vision.backs import BackMatcher
 from vision.detections import CardDetection
 from vision.identify import CardReader, with_backs
+
+CARD_AREA_RANGE = (0.55, 1.8)
+"""Counted cards lie flat on one table, so they look about the same size: a face-down
+detection outside this share of the median card's area is a piece of a card or a box around
+two, not a card."""
 
 
 def count_backs(
@@ -17,6 +23,14 @@ def count_backs(
     """Cards per registered back (every back listed, zero included) and the cards counted."""
     # Counting waits for no one, and spread cards are small: worth the slower tiled look.
     found = reader.read(image, tiled=True)
-    cards = with_backs([c for c in found if not c.face_up], image, matcher)
+    cards = with_backs(_card_sized([c for c in found if not c.face_up]), image, matcher)
     counts = Counter(card.back for card in cards if card.back is not None)
     return {name: counts.get(name, 0) for name in matcher.features}, cards
+
+
+def _card_sized(cards: list[CardDetection]) -> list[CardDetection]:
+    areas = np.array([cv2.contourArea(card.quad.astype(np.float32)) for card in cards])
+    if not len(areas):
+        return cards
+    low, high = (share * float(np.median(areas)) for share in CARD_AREA_RANGE)
+    return [card for card, area in zip(cards, areas, strict=True) if low <= area <= high]
