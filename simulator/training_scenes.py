@@ -38,6 +38,8 @@ class SceneMix:
     count_spread_probability: float = 0.15
     """Share of scenes that are an end-of-round count: many face-down cards in overlapping
     rows across the view, the scene the detector is weakest on without them."""
+    count_spread_across_share: float = 0.7
+    """Share of count spreads whose cards lie long side across the row (the usual way)."""
 
 
 class _Dealer:
@@ -183,21 +185,28 @@ def _nerts_pile(
 
 
 def _count_spread(
-    dealer: _Dealer, table_mm: tuple[float, float], rng: np.random.Generator
+    dealer: _Dealer, table_mm: tuple[float, float], rng: np.random.Generator, across_share: float
 ) -> list[CardPose]:
     """Face-down cards of every seat in rows across the view, as players spread them for the
-    count: each card lies along its row and covers 18-82% of the last one's length; rows lie
-    anything from overlapping to apart."""
+    count: mostly (`across_share`) long side across the row, sides overlapping; otherwise long
+    side along the row, ends overlapping. Rows lie anything from overlapping to apart."""
     width, height = table_mm
     angle = float(rng.choice([0.0, 90.0])) if rng.random() < 0.7 else float(rng.uniform(0, 180))
     along = np.array([math.cos(math.radians(angle)), -math.sin(math.radians(angle))])
     across = np.array([-along[1], along[0]])
-    step = CARD_WIDTH_MM * rng.uniform(0.25, 1.15)
-    row_step = CARD_HEIGHT_MM * rng.uniform(0.45, 1.1)
+    across_row = bool(rng.random() < across_share)
+    length_along, length_across = (
+        (CARD_WIDTH_MM, CARD_HEIGHT_MM) if across_row else (CARD_HEIGHT_MM, CARD_WIDTH_MM)
+    )
+    step = length_along * rng.uniform(0.2, 1.1)
+    row_step = length_across * rng.uniform(0.5, 1.15)
     per_row = max(2, int(rng.uniform(0.5, 0.95) * max(width, height) / step))
     rows = int(rng.integers(1, 7))
     centre = np.array([width, height]) / 2
     origin = centre - along * step * (per_row - 1) / 2 - across * row_step * (rows - 1) / 2
+    # At `angle` a card's long side lies along the row; either way up, as backs need not be
+    # symmetric.
+    base_turn = angle + (90.0 if across_row else 0.0)
     cards: list[CardPose] = []
     for row in range(rows):
         for column in range(per_row):
@@ -205,8 +214,7 @@ def _count_spread(
             if drawn is None:
                 return cards
             pos = origin + along * step * column + across * row_step * row + rng.normal(0, 3, 2)
-            # Either way up: a back looks the same, but its print need not be symmetric.
-            turn = angle + float(rng.choice([0.0, 180.0])) + float(rng.normal(0, 8))
+            turn = base_turn + float(rng.choice([0.0, 180.0])) + float(rng.normal(0, 8))
             cards.append(CardPose(drawn[0], drawn[1], float(pos[0]), float(pos[1]), turn, False))
     return cards
 
@@ -251,7 +259,7 @@ def random_scene(
     fits = width >= layout_mm[0] and height >= layout_mm[1] * 0.9
     # Drawn only when asked for, so that renders made before count spreads stay reproducible.
     if mix.count_spread_probability > 0 and rng.random() < mix.count_spread_probability:
-        cards = _count_spread(dealer, table_mm, rng)
+        cards = _count_spread(dealer, table_mm, rng, mix.count_spread_across_share)
         target = 0
     elif fits and rng.random() < mix.game_layout_probability:
         cards = _game_layout(table_mm, layout_mm, n_seats, rng)
