@@ -9,21 +9,25 @@ import numpy as np
 
 from vision.backs import BackMatcher
 from vision.detections import CardDetection
+from vision.geometry import portrait_order
 from vision.identify import CardReader, with_backs
+from vision.tiles import detect_tiled
 
 CARD_AREA_RANGE = (0.55, 1.8)
-"""Counted cards lie flat on one table, so they look about the same size: a face-down
-detection outside this share of the median card's area is a piece of a card or a box around
-two, not a card."""
+"""Counted cards lie flat on one table, so they look about the same size: a detection outside
+this share of the median card's area is a piece of a card or a box around two, not a card."""
 
 
 def count_backs(
-    image: np.ndarray, reader: CardReader, matcher: BackMatcher
+    image: np.ndarray, reader: CardReader, matcher: BackMatcher, *, tiled: bool = True
 ) -> tuple[dict[str, int], list[CardDetection]]:
-    """Cards per registered back (every back listed, zero included) and the cards counted."""
-    # Counting waits for no one, and spread cards are small: worth the slower tiled look.
-    found = reader.read(image, tiled=True)
-    cards = with_backs(_card_sized([c for c in found if not c.face_up]), image, matcher)
+    """Cards per registered back (every back listed, zero included) and the cards counted;
+    `tiled` also looks at tiles of the photo (`vision/tiles.py`), for small cards."""
+    raw = detect_tiled(reader.detector, image) if tiled else reader.detector(image)
+    # Every card of a count photo is face down, whatever the detector calls it: some backs
+    # are pictures (one in decks/backs shows four aces) that it takes for a face.
+    cards = [CardDetection(portrait_order(card.quad), False, card.score) for card in raw]
+    cards = with_backs(_card_sized(cards), image, matcher)
     counts = Counter(card.back for card in cards if card.back is not None)
     return {name: counts.get(name, 0) for name in matcher.features}, cards
 
