@@ -1,11 +1,16 @@
-"""The count keeps only card-sized face-down detections."""
+"""The count: every card-sized detection is a back, matched to the registered ones."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
+import cv2
 import numpy as np
 
-from vision.count import _card_sized
+from vision.backs import BackMatcher
+from vision.count import _card_sized, count_backs
 from vision.detections import CardDetection
+from vision.onnx_models import RawCard
 
 
 def _card(x: float, scale: float = 1.0) -> CardDetection:
@@ -22,3 +27,25 @@ def test_pieces_of_cards_and_boxes_around_two_are_not_counted() -> None:
 
 def test_nothing_found_counts_nothing() -> None:
     assert _card_sized([]) == []
+
+
+def test_every_card_of_a_count_photo_is_counted_as_a_back_even_one_taken_for_a_face() -> None:
+    colours = {"blue": (200, 60, 30), "pink": (180, 60, 230)}
+    image = np.zeros((360, 640, 3), np.uint8)
+    layout = ["blue", "pink", "blue", "pink", "blue"]
+    for i, name in enumerate(layout):
+        box = cv2.boxPoints(((80 + 110 * i, 180), (63, 88), 5.0)).astype(np.int32)
+        cv2.fillPoly(image, [box], colours[name])
+    cv2.circle(image, (600, 40), 8, colours["blue"], -1)  # a crumb, not a card
+
+    def detector(view: np.ndarray) -> list[RawCard]:
+        mask = (view.max(axis=2) > 100).astype(np.uint8)
+        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        # All called face up, as the detector calls a back printed with a picture.
+        return [RawCard(cv2.boxPoints(cv2.minAreaRect(c)), True, 0.9) for c in contours]
+
+    references = {name: np.full((88, 63, 3), colour, np.uint8) for name, colour in colours.items()}
+    reader = SimpleNamespace(detector=detector)
+    counts, cards = count_backs(image, reader, BackMatcher(references), tiled=False)  # type: ignore[arg-type]
+    assert counts == {"blue": 3, "pink": 2}
+    assert len(cards) == 5 and not any(card.face_up for card in cards)
