@@ -6,6 +6,8 @@
     python -m models.train cards --data build/renders/data.yaml --epochs 30
     python -m models.train classifier --data build/crops --epochs 10
     python -m models.train cards ... --init models/cards.pt   # more epochs on top of the last
+    python -m models.train edje --out build/edje   # real photos, boxes only, for the detector
+    python -m models.train mix --out build/mix.yaml --renders build/r1 build/r2 --real build/edje
 
 Each training run keeps its checkpoints under --runs (default build/runs); run the same command
 with --resume to continue an interrupted run. The best weights are copied to models/ with their
@@ -28,6 +30,8 @@ import numpy as np
 
 from models import CARDS_ONNX, INDEX_ONNX, MODELS_DIR
 from models.dataset import render_dataset, write_crops
+from models.real_photos import edje_dataset
+from simulator.training import CARD_CLASSES, write_data_yaml
 from simulator.training_scenes import SceneMix
 from vision.geometry import INDEX_CROP_PX
 from vision.onnx_models import CardDetector
@@ -207,6 +211,26 @@ def command_crops(args: argparse.Namespace) -> None:
     write_crops([Path(folder) for folder in args.renders], Path(args.out), args.seed, find=find)
 
 
+def command_edje(args: argparse.Namespace) -> None:
+    edje_dataset(Path(args.shared), Path(args.out))
+
+
+def command_mix(args: argparse.Namespace) -> None:
+    """One detector data.yaml over several render folders and real-photo folders; validation
+    on the first render folder's held-out images."""
+    renders, real = [Path(folder) for folder in args.renders], [Path(f) for f in args.real]
+    for folder in [*renders, *real]:
+        if not (folder / "images" / "train").is_dir():
+            raise SystemExit(f"mix: {folder} has no images/train (make it with 'data' or 'edje')")
+    write_data_yaml(
+        Path(args.out),
+        [folder / "images" / "train" for folder in [*renders, *real]],
+        renders[0] / "images" / "val",
+        CARD_CLASSES,
+        pose=True,
+    )
+
+
 def command_all(args: argparse.Namespace) -> None:
     """Every step from renders to published models, each skipped once done: run it again
     after an interruption and it goes on where it stopped (training resumes its last epoch)."""
@@ -321,6 +345,17 @@ def main(argv: list[str] | None = None) -> None:
     every.add_argument("--models-dir", default=str(MODELS_DIR), help="where to publish")
     every.add_argument("--shared", default=str(DEFAULT_SHARED), help="the shared/ folder")
     every.set_defaults(handler=command_all)
+    edje = sub.add_parser(
+        "edje", help="real photos (edje_tf_cards/images/train) as detector data: boxes only"
+    )
+    edje.add_argument("--out", required=True)
+    edje.add_argument("--shared", default=str(DEFAULT_SHARED), help="the shared/ folder")
+    edje.set_defaults(handler=command_edje)
+    mix = sub.add_parser("mix", help="one detector data.yaml over several data folders")
+    mix.add_argument("--out", required=True, metavar="DATA.yaml")
+    mix.add_argument("--renders", required=True, nargs="+", help="render folders ('data')")
+    mix.add_argument("--real", nargs="*", default=[], help="real-photo folders ('edje')")
+    mix.set_defaults(handler=command_mix)
     crops = sub.add_parser("crops", help="cut index-corner crops from renders for the classifier")
     crops.add_argument("--renders", required=True, nargs="+", help="render folders")
     crops.add_argument("--out", required=True)

@@ -105,12 +105,25 @@ costs almost nothing: the committed detector's corners were often that far off."
 
 def _write_yaml(path: Path, root: Path, names: Sequence[str], pose: bool) -> None:
     lines = [f"path: {root.resolve()}", "train: images/train", "val: images/val"]
+    path.write_text("\n".join(lines + _yaml_classes(names, pose)) + "\n")
+
+
+def write_data_yaml(
+    path: Path, train: Sequence[Path], val: Path, names: Sequence[str], pose: bool
+) -> None:
+    """An ultralytics data.yaml over image folders (labels beside them in `labels/`);
+    several train folders make one training set."""
+    folders = ", ".join(str(folder.resolve()) for folder in train)
+    lines = [f"train: [{folders}]", f"val: {val.resolve()}"]
+    path.write_text("\n".join(lines + _yaml_classes(names, pose)) + "\n")
+
+
+def _yaml_classes(names: Sequence[str], pose: bool) -> list[str]:
+    lines = []
     if pose:
         sigmas = ", ".join([str(CORNER_OKS_SIGMA)] * 4)
         lines += ["kpt_shape: [4, 3]", "flip_idx: [1, 0, 3, 2]", f"kpt_oks_sigmas: [{sigmas}]"]
-    lines.append("names:")
-    lines += [f"  {i}: {name}" for i, name in enumerate(names)]
-    path.write_text("\n".join(lines) + "\n")
+    return [*lines, "names:", *(f"  {i}: {name}" for i, name in enumerate(names))]
 
 
 def _link_or_copy(source: Path, target: Path) -> None:
