@@ -212,7 +212,10 @@ def command_crops(args: argparse.Namespace) -> None:
 
 
 def command_edje(args: argparse.Namespace) -> None:
-    edje_dataset(Path(args.shared), Path(args.out))
+    try:
+        edje_dataset(Path(args.shared), Path(args.out))
+    except FileNotFoundError as error:
+        raise SystemExit(f"edje: {error}") from None
 
 
 def command_mix(args: argparse.Namespace) -> None:
