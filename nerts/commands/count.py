@@ -19,7 +19,8 @@ At the end of a round, turn the foundation cards face down and spread them out (
 fine). Give a photo and a reference image of each player's back (a photo crop of one card's
 back, or the design file); the command counts the cards of each back. It searches the whole
 photo and four overlapping tiles of it, so a photo of the whole table works; take it from above,
-cards at least about 60 px long.
+cards at least about 60 px long. Keep other cards out of the photo: every card found is taken
+for a back (some backs are pictures) and counted for the nearest reference.
 """
 
 
