@@ -64,9 +64,11 @@ def render_dataset(
     *,
     procedural: int = 0,
     count_spreads: float = SceneMix().count_spread_probability,
+    hand_fans: float = SceneMix().hand_fan_weight,
 ) -> None:
     """Renders of the train decks, the built-in design and `procedural` seeded designs;
-    `count_spreads` is the share of end-of-round count scenes."""
+    `count_spreads` is the share of end-of-round count scenes, `hand_fans` the weight of
+    face-up hands fanned sideways among the piles (`SceneMix`)."""
     folders, back_files = shared_decks(shared)
     decks = [load_design(folder) for folder in folders] + [builtin_design()]
     decks += [procedural_design(seed * 1000 + number) for number in range(procedural)]
@@ -75,7 +77,7 @@ def render_dataset(
     settings = TrainingSettings(
         size=size,
         card_length_px=(50.0 * scale, 400.0 * scale),
-        scene_mix=SceneMix(count_spread_probability=count_spreads),
+        scene_mix=SceneMix(count_spread_probability=count_spreads, hand_fan_weight=hand_fans),
     )
     log.info("rendering %d images from %d designs and %d backs", count, len(decks), len(backs))
     generate_dataset(out, count, seed, decks, backs, settings=settings)

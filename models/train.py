@@ -197,6 +197,7 @@ def command_data(args: argparse.Namespace) -> None:
         size,
         procedural=args.procedural,
         count_spreads=args.count_spreads,
+        hand_fans=args.hand_fans,
     )
 
 
@@ -253,6 +254,7 @@ def command_all(args: argparse.Namespace) -> None:
                 shared=args.shared,
                 procedural=args.procedural,
                 count_spreads=SceneMix().count_spread_probability,
+                hand_fans=SceneMix().hand_fan_weight,
             ),
         ),
         (
@@ -329,6 +331,14 @@ def main(argv: list[str] | None = None) -> None:
         metavar="SHARE",
         help="share of scenes that are end-of-round count spreads of face-down cards "
         "(default %(default)s)",
+    )
+    data.add_argument(
+        "--hand-fans",
+        type=float,
+        default=SceneMix().hand_fan_weight,
+        metavar="WEIGHT",
+        help="weight of face-up hands fanned sideways among the piles (default %(default)s; "
+        "0 gives the scenes of renders made before them)",
     )
     data.set_defaults(handler=command_data)
     publish = sub.add_parser("publish", help="publish the best weights of a run to models/")

@@ -26,6 +26,9 @@ class SceneMix:
     max_cards: int = 90
     pile_weights: tuple[float, float, float, float, float] = (0.3, 0.25, 0.15, 0.2, 0.1)
     """Relative frequency of: fanned pile, stack, face-down spread, single card, nerts pile."""
+    hand_fan_weight: float = 0.15
+    """Relative frequency, beside `pile_weights`, of a face-up hand fanned sideways; with 0 the
+    scenes are exactly those of renders made before hand fans."""
     face_down_single_share: float = 0.3
     max_hands: int = 2
     hand_probability: float = 0.5
@@ -68,6 +71,31 @@ def _along(angle: float) -> np.ndarray:
     """Unit vector pointing from a card's top toward its bottom, in table coordinates."""
     a = math.radians(angle)
     return np.array([math.sin(a), math.cos(a)])
+
+
+def _sideways(angle: float) -> np.ndarray:
+    """Unit vector along a card's width (left to right when upright), in table coordinates."""
+    a = math.radians(angle)
+    return np.array([math.cos(a), -math.sin(a)])
+
+
+def _hand_fan(
+    dealer: _Dealer, at: np.ndarray, angle: float, rng: np.random.Generator
+) -> list[CardPose]:
+    """Face-up cards laid side by side, each covering all but a strip of the last one with
+    its index, turning a little from card to card: a hand spread on the table (as bridge
+    deals are photographed)."""
+    seat = int(rng.integers(len(dealer.decks)))
+    step, turn = rng.uniform(9, 26), rng.uniform(-5, 5)
+    cards = []
+    for i in range(int(rng.integers(3, 14))):
+        drawn = dealer.draw(seat)
+        if drawn is None:
+            break
+        card_angle = angle + turn * i + float(rng.normal(0, 1.5))
+        pos = at + step * i * _sideways(angle + turn * i / 2) + rng.normal(0, 1.0, 2)
+        cards.append(CardPose(drawn[0], drawn[1], float(pos[0]), float(pos[1]), card_angle, True))
+    return cards
 
 
 def _fanned(
@@ -192,7 +220,7 @@ def _count_spread(
     side along the row, ends overlapping. Rows lie anything from overlapping to apart."""
     width, height = table_mm
     angle = float(rng.choice([0.0, 90.0])) if rng.random() < 0.7 else float(rng.uniform(0, 180))
-    along = np.array([math.cos(math.radians(angle)), -math.sin(math.radians(angle))])
+    along = _sideways(angle)
     across = np.array([-along[1], along[0]])
     across_row = bool(rng.random() < across_share)
     length_along, length_across = (
@@ -204,9 +232,9 @@ def _count_spread(
     rows = int(rng.integers(1, 7))
     centre = np.array([width, height]) / 2
     origin = centre - along * step * (per_row - 1) / 2 - across * row_step * (rows - 1) / 2
-    # At `angle` a card's long side lies along the row; either way up, as backs need not be
-    # symmetric.
-    base_turn = angle + (90.0 if across_row else 0.0)
+    # At `angle` a card's width runs along the row (`_sideways`); either way up, as backs need
+    # not be symmetric.
+    base_turn = angle + (0.0 if across_row else 90.0)
     cards: list[CardPose] = []
     for row in range(rows):
         for column in range(per_row):
@@ -246,13 +274,16 @@ def random_scene(
     dealer = _Dealer(n_seats, rng)
     card_area = CARD_HEIGHT_MM * CARD_HEIGHT_MM
     target = min(mix.max_cards, max(1, int(mix.cards_per_area * width * height / card_area)))
-    weights = np.array(mix.pile_weights) / sum(mix.pile_weights)
+    # A zero-weight maker at the end leaves every draw of the others unchanged.
+    weights = np.array([*mix.pile_weights, mix.hand_fan_weight])
+    weights /= weights.sum()
     makers: list[Callable[[np.ndarray, float], list[CardPose]]] = [
         lambda at, a: _fanned(dealer, at, a, rng),
         lambda at, a: _stack(dealer, at, a, rng),
         lambda at, a: _spread(dealer, at, a, rng),
         lambda at, a: _single(dealer, at, a, rng, mix.face_down_single_share),
         lambda at, a: _nerts_pile(dealer, at, a, rng),
+        lambda at, a: _hand_fan(dealer, at, a, rng),
     ]
     cards: list[CardPose] = []
     layout_mm = table_for_seats(n_seats)
