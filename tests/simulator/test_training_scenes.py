@@ -22,3 +22,25 @@ def test_a_count_spread_is_rows_of_distinct_face_down_cards(seed: int) -> None:
     axis = np.angle(np.mean(np.exp(2j * turns)))
     spread_from_axis = np.degrees(np.abs(np.angle(np.exp(2j * turns - 1j * axis)))) / 2
     assert spread_from_axis.max() < 45
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_hand_fan_shows_a_strip_of_every_card_it_covers(seed: int) -> None:
+    only_fans = SceneMix(
+        pile_weights=(0.0, 0.0, 0.0, 0.0, 0.0),
+        hand_fan_weight=1.0,
+        count_spread_probability=0.0,
+        game_layout_probability=0.0,
+        hand_probability=0.0,
+    )
+    scene = random_scene((600.0, 340.0), 2, np.random.default_rng(seed), only_fans)
+    assert scene.cards and all(card.face_up for card in scene.cards)
+    # Neighbours in a fan sit 9-26 mm apart (a strip wide enough for the index), one seat each;
+    # a jump to farther away starts the next fan.
+    gaps = [
+        float(np.hypot(b.x - a.x, b.y - a.y))
+        for a, b in zip(scene.cards, scene.cards[1:], strict=False)
+        if a.seat == b.seat
+    ]
+    in_fans = [gap for gap in gaps if gap < 40]
+    assert in_fans and all(7 < gap < 28 for gap in in_fans)
