@@ -16,6 +16,7 @@ from simulator.faces import builtin_design, load_design
 from simulator.render import RenderSettings, TableRenderer
 from simulator.scene import CARD_HEIGHT_MM, CardPose, Scene
 from simulator.training import TrainingSettings, generate_dataset
+from simulator.training_scenes import SceneMix
 
 RANK_WORDS = {"nine": "9", "ten": "10", "jack": "J", "queen": "Q", "king": "K", "ace": "A"}
 
@@ -35,7 +36,10 @@ def render_val(
     folders = sorted(p for p in (shared / "decks" / "val").iterdir() if (p / "AS.png").is_file())
     decks = [load_design(p) for p in folders]
     backs = [back_from_spec(str(p)) for p in sorted((shared / "decks" / "backs").glob("*.png"))]
-    settings = TrainingSettings(size=(1280, 720), val_fraction=0.0)
+    # The scenes of the first measurements, kept so that figures compare across sessions
+    # (count spreads and hand fans came later; bidly measures fanned hands on real photos).
+    scenes = SceneMix(count_spread_probability=0.0, hand_fan_weight=0.0)
+    settings = TrainingSettings(size=(1280, 720), val_fraction=0.0, scene_mix=scenes)
     generate_dataset(out, count, seed, decks, backs, settings=settings, progress=False)
     samples = []
     for meta_path in sorted((out / "meta" / "train").glob("*.json")):
