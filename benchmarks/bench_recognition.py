@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 from recognition_data import back_reference, bidly_deals, count_scene, edje_test, render_val
 
+from models import CARDS_ONNX, INDEX_ONNX
 from simulator.backs import back_from_spec
 from vision.backs import BackMatcher
 from vision.count import count_backs
@@ -159,10 +160,16 @@ def main() -> None:
     parser.add_argument(
         "--tiled", action="store_true", help="measure identify --tiled (counting is always tiled)"
     )
+    parser.add_argument(
+        "--cards", type=Path, default=CARDS_ONNX, help="detector to measure (a candidate)"
+    )
+    parser.add_argument(
+        "--classifier", type=Path, default=INDEX_ONNX, help="index classifier to measure"
+    )
     args = parser.parse_args()
     if not SHARED.is_dir():
         raise SystemExit(f"needs the shared folder beside the repository: {SHARED}")
-    reader = CardReader()
+    reader = CardReader(args.cards, args.classifier)
 
     def read(image: np.ndarray) -> list[CardDetection]:
         return reader.read(image, tiled=args.tiled)

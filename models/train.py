@@ -240,6 +240,7 @@ def command_all(args: argparse.Namespace) -> None:
     after an interruption and it goes on where it stopped (training resumes its last epoch)."""
     work = Path(args.work).resolve()
     renders, crops, runs = work / "renders", work / "crops", work / "runs"
+    real, mixed = work / "edje", work / "cards.yaml"
     common = {"runs": str(runs), "init": None, "seed": args.seed, "fraction": 1.0}
     common |= {"device": args.device, "models_dir": args.models_dir}
     steps: list[tuple[str, Any, argparse.Namespace]] = [
@@ -257,11 +258,17 @@ def command_all(args: argparse.Namespace) -> None:
                 hand_fans=SceneMix().hand_fan_weight,
             ),
         ),
+        ("edje", command_edje, argparse.Namespace(out=str(real), shared=args.shared)),
+        (
+            "mix",
+            command_mix,
+            argparse.Namespace(out=str(mixed), renders=[str(renders)], real=[str(real)]),
+        ),
         (
             "cards",
             command_cards,
             argparse.Namespace(
-                data=str(renders / "data.yaml"),
+                data=str(mixed),
                 epochs=args.card_epochs,
                 imgsz=CARDS_IMGSZ,
                 batch=16,

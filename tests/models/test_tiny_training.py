@@ -85,7 +85,7 @@ def test_the_one_command_pipeline_publishes_and_skips_what_is_done(
         str(SHARED),
     ]
     train(command)
-    steps = ("renders", "crops", "cards", "classifier")
+    steps = ("renders", "edje", "mix", "cards", "crops", "classifier")
     assert all((tmp_path / "work" / f"{step}.done").is_file() for step in steps)
     published = sorted(p.name for p in (tmp_path / "published").iterdir())
     assert "cards.onnx" in published and "index_classifier.onnx" in published
