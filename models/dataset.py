@@ -132,7 +132,8 @@ def labelled_crops(
             indices.setdefault((index["card"], index["seat"]), []).append(index["quad"])
         for card in meta["cards"]:
             true_quad = np.array([k[:2] for k in card["keypoints"]], np.float32)
-            length = np.linalg.norm(portrait_order(true_quad)[3] - portrait_order(true_quad)[0])
+            upright = portrait_order(true_quad)
+            length = np.linalg.norm(upright[3] - upright[0])
             if length < MIN_CARD_LENGTH_PX:
                 continue
             cuts = [_jittered(true_quad, rng, QUAD_JITTER) for _ in range(CROPS_PER_INDEX)]

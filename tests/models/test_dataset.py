@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -46,12 +47,13 @@ def renders(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _true_quads(renders: Path, image: np.ndarray) -> list[np.ndarray]:
-    """A perfect finder: the labelled corners of the render `image` is (matched by size)."""
+    """A perfect finder: the labelled corners of the render that `image` is."""
     for meta_path in sorted((renders / "meta" / "train").glob("*.json")):
-        meta = json.loads(meta_path.read_text())
-        if meta["size"] == [image.shape[1], image.shape[0]]:
-            return [np.array([k[:2] for k in c["keypoints"]], np.float32) for c in meta["cards"]]
-    return []
+        photo = cv2.imread(str(renders / "images" / "train" / f"{meta_path.stem}.jpg"))
+        if np.array_equal(photo, image):
+            cards = json.loads(meta_path.read_text())["cards"]
+            return [np.array([k[:2] for k in c["keypoints"]], np.float32) for c in cards]
+    raise AssertionError("not one of the renders")
 
 
 def test_finding_nothing_cuts_what_jittered_corners_cut(renders: Path) -> None:
