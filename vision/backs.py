@@ -64,6 +64,9 @@ def back_feature(card: np.ndarray) -> BackFeature:
     magnitude, angle = cv2.cartToPolar(gx, gy)
     # Unsigned orientation: a card turned 180 degrees has the same pattern.
     orientation = np.histogram(angle % np.pi, ORIENTATION_BINS, (0, np.pi), weights=magnitude)[0]
+    # Spread into the neighbouring bins (circularly): a card's corners found a few degrees off
+    # turn its pattern that much, which must not move a striped back into another bin.
+    orientation = 0.5 * orientation + 0.25 * (np.roll(orientation, 1) + np.roll(orientation, -1))
     spectrum = np.abs(np.fft.fftshift(np.fft.fft2(grey - grey.mean())))
     h, w = spectrum.shape
     yy, xx = np.mgrid[:h, :w]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -115,3 +116,15 @@ def test_intersection_over_union_of_card_quads() -> None:
     assert intersection_over_union(square, square + 20) == 0.0
     # Shifted by half its width: 50 shared over 150 covered.
     assert intersection_over_union(square, square + np.float32([5, 0])) == pytest.approx(1 / 3)
+
+
+@pytest.mark.parametrize("error_deg", [-12.0, -6.0, 6.0, 12.0])
+def test_a_striped_back_cut_a_few_degrees_off_is_still_striped(error_deg: float) -> None:
+    """Detected corners are often degrees off; the stripes then turn by as much."""
+    pose = CardPose("AS", 1, 350.0, 197.0, 30.0, False)
+    image, (quad,) = rendered_table([pose])
+    centre = quad.mean(axis=0)
+    turn = cv2.getRotationMatrix2D((float(centre[0]), float(centre[1])), error_deg, 1.0)
+    off_quad = cv2.transform(quad.reshape(-1, 1, 2), turn).reshape(4, 2)
+    matcher = BackMatcher({"dots": reference("blue:dots"), "stripes": reference("blue:stripes")})
+    assert matcher.match(rectify(image, off_quad))[0] == "stripes"
