@@ -243,6 +243,10 @@ def command_all(args: argparse.Namespace) -> None:
     real, mixed = work / "edje", work / "cards.yaml"
     common = {"runs": str(runs), "init": None, "seed": args.seed, "fraction": 1.0}
     common |= {"device": args.device, "models_dir": args.models_dir}
+
+    def training(data: Path, epochs: int, imgsz: int, batch: int) -> argparse.Namespace:
+        return argparse.Namespace(data=str(data), epochs=epochs, imgsz=imgsz, batch=batch, **common)
+
     steps: list[tuple[str, Any, argparse.Namespace]] = [
         (
             "renders",
@@ -267,13 +271,7 @@ def command_all(args: argparse.Namespace) -> None:
         (
             "cards",
             command_cards,
-            argparse.Namespace(
-                data=str(mixed),
-                epochs=args.card_epochs,
-                imgsz=CARDS_IMGSZ,
-                batch=16,
-                **common,
-            ),
+            training(mixed, args.card_epochs, CARDS_IMGSZ, 16),
         ),
         (
             "crops",
@@ -289,13 +287,7 @@ def command_all(args: argparse.Namespace) -> None:
         (
             "classifier",
             command_classifier,
-            argparse.Namespace(
-                data=str(crops),
-                epochs=args.classifier_epochs,
-                imgsz=INDEX_CROP_PX,
-                batch=128,
-                **common,
-            ),
+            training(crops, args.classifier_epochs, INDEX_CROP_PX, 128),
         ),
     ]
     for name, handler, step_args in steps:
