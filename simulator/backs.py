@@ -4,6 +4,12 @@ Seats must be told apart by their backs when the round's foundation cards are co
 built-in backs differ in colour AND pattern: two blue backs of different patterns still differ.
 A spec is a colour name ("red"), a hex colour ("#2040a0"), either with a pattern
 ("blue:dots"), or a path to an image.
+
+An image is either a whole printed back or only the pattern printed on one. Design files often
+sit on a transparent canvas larger than the card, so the image is first cut to its opaque part.
+What is left is a whole back when it is card-shaped and opaque; otherwise (the GNOME bellot
+backs are white rings on nothing) it is a pattern, tiled over a coloured ground on card stock:
+a card is never see-through.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from simulator.faces import (
     FACE_PX_PER_MM,
     FACE_SIZE,
     read_bgra,
+    resized_to,
     rounded_card_alpha,
 )
 
@@ -56,6 +63,12 @@ PATTERN_PITCH_MM = 6.5
 """Repeat distance of the back pattern; fine enough to read as texture, coarse enough to see."""
 PATTERN_LIGHTEN = 0.55
 """How far pattern strokes are lightened toward white (0 = same colour, 1 = white)."""
+OPAQUE_ALPHA = 128
+"""Alpha (0-255) from which a pixel of a back image counts as printed."""
+WHOLE_BACK_ASPECT = (1.25, 1.6)
+"""Height over width of an image that is a whole back; real backs are about 1.4."""
+WHOLE_BACK_OPAQUE_SHARE = 0.9
+"""Share of a whole back's bounding box that is opaque (only the rounded corners are not)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -108,28 +121,66 @@ def _pattern_mask(pattern: str, width: int, height: int) -> np.ndarray:
 
 def pattern_back(name: str, colour_bgr: tuple[int, int, int], pattern: str) -> BackDesign:
     """A back printed in one colour with a lighter pattern inside a white border."""
-    width, height = FACE_SIZE
-    image = np.zeros((height, width, 4), np.uint8)
-    image[..., :3] = (250, 250, 250)
-    border = round(BORDER_MM * FACE_PX_PER_MM)
-    inner_w, inner_h = width - 2 * border, height - 2 * border
+    inner_w, inner_h = _inner_size()
     base = np.empty((inner_h, inner_w, 3), np.float32)
     base[:] = colour_bgr
     light = base + (255.0 - base) * PATTERN_LIGHTEN
     mask = cv2.GaussianBlur(_pattern_mask(pattern, inner_w, inner_h), (3, 3), 0)[..., None] / 255.0
-    image[border : border + inner_h, border : border + inner_w, :3] = (
-        base * (1 - mask) + light * mask + 0.5
-    ).astype(np.uint8)
+    return _printed_back(name, base * (1 - mask) + light * mask, colour_bgr)
+
+
+def _inner_size() -> tuple[int, int]:
+    border = round(BORDER_MM * FACE_PX_PER_MM)
+    return FACE_SIZE[0] - 2 * border, FACE_SIZE[1] - 2 * border
+
+
+def _printed_back(name: str, inner: np.ndarray, edge_bgr: tuple[int, int, int]) -> BackDesign:
+    """`inner` (BGR, `_inner_size()`) printed inside a white border on a rounded card."""
+    width, height = FACE_SIZE
+    image = np.zeros((height, width, 4), np.uint8)
+    image[..., :3] = (250, 250, 250)
+    border = round(BORDER_MM * FACE_PX_PER_MM)
+    inner_h, inner_w = inner.shape[:2]
+    image[border : border + inner_h, border : border + inner_w, :3] = (inner + 0.5).astype(np.uint8)
     cv2.rectangle(
         image,
         (border, border),
         (border + inner_w - 1, border + inner_h - 1),
-        (*colour_bgr, 255),
+        (*edge_bgr, 255),
         round(FACE_PX_PER_MM),
     )
     image[..., 3] = rounded_card_alpha(width, height, round(CORNER_RADIUS_MM * FACE_PX_PER_MM))
     image.flags.writeable = False
     return BackDesign(name, image)
+
+
+def image_back(path: Path) -> BackDesign:
+    """A back from an image file: a whole back, or a pattern to print on one (module notes)."""
+    image = read_bgra(path)
+    opaque = image[..., 3] >= OPAQUE_ALPHA
+    rows, columns = np.nonzero(opaque)
+    if rows.size == 0:
+        raise ValueError(f"back image {path} is wholly transparent")
+    top, bottom, left, right = rows.min(), rows.max() + 1, columns.min(), columns.max() + 1
+    printed = image[top:bottom, left:right]
+    aspect = printed.shape[0] / printed.shape[1]
+    low, high = WHOLE_BACK_ASPECT
+    if low <= aspect <= high and opaque[top:bottom, left:right].mean() >= WHOLE_BACK_OPAQUE_SHARE:
+        return BackDesign(path.stem, resized_to(printed, FACE_SIZE))
+    return _pattern_on_ground(path.stem, image)
+
+
+def _pattern_on_ground(name: str, pattern: np.ndarray) -> BackDesign:
+    """A transparent pattern (BGRA) repeated down the back at the card's width, over a ground
+    colour that the name picks, so the same file always makes the same back."""
+    inner_w, inner_h = _inner_size()
+    scaled_h = max(1, round(pattern.shape[0] * inner_w / pattern.shape[1]))
+    tile = resized_to(pattern, (inner_w, scaled_h))
+    tiled = np.tile(tile, (-(-inner_h // scaled_h), 1, 1))[:inner_h].astype(np.float32)
+    ground_bgr = list(NAMED_COLOURS_BGR.values())[sum(map(ord, name)) % len(NAMED_COLOURS_BGR)]
+    alpha = tiled[..., 3:] / 255.0
+    inner = tiled[..., :3] * alpha + np.float32(ground_bgr) * (1 - alpha)
+    return _printed_back(name, inner, ground_bgr)
 
 
 def default_backs(n: int) -> list[BackDesign]:
@@ -154,7 +205,7 @@ def back_from_spec(spec: str) -> BackDesign:
         return pattern_back(colour_text.strip().lower(), colour, pattern)
     path = Path(spec)
     if path.is_file():
-        return BackDesign(path.stem, read_bgra(path, FACE_SIZE))
+        return image_back(path)
     raise ValueError(
         f"back {spec!r} is neither a colour ({', '.join(sorted(NAMED_COLOURS_BGR))}, "
         "#rrggbb, optionally ':pattern') nor an image file"

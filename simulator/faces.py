@@ -198,8 +198,8 @@ def _with_rotated_copy(
     return (box, (1.0 - x1, 1.0 - y1, 1.0 - x0, 1.0 - y0))
 
 
-def read_bgra(path: Path, size: tuple[int, int]) -> np.ndarray:
-    """Read a PNG/JPEG as BGRA resized to `size`; opaque if the file has no alpha."""
+def read_bgra(path: Path, size: tuple[int, int] | None = None) -> np.ndarray:
+    """Read a PNG/JPEG as BGRA, resized to `size` if given; opaque if the file has no alpha."""
     image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
     if image is None:
         raise ValueError(f"cannot read image {path}")
@@ -207,6 +207,11 @@ def read_bgra(path: Path, size: tuple[int, int]) -> np.ndarray:
         image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGRA)
     elif image.shape[2] == 3:
         image = cv2.cvtColor(image, cv2.COLOR_BGR2BGRA)
+    return image if size is None else resized_to(image, size)
+
+
+def resized_to(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """A read-only copy of `image` at `size` (width, height), area-averaged when shrinking."""
     shrinking = image.shape[1] >= size[0]
     interpolation = cv2.INTER_AREA if shrinking else cv2.INTER_CUBIC
     resized = cv2.resize(image, size, interpolation=interpolation)

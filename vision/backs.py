@@ -29,6 +29,8 @@ ORIENTATION_BINS = 9
 FREQUENCY_BANDS = 8
 PATTERN_WEIGHT = 0.6
 """Share of the distance given to the pattern; the rest is colour."""
+OPAQUE_ALPHA = 128
+"""Alpha (0-255) from which a pixel of a reference design file counts as printed."""
 MATCH_SOFTNESS = 0.05
 """Distance scale that turns the gap between best and next-best match into a confidence."""
 
@@ -120,10 +122,14 @@ class BackMatcher:
 
 
 def _on_white(image: np.ndarray) -> np.ndarray:
-    """A BGR image; a transparent design file is composited onto white."""
+    """A BGR image; a transparent design file is cut to its opaque part (design files often
+    sit on a larger canvas) and composited onto white."""
     if image.ndim == 2:
         return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     if image.shape[2] == 4:
+        rows, columns = np.nonzero(image[:, :, 3] >= OPAQUE_ALPHA)
+        if rows.size:
+            image = image[rows.min() : rows.max() + 1, columns.min() : columns.max() + 1]
         alpha = image[:, :, 3:4].astype(np.float32) / 255
         return (image[:, :, :3] * alpha + 255 * (1 - alpha)).astype(np.uint8)
     return image

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import cv2
 import numpy as np
 import pytest
@@ -76,6 +78,20 @@ def test_backs_of_the_same_colour_and_different_pattern_are_told_apart() -> None
     )
     names = [matcher.match(rectify(image, quad))[0] for quad in quads]
     assert names == ["blue-dots", "blue-stripes", "red-lattice", "green-checks"]
+
+
+def test_a_design_file_on_a_larger_transparent_canvas_is_cut_to_its_card(
+    tmp_path: Path,
+) -> None:
+    card = back_from_spec("blue:dots").image
+    canvas = np.zeros((card.shape[0] + 200, card.shape[1] + 300, 4), np.uint8)
+    canvas[120 : 120 + card.shape[0], 40 : 40 + card.shape[1]] = card
+    cv2.imwrite(str(tmp_path / "framed.png"), canvas)
+    cv2.imwrite(str(tmp_path / "bare.png"), card)
+    matcher = BackMatcher.from_files(
+        {"framed": tmp_path / "framed.png", "bare": tmp_path / "bare.png"}
+    )
+    assert matcher.features["framed"].distance(matcher.features["bare"]) < 1e-6
 
 
 def test_back_feature_is_the_same_for_a_card_turned_round() -> None:
