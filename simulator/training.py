@@ -115,6 +115,7 @@ def write_data_yaml(
     several train folders make one training set."""
     folders = ", ".join(str(folder.resolve()) for folder in train)
     lines = [f"train: [{folders}]", f"val: {val.resolve()}"]
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines + _yaml_classes(names, pose)) + "\n")
 
 

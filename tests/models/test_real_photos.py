@@ -27,7 +27,7 @@ def test_edje_train_photos_become_boxes_without_corners(tmp_path: Path) -> None:
 def test_mix_lists_every_folder_and_validates_on_the_first(tmp_path: Path) -> None:
     for name in ("renders_a", "renders_b", "edje"):
         (tmp_path / name / "images" / "train").mkdir(parents=True)
-    out = tmp_path / "mix.yaml"
+    out = tmp_path / "round" / "data.yaml"  # a folder not made yet
     folders = [str(tmp_path / n) for n in ("renders_a", "renders_b")]
     train(["mix", "--out", str(out), "--renders", *folders, "--real", str(tmp_path / "edje")])
     text = out.read_text()
