@@ -22,7 +22,8 @@ from simulator.training_scenes import SceneMix
 from vision.geometry import (
     CARD_HEIGHT_MM,
     CARD_WIDTH_MM,
-    INDEX_CROP_MM,
+    INDEX_WINDOW_MM,
+    LEGACY_INDEX_WINDOW_MM,
     index_crops,
     intersection_over_union,
     portrait_order,
@@ -45,6 +46,8 @@ DETECTION_MATCH_OVERLAP = 0.5
 FOUND_JITTER = 0.02
 """A card cut at found corners is cut a second time with them moved by up to this share of
 its size, as the runtime reads windows a few millimetres apart."""
+WINDOW_FILE = "index_window.json"
+"""Beside a crop folder's splits: the index window its crops were cut with."""
 
 
 def shared_decks(shared: Path) -> tuple[list[Path], list[Path]]:
@@ -83,20 +86,25 @@ def render_dataset(
     generate_dataset(out, count, seed, decks, backs, settings=settings)
 
 
-def _index_corners(quad: np.ndarray, index_quads: list[list[list[float]]]) -> set[int]:
+def _index_corners(
+    quad: np.ndarray,
+    index_quads: list[list[list[float]]],
+    window_mm: tuple[float, float] = INDEX_WINDOW_MM,
+) -> set[int]:
     """The crops of a card cut at `quad` that hold an index centre: 0 for the first (top-left)
-    corner square, 1 for the opposite one. Judged from where the crop is cut, not from the true
+    corner window, 1 for the opposite one. Judged from where the crop is cut, not from the true
     corners, so a crop whose corner error cut the index out is not labelled with it."""
     width, height = CARD_WIDTH_MM, CARD_HEIGHT_MM
+    window_w, window_h = window_mm
     target = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
     matrix = cv2.getPerspectiveTransform(portrait_order(quad), target)
     corners = set()
     for index_quad in index_quads:
         centre = np.mean(np.asarray(index_quad, np.float32), axis=0).reshape(1, 1, 2)
         x, y = cv2.perspectiveTransform(centre, matrix)[0, 0]
-        if 0 <= x < INDEX_CROP_MM and 0 <= y < INDEX_CROP_MM:
+        if 0 <= x < window_w and 0 <= y < window_h:
             corners.add(0)
-        elif width - INDEX_CROP_MM < x <= width and height - INDEX_CROP_MM < y <= height:
+        elif width - window_w < x <= width and height - window_h < y <= height:
             corners.add(1)
     return corners
 
@@ -119,10 +127,15 @@ def _found_quad(true_quad: np.ndarray, found: list[np.ndarray]) -> np.ndarray | 
 
 
 def labelled_crops(
-    render_dir: Path, split: str, rng: np.random.Generator, find: QuadFinder | None = None
+    render_dir: Path,
+    split: str,
+    rng: np.random.Generator,
+    find: QuadFinder | None = None,
+    window_mm: tuple[float, float] = INDEX_WINDOW_MM,
 ) -> Iterator[tuple[str, np.ndarray]]:
-    """(class, 64x64 crop) for every index corner of every labelled card of a split, cut at
-    jittered true corners and, given `find`, also at the corners it finds (its own errors)."""
+    """(class, 64x64 crop) for every index corner of every labelled card of a split, cut
+    `window_mm` large at jittered true corners and, given `find`, also at the corners it finds
+    (its own errors)."""
     for meta_path in sorted((render_dir / "meta" / split).glob("*.json")):
         meta = json.loads(meta_path.read_text())
         image = cv2.imread(str(render_dir / "images" / split / f"{meta_path.stem}.jpg"))
@@ -141,11 +154,13 @@ def labelled_crops(
             if quad is not None:
                 cuts += [quad, _jittered(quad, rng, FOUND_JITTER)]
             for number, cut in enumerate(cuts):
-                crops = index_crops(rectify(image, cut))
+                crops = index_crops(rectify(image, cut), window_mm=window_mm)
                 if not card["face_up"]:
                     yield NONE_CLASS, crops[int(rng.integers(2))]
                     continue
-                readable = _index_corners(cut, indices.get((card["card"], card["seat"]), []))
+                readable = _index_corners(
+                    cut, indices.get((card["card"], card["seat"]), []), window_mm
+                )
                 for corner, crop in enumerate(crops):
                     if corner in readable:
                         yield card["card"], crop
@@ -167,15 +182,22 @@ def write_crops(
     out: Path,
     seed: int,
     none_share: float = 0.08,
+    *,
     find: QuadFinder | None = None,
+    window_mm: tuple[float, float] = INDEX_WINDOW_MM,
 ) -> dict[str, int]:
-    """Classification dataset (out/{train,val}/<class>/*.png) from render folders, cut at
-    jittered true corners and, given `find`, also at the corners it finds."""
+    """Classification dataset (out/{train,val}/<class>/*.png) from render folders, cut
+    `window_mm` large at jittered true corners and, given `find`, also at the corners it finds;
+    the window is written beside them (`crops_window`)."""
     rng = np.random.default_rng(seed)
     totals: dict[str, int] = {}
+    out.mkdir(parents=True, exist_ok=True)
+    (out / WINDOW_FILE).write_text(json.dumps({"index_window_mm": list(window_mm)}) + "\n")
     for split in ("train", "val"):
         counts: dict[str, int] = {}
-        crops = (c for folder in render_dirs for c in labelled_crops(folder, split, rng, find))
+        crops = (
+            c for folder in render_dirs for c in labelled_crops(folder, split, rng, find, window_mm)
+        )
         for label, crop in tqdm(crops, desc=f"crops {split}", unit=" crops"):
             if label == NONE_CLASS and rng.random() > none_share * 4:
                 continue
@@ -187,3 +209,13 @@ def write_crops(
         totals[split] = sum(counts.values())
         log.info("%s: %d crops in %d classes", split, totals[split], len(counts))
     return totals
+
+
+def crops_window(crops: Path) -> tuple[float, float]:
+    """The index window (width, height in mm) a crop folder was cut with; folders cut before
+    it was recorded used the legacy square."""
+    recorded = crops / WINDOW_FILE
+    if not recorded.is_file():
+        return LEGACY_INDEX_WINDOW_MM
+    width, height = json.loads(recorded.read_text())["index_window_mm"]
+    return float(width), float(height)

@@ -29,12 +29,12 @@ from typing import Any
 import numpy as np
 
 from models import CARDS_ONNX, INDEX_ONNX, MODELS_DIR
-from models.dataset import render_dataset, write_crops
+from models.dataset import crops_window, render_dataset, write_crops
 from models.real_photos import edje_dataset
 from simulator.training import CARD_CLASSES, write_data_yaml
 from simulator.training_scenes import SceneMix
-from vision.geometry import INDEX_CROP_PX
-from vision.onnx_models import CardDetector
+from vision.geometry import INDEX_CROP_PX, INDEX_WINDOW_MM
+from vision.onnx_models import INDEX_WINDOW_KEY, CardDetector
 
 log = logging.getLogger(__name__)
 
@@ -107,10 +107,17 @@ def _train(kind: str, model_yaml: str, args: argparse.Namespace, **overrides: An
 
 
 def _publish(
-    best: Path, onnx_target: Path, imgsz: int, metrics: dict[str, Any], *, batched: bool = False
+    best: Path,
+    onnx_target: Path,
+    imgsz: int,
+    metrics: dict[str, Any],
+    *,
+    batched: bool = False,
+    metadata: dict[str, str] | None = None,
 ) -> None:
     """Copies the checkpoint and its ONNX export to models/; `batched` exports a dynamic batch
-    axis (the classifier reads every index corner of a photo in one run)."""
+    axis (the classifier reads every index corner of a photo in one run); `metadata` is added
+    to the ONNX file's own (the runtime reads the classifier's index window there)."""
     ultralytics = _ultralytics()
     onnx_target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy2(best, onnx_target.with_suffix(".pt"))
@@ -119,9 +126,21 @@ def _publish(
             format="onnx", imgsz=imgsz, simplify=True, opset=12, dynamic=batched
         )
     )
+    if metadata:
+        import onnx  # noqa: PLC0415  (a training dependency, as ultralytics is)
+
+        model = onnx.load(str(exported))
+        for key, value in metadata.items():
+            model.metadata_props.add(key=key, value=value)
+        onnx.save(model, str(exported))
     shutil.copy2(exported, onnx_target)
     onnx_target.with_suffix(".metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
     log.info("published %s", onnx_target)
+
+
+def _window_metadata(crops: Path) -> dict[str, str]:
+    width, height = crops_window(crops)
+    return {INDEX_WINDOW_KEY: f"{width:g},{height:g}"}
 
 
 def _final_metrics(run_dir: Path, seconds: float, args: argparse.Namespace) -> dict[str, Any]:
@@ -163,7 +182,16 @@ def command_classifier(args: argparse.Namespace) -> None:
     started = time.time()
     best = _train("classifier", "yolov8n-cls.yaml", args, **CLASSIFIER_AUGMENTATION)
     metrics = _final_metrics(best.parent.parent, time.time() - started, args)
-    _publish(best, Path(args.models_dir) / INDEX_ONNX.name, args.imgsz, metrics, batched=True)
+    window = _window_metadata(Path(args.data))
+    metrics |= window
+    _publish(
+        best,
+        Path(args.models_dir) / INDEX_ONNX.name,
+        args.imgsz,
+        metrics,
+        batched=True,
+        metadata=window,
+    )
 
 
 def command_publish(args: argparse.Namespace) -> None:
@@ -175,9 +203,27 @@ def command_publish(args: argparse.Namespace) -> None:
     metrics = _final_metrics(run_dir, 0, argparse.Namespace(imgsz=imgsz, data=str(run_dir)))
     metrics["train_seconds"] = round(float(_column(run_dir, "time")[-1]))  # cumulative
     best = run_dir / "weights" / "best.pt"
+    metadata = None
+    if args.model != "cards":
+        metadata = _window_metadata(_run_data(run_dir))
+        metrics |= metadata
     _publish(
-        best, Path(args.models_dir) / target.name, imgsz, metrics, batched=args.model != "cards"
+        best,
+        Path(args.models_dir) / target.name,
+        imgsz,
+        metrics,
+        batched=args.model != "cards",
+        metadata=metadata,
     )
+
+
+def _run_data(run_dir: Path) -> Path:
+    """The data a run trained on, from the arguments ultralytics saved beside it."""
+    for line in (run_dir / "args.yaml").read_text().splitlines():
+        key, _, value = line.partition(":")
+        if key == "data":
+            return Path(value.strip())
+    raise SystemExit(f"publish: {run_dir / 'args.yaml'} names no data")
 
 
 def _column(run_dir: Path, name: str) -> list[str]:
@@ -209,7 +255,13 @@ def command_crops(args: argparse.Namespace) -> None:
         def find(image: np.ndarray) -> list[np.ndarray]:
             return [card.quad for card in detector(image)]
 
-    write_crops([Path(folder) for folder in args.renders], Path(args.out), args.seed, find=find)
+    write_crops(
+        [Path(folder) for folder in args.renders],
+        Path(args.out),
+        args.seed,
+        find=find,
+        window_mm=tuple(args.window_mm),
+    )
 
 
 def command_edje(args: argparse.Namespace) -> None:
@@ -282,6 +334,7 @@ def command_all(args: argparse.Namespace) -> None:
                 seed=0,
                 # The detector just trained: the classifier learns its corner errors.
                 detector=str(Path(args.models_dir) / CARDS_ONNX.name),
+                window_mm=INDEX_WINDOW_MM,
             ),
         ),
         (
@@ -376,6 +429,15 @@ def main(argv: list[str] | None = None) -> None:
         metavar="CARDS.onnx",
         help="also cut each card where this detector puts its corners, "
         "so that the classifier learns the detector's own corner errors",
+    )
+    crops.add_argument(
+        "--window-mm",
+        nargs=2,
+        type=float,
+        default=INDEX_WINDOW_MM,
+        metavar=("WIDTH", "HEIGHT"),
+        help="size of the corner cut that holds the index; the classifier trained on these "
+        "crops records it and the runtime cuts the same (default: %(default)s)",
     )
     crops.set_defaults(handler=command_crops)
     for name, handler, imgsz, batch in (

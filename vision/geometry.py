@@ -13,10 +13,13 @@ CARD_WIDTH_MM = 63.0
 CARD_HEIGHT_MM = 88.0
 RECTIFIED_PX_PER_MM = 3.0
 """Resolution of the canonical card: enough for an index, cheap to warp."""
-INDEX_CROP_MM = 26.0
-"""Square cut from a corner that holds the rank and suit of every common design."""
+INDEX_WINDOW_MM = (26.0, 32.0)
+"""Width and height of the corner cut that holds a card's index, for new classifiers: designs
+with big indices (pysol-sylly, gnome-tango) print the suit 20-30 mm down, below a square."""
+LEGACY_INDEX_WINDOW_MM = (26.0, 26.0)
+"""The window of classifiers exported before the model recorded its own."""
 INDEX_CROP_PX = 64
-"""Side of the crop given to the index classifier."""
+"""Side of the square crop given to the index classifier, whatever the window's shape."""
 
 RECTIFIED_SIZE = (
     round(CARD_WIDTH_MM * RECTIFIED_PX_PER_MM),
@@ -51,17 +54,19 @@ def index_crops(
     card: np.ndarray,
     shifts_mm: tuple[tuple[float, float], ...] = ((0.0, 0.0),),
     margin_mm: float = 0.0,
+    window_mm: tuple[float, float] = INDEX_WINDOW_MM,
 ) -> list[np.ndarray]:
-    """The two index corners of a card rectified with `margin_mm`, each turned upright:
-    top-left, then bottom-right; with several `shifts_mm` (each no larger than the margin),
-    every corner is cut once per shift, corner by corner."""
-    side = round(INDEX_CROP_MM * RECTIFIED_PX_PER_MM)
+    """The two index corners of a card rectified with `margin_mm`, each turned upright and
+    cut `window_mm` (width, height) large: top-left, then bottom-right; with several
+    `shifts_mm` (each no larger than the margin), every corner is cut once per shift, corner
+    by corner. Every crop is `INDEX_CROP_PX` square."""
+    width, height = (round(side * RECTIFIED_PX_PER_MM) for side in window_mm)
     crops = []
     for view in (card, cv2.rotate(card, cv2.ROTATE_180)):
         for dx, dy in shifts_mm:
             left = round((margin_mm + dx) * RECTIFIED_PX_PER_MM)
             top = round((margin_mm + dy) * RECTIFIED_PX_PER_MM)
-            crop = view[top : top + side, left : left + side]
+            crop = view[top : top + height, left : left + width]
             crops.append(
                 cv2.resize(crop, (INDEX_CROP_PX, INDEX_CROP_PX), interpolation=cv2.INTER_AREA)
             )

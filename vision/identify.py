@@ -47,7 +47,10 @@ class CardReader:
             crop
             for card in face_up
             for crop in index_crops(
-                rectify(image, card.quad, READ_MARGIN_MM), READ_SHIFTS_MM, READ_MARGIN_MM
+                rectify(image, card.quad, READ_MARGIN_MM),
+                READ_SHIFTS_MM,
+                READ_MARGIN_MM,
+                self.classifier.window_mm,
             )
         ]
         readings = self.classifier.probabilities(crops).reshape(

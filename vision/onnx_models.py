@@ -10,6 +10,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.geometry import LEGACY_INDEX_WINDOW_MM
+
 log = logging.getLogger(__name__)
 
 DETECTION_SCORE_MIN = 0.35
@@ -17,6 +19,9 @@ DETECTION_SCORE_MIN = 0.35
 DETECTION_IOU_MAX = 0.45
 """Two detections overlapping more than this are one card (non-maximum suppression)."""
 LETTERBOX_GREY = 114
+INDEX_WINDOW_KEY = "index_window_mm"
+"""ONNX metadata of the index classifier: the corner window ("26,32", mm) its crops were cut
+with, which the runtime must cut alike."""
 THREADS = 2
 
 
@@ -111,6 +116,7 @@ class IndexClassifier:
         # An export with a dynamic batch axis takes all crops in one run; a fixed one, one each.
         self.batched = not isinstance(model_input.shape[0], int)
         self.names = _names(self.session)
+        self.window_mm = _window_mm(self.session)
 
     def probabilities(self, crops: list[np.ndarray]) -> np.ndarray:
         """Class probabilities, one row per crop (BGR), columns in `names` order."""
@@ -123,6 +129,15 @@ class IndexClassifier:
         return np.concatenate(
             [self.session.run(None, {self.input_name: t[None]})[0] for t in tensor]
         )
+
+
+def _window_mm(session) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+    """The index window the classifier was trained on (older exports: the legacy square)."""
+    text = session.get_modelmeta().custom_metadata_map.get(INDEX_WINDOW_KEY)
+    if text is None:
+        return LEGACY_INDEX_WINDOW_MM
+    width, height = (float(side) for side in text.split(","))
+    return width, height
 
 
 def _input_size(session) -> int:  # type: ignore[no-untyped-def]

@@ -38,6 +38,12 @@ def test_index_corners_follow_the_cut() -> None:
     assert _index_corners(quad + np.float32([30 * SCALE, 0]), [top_left]) == set()
 
 
+def test_a_taller_window_holds_an_index_printed_lower() -> None:
+    low = _box(3, 16)  # centre 23 mm down
+    assert _index_corners(CARD * SCALE, [low], window_mm=(26.0, 22.0)) == set()
+    assert _index_corners(CARD * SCALE, [low], window_mm=(26.0, 32.0)) == {0}
+
+
 @pytest.fixture(scope="module")
 def renders(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("renders")

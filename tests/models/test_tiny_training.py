@@ -34,7 +34,7 @@ def test_tiny_training_runs_and_exports(tmp_path: Path, offline: None) -> None:
     generate_dataset(
         renders, 4, 0, [builtin_design()], default_backs(2), settings=settings, progress=False
     )
-    write_crops([renders], tmp_path / "crops", seed=0, none_share=1.0)
+    write_crops([renders], tmp_path / "crops", seed=0, none_share=1.0, window_mm=(24.0, 30.0))
     common = [
         "--epochs",
         "1",
@@ -55,6 +55,10 @@ def test_tiny_training_runs_and_exports(tmp_path: Path, offline: None) -> None:
     # Exported with a dynamic batch: every index corner of a photo is read in one run.
     classifier = IndexClassifier(published / "index_classifier.onnx")
     assert classifier.batched and classifier.size == 32
+    # The crops' window travels with the model, so the runtime cuts what it was trained on.
+    assert classifier.window_mm == (24.0, 30.0)
+    published_metrics = json.loads((published / "index_classifier.metrics.json").read_text())
+    assert published_metrics["index_window_mm"] == "24,30"
     readings = classifier.probabilities([np.zeros((64, 64, 3), np.uint8)] * 3)
     assert readings.shape == (3, len(classifier.names))
     assert np.allclose(readings.sum(axis=1), 1.0, atol=1e-3)

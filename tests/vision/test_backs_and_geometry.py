@@ -15,8 +15,8 @@ from simulator.render import RenderSettings, TableRenderer
 from simulator.scene import CardPose, Scene
 from vision.backs import BackMatcher, back_feature
 from vision.geometry import (
-    INDEX_CROP_MM,
     INDEX_CROP_PX,
+    INDEX_WINDOW_MM,
     RECTIFIED_PX_PER_MM,
     RECTIFIED_SIZE,
     index_crops,
@@ -119,11 +119,23 @@ def test_shifted_index_crops_come_corner_by_corner_and_move_with_the_shift() -> 
     assert len(crops) == 6
     assert all(c.shape == (INDEX_CROP_PX, INDEX_CROP_PX, 3) for c in crops)
     dots = [np.unravel_index(int(c[:, :, 0].argmax()), c.shape[:2]) for c in crops[:3]]
-    scale = INDEX_CROP_PX / (INDEX_CROP_MM * RECTIFIED_PX_PER_MM)
+    width_mm, height_mm = INDEX_WINDOW_MM
+    scale_x = INDEX_CROP_PX / (width_mm * RECTIFIED_PX_PER_MM)
+    scale_y = INDEX_CROP_PX / (height_mm * RECTIFIED_PX_PER_MM)
     # The window moved 2 mm right, so the dot sits 6 px (at 3 px/mm) further left in it.
-    assert dots[1][1] == pytest.approx(dots[0][1] - 6 * scale, abs=1)
-    assert dots[2][0] == pytest.approx(dots[0][0] + 6 * scale, abs=1)
+    assert dots[1][1] == pytest.approx(dots[0][1] - 6 * scale_x, abs=1)
+    assert dots[2][0] == pytest.approx(dots[0][0] + 6 * scale_y, abs=1)
     assert crops[3].max() == 0  # the opposite corner has no dot
+
+
+def test_the_index_window_sets_how_far_down_a_crop_reaches() -> None:
+    card = np.zeros((RECTIFIED_SIZE[1], RECTIFIED_SIZE[0], 3), np.uint8)
+    card[3 * 29, 3 * 10] = 255  # a suit 29 mm down: below a 26 mm square, inside 32 mm
+    square, _ = index_crops(card, window_mm=(26.0, 26.0))
+    tall, _ = index_crops(card, window_mm=(26.0, 32.0))
+    assert square.max() == 0
+    assert tall.max() > 0
+    assert tall.shape == square.shape == (INDEX_CROP_PX, INDEX_CROP_PX, 3)
 
 
 def test_intersection_over_union_of_card_quads() -> None:

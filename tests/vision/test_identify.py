@@ -15,7 +15,9 @@ from simulator.backs import back_from_spec
 from simulator.faces import builtin_design
 from simulator.render import RenderSettings, TableRenderer
 from simulator.scene import CardPose, Scene
+from vision.geometry import LEGACY_INDEX_WINDOW_MM
 from vision.identify import CardReader
+from vision.onnx_models import IndexClassifier
 
 FACE_UP = {
     "QH": (120, 110, 10.0),
@@ -116,3 +118,15 @@ def count_spread(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str
 
 def test_count_cli_counts_each_back(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert count_spread(tmp_path, capsys) == {"red": 3, "blue": 3}
+
+
+def test_the_published_classifier_cuts_the_window_it_was_trained_on() -> None:
+    # The window is ONNX metadata, also written to the metrics file; a classifier exported
+    # before the window was recorded was trained on the legacy square.
+    classifier = IndexClassifier(INDEX_ONNX)
+    recorded = json.loads(INDEX_ONNX.with_suffix(".metrics.json").read_text())
+    expected = recorded.get("index_window_mm")
+    if expected is None:
+        assert classifier.window_mm == LEGACY_INDEX_WINDOW_MM
+    else:
+        assert classifier.window_mm == tuple(float(v) for v in expected.split(","))
