@@ -38,9 +38,12 @@ Reader = Callable[[np.ndarray], list[CardDetection]]
 
 
 def val_designs(read: Reader, count: int) -> None:
+    """Recall over the face-up cards whose index is labelled visible. A name given is right
+    when a face-up card of that name lies there, also one whose index is too covered to be
+    labelled (the strict figure counts those as wrong)."""
     with tempfile.TemporaryDirectory() as folder:
         samples = render_val(Path(folder), SHARED, count, seed=123)
-        named = to_name = right = 0
+        named = to_name = right = names_right = 0
         down_found = down_total = 0
         for path, truth in samples:
             found = read(cv2.imread(str(path)))
@@ -57,12 +60,17 @@ def val_designs(read: Reader, count: int) -> None:
                 if f.card is None:
                     continue
                 named += 1
-    wrong = named - right
+                names_right += any(
+                    card.face_up and card.card == f.card and iou(f.quad, card.quad) > MATCH_OVERLAP
+                    for card in truth
+                )
     print(
         f"val designs ({count} renders): {right}/{to_name} visible face-up cards named right "
-        f"= {right / max(1, to_name):.1%} (target 99%); precision {right / max(1, named):.1%} "
-        f"({wrong} named wrong or not a labelled card; target 99%); face-down found "
-        f"{down_found}/{down_total} = {down_found / max(1, down_total):.1%} (target 100%)"
+        f"= {right / max(1, to_name):.1%} (target 99%); precision {names_right / max(1, named):.1%}"
+        f" ({named - names_right} of {named} names wrong; target 99%; strict, counting names of "
+        f"cards whose index is too covered to be labelled as wrong: {right / max(1, named):.1%}); "
+        f"face-down found {down_found}/{down_total} = {down_found / max(1, down_total):.1%} "
+        "(target 100%)"
     )
 
 

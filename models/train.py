@@ -440,24 +440,30 @@ def main(argv: list[str] | None = None) -> None:
         "crops records it and the runtime cuts the same (default: %(default)s)",
     )
     crops.set_defaults(handler=command_crops)
-    for name, handler, imgsz, batch in (
-        ("cards", command_cards, CARDS_IMGSZ, 16),
-        ("classifier", command_classifier, INDEX_CROP_PX, 128),
+    for name, handler, imgsz, batch, data_help in (
+        ("cards", command_cards, CARDS_IMGSZ, 16, "a data.yaml from 'data' or 'mix'"),
+        ("classifier", command_classifier, INDEX_CROP_PX, 128, "a crop folder from 'crops'"),
     ):
         step = sub.add_parser(name, help=f"train and export the {name} model")
-        step.add_argument("--data", required=True)
-        step.add_argument("--epochs", type=int, default=30)
-        step.add_argument("--imgsz", type=int, default=imgsz)
-        step.add_argument("--batch", type=int, default=batch)
+        step.add_argument("--data", required=True, help=data_help)
+        step.add_argument("--epochs", type=int, default=30, help="default: %(default)s")
+        step.add_argument(
+            "--imgsz", type=int, default=imgsz, help="input side in pixels (default: %(default)s)"
+        )
+        step.add_argument("--batch", type=int, default=batch, help="default: %(default)s")
         step.add_argument("--fraction", type=float, default=1.0, help="share of the data to use")
-        step.add_argument("--runs", default=str(DEFAULT_RUNS))
+        step.add_argument(
+            "--runs", default=str(DEFAULT_RUNS), help="where runs keep their epochs and logs"
+        )
         step.add_argument("--resume", action="store_true", help="continue the last run")
         step.add_argument("--init", metavar="WEIGHTS.pt", help="start from these weights")
         step.add_argument("--models-dir", default=str(MODELS_DIR), help="where to publish")
         step.add_argument("--device", default="cpu", help="cpu, or a CUDA device such as 0")
         step.set_defaults(handler=handler)
     for step_parser in sub.choices.values():
-        step_parser.add_argument("--seed", type=int, default=0)
+        step_parser.add_argument(
+            "--seed", type=int, default=0, help="same seed, same result (default: %(default)s)"
+        )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     args.handler(args)
