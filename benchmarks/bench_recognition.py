@@ -186,7 +186,7 @@ def main() -> None:
     val_designs(read, args.val_images)
     bidly(read)
     edje(read)
-    if not args.tiled:
+    if not args.tiled and args.count_scenes > 0:
         counting(reader, args.count_scenes)
 
 

@@ -38,6 +38,8 @@ def render_val(
     backs = [back_from_spec(str(p)) for p in sorted((shared / "decks" / "backs").glob("*.png"))]
     # The scenes of the first measurements, kept so that figures compare across sessions
     # (count spreads and hand fans came later; bidly measures fanned hands on real photos).
+    # The cards changed once: since commit 61fcc75 back images are printed as opaque cards,
+    # so face-down figures from before it are not comparable.
     scenes = SceneMix(count_spread_probability=0.0, hand_fan_weight=0.0)
     settings = TrainingSettings(size=(1280, 720), val_fraction=0.0, scene_mix=scenes)
     generate_dataset(out, count, seed, decks, backs, settings=settings, progress=False)
