@@ -1,6 +1,7 @@
 """Recognition figures for issue 4: val designs, real photos, the back count, and speed.
 
 Run: .venv/bin/python benchmarks/bench_recognition.py [--val-images 40] [--count-scenes 20]
+    [--true-corners] [--tiled] [--cards CANDIDATE.onnx] [--classifier CANDIDATE.onnx]
 Needs ../shared (decks and real photos); prints every figure with the target beside it.
 """
 
@@ -25,6 +26,7 @@ from vision.count import count_backs
 from vision.detections import CardDetection
 from vision.geometry import intersection_over_union as iou
 from vision.identify import CardReader
+from vision.onnx_models import RawCard
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 MATCH_OVERLAP = 0.5
@@ -72,6 +74,36 @@ def val_designs(read: Reader, count: int) -> None:
         f"face-down found {down_found}/{down_total} = {down_found / max(1, down_total):.1%} "
         "(target 100%)"
     )
+
+
+WHOLE_CARD_VISIBLE = 0.9
+"""Share of a card that shows for the true-corner reading to count it as a whole card."""
+
+
+def val_true_corners(reader: CardReader, count: int) -> None:
+    """The classifier alone: every wholly visible face-up card of the val renders read from
+    its true corners, per design."""
+    real_detector = reader.detector
+    per_design: dict[str, list[int]] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for path, truth in render_val(Path(folder), SHARED, count, seed=123):
+            image = cv2.imread(str(path))
+            for card in truth:
+                if (
+                    not (card.face_up and card.index_visible)
+                    or card.visible_share < WHOLE_CARD_VISIBLE
+                ):
+                    continue
+                reader.detector = lambda _image, quad=card.quad: [RawCard(quad, True, 1.0)]
+                (read,) = reader.read(image)
+                tally = per_design.setdefault(card.design, [0, 0])
+                tally[0] += read.card == card.card
+                tally[1] += 1
+    reader.detector = real_detector
+    for design, (right, total) in sorted(per_design.items()):
+        print(f"  true corners, {design}: {right}/{total} whole face-up cards named right")
+    right, total = (sum(column) for column in zip(*per_design.values(), strict=True))
+    print(f"val designs from the true corners: {right}/{total} = {right / max(1, total):.1%}")
 
 
 def bidly(read: Reader) -> None:
@@ -169,6 +201,11 @@ def main() -> None:
         "--tiled", action="store_true", help="measure identify --tiled (counting is always tiled)"
     )
     parser.add_argument(
+        "--true-corners",
+        action="store_true",
+        help="also read the val cards from their true corners, per design (the classifier alone)",
+    )
+    parser.add_argument(
         "--cards", type=Path, default=CARDS_ONNX, help="detector to measure (a candidate)"
     )
     parser.add_argument(
@@ -184,6 +221,8 @@ def main() -> None:
 
     speed(read, " --tiled" if args.tiled else "")
     val_designs(read, args.val_images)
+    if args.true_corners:
+        val_true_corners(reader, args.val_images)
     bidly(read)
     edje(read)
     if not args.tiled and args.count_scenes > 0:

@@ -27,6 +27,8 @@ class TruthCard:
     face_up: bool
     card: str | None
     index_visible: bool
+    design: str = ""
+    visible_share: float = 1.0
 
 
 def render_val(
@@ -53,6 +55,8 @@ def render_val(
                 c["face_up"],
                 c["card"],
                 (c["card"], c["seat"]) in visible,
+                c["design"],
+                c["visible"],
             )
             for c in meta["cards"]
         ]
