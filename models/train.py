@@ -113,11 +113,17 @@ def _publish(
     metrics: dict[str, Any],
     *,
     batched: bool = False,
-    metadata: dict[str, str] | None = None,
+    crops: Path | None = None,
 ) -> None:
     """Copies the checkpoint and its ONNX export to models/; `batched` exports a dynamic batch
-    axis (the classifier reads every index corner of a photo in one run); `metadata` is added
-    to the ONNX file's own (the runtime reads the classifier's index window there)."""
+    axis (the classifier reads every index corner of a photo in one run). A classifier names
+    its `crops` folder: their index window goes into the ONNX metadata, where the runtime
+    reads it, and into the metrics."""
+    metadata = {}
+    if crops is not None:
+        width, height = crops_window(crops)
+        metadata[INDEX_WINDOW_KEY] = f"{width:g},{height:g}"
+        metrics = metrics | metadata
     ultralytics = _ultralytics()
     onnx_target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy2(best, onnx_target.with_suffix(".pt"))
@@ -136,11 +142,6 @@ def _publish(
     shutil.copy2(exported, onnx_target)
     onnx_target.with_suffix(".metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
     log.info("published %s", onnx_target)
-
-
-def _window_metadata(crops: Path) -> dict[str, str]:
-    width, height = crops_window(crops)
-    return {INDEX_WINDOW_KEY: f"{width:g},{height:g}"}
 
 
 def _final_metrics(run_dir: Path, seconds: float, args: argparse.Namespace) -> dict[str, Any]:
@@ -182,15 +183,13 @@ def command_classifier(args: argparse.Namespace) -> None:
     started = time.time()
     best = _train("classifier", "yolov8n-cls.yaml", args, **CLASSIFIER_AUGMENTATION)
     metrics = _final_metrics(best.parent.parent, time.time() - started, args)
-    window = _window_metadata(Path(args.data))
-    metrics |= window
     _publish(
         best,
         Path(args.models_dir) / INDEX_ONNX.name,
         args.imgsz,
         metrics,
         batched=True,
-        metadata=window,
+        crops=Path(args.data),
     )
 
 
@@ -203,17 +202,14 @@ def command_publish(args: argparse.Namespace) -> None:
     metrics = _final_metrics(run_dir, 0, argparse.Namespace(imgsz=imgsz, data=str(run_dir)))
     metrics["train_seconds"] = round(float(_column(run_dir, "time")[-1]))  # cumulative
     best = run_dir / "weights" / "best.pt"
-    metadata = None
-    if args.model != "cards":
-        metadata = _window_metadata(_run_data(run_dir))
-        metrics |= metadata
+    classifier = args.model != "cards"
     _publish(
         best,
         Path(args.models_dir) / target.name,
         imgsz,
         metrics,
-        batched=args.model != "cards",
-        metadata=metadata,
+        batched=classifier,
+        crops=_run_data(run_dir) if classifier else None,
     )
 
 
