@@ -30,6 +30,7 @@ import numpy as np
 
 from models import CARDS_ONNX, INDEX_ONNX, MODELS_DIR
 from models.dataset import crops_window, render_dataset, write_crops
+from models.index_corners import DETECTOR_CLASSES, index_corner_dataset
 from models.real_photos import edje_dataset
 from simulator.training import CARD_CLASSES, write_data_yaml
 from simulator.training_scenes import SceneMix
@@ -249,7 +250,7 @@ def command_crops(args: argparse.Namespace) -> None:
         detector = CardDetector(Path(args.detector))
 
         def find(image: np.ndarray) -> list[np.ndarray]:
-            return [card.quad for card in detector(image)]
+            return [card.quad for card in detector(image) if not card.index_corner]
 
     write_crops(
         [Path(folder) for folder in args.renders],
@@ -269,16 +270,32 @@ def command_edje(args: argparse.Namespace) -> None:
 
 def command_mix(args: argparse.Namespace) -> None:
     """One detector data.yaml over several render folders and real-photo folders; validation
-    on the first render folder's held-out images."""
+    on the first render folder's held-out images. With `index_corners`, each render folder is
+    copied beside the data.yaml with index-corner labels added (`models/index_corners.py`)."""
     renders, real = [Path(folder) for folder in args.renders], [Path(f) for f in args.real]
     for folder in [*renders, *real]:
         if not (folder / "images" / "train").is_dir():
             raise SystemExit(f"mix: {folder} has no images/train (make it with 'data' or 'edje')")
+    classes: tuple[str, ...] = CARD_CLASSES
+    if args.index_corners:
+        if real:
+            raise SystemExit(
+                "mix: real photos have no index-corner labels, so they would teach the "
+                "detector that their indices are none; leave out --real with --index-corners"
+            )
+        for folder in renders:
+            if not (folder / "meta").is_dir():
+                raise SystemExit(f"mix: {folder} has no meta/ (make it with 'data')")
+        out_dir = Path(args.out).parent
+        copies = [out_dir / f"{folder.name}_index" for folder in renders]
+        for folder, copy in zip(renders, copies, strict=True):
+            index_corner_dataset(folder, copy)
+        renders, classes = copies, DETECTOR_CLASSES
     write_data_yaml(
         Path(args.out),
         [folder / "images" / "train" for folder in [*renders, *real]],
         renders[0] / "images" / "val",
-        CARD_CLASSES,
+        classes,
         pose=True,
     )
 
@@ -314,7 +331,9 @@ def command_all(args: argparse.Namespace) -> None:
         (
             "mix",
             command_mix,
-            argparse.Namespace(out=str(mixed), renders=[str(renders)], real=[str(real)]),
+            argparse.Namespace(
+                out=str(mixed), renders=[str(renders)], real=[str(real)], index_corners=False
+            ),
         ),
         (
             "cards",
@@ -416,6 +435,12 @@ def main(argv: list[str] | None = None) -> None:
     mix.add_argument("--out", required=True, metavar="DATA.yaml")
     mix.add_argument("--renders", required=True, nargs="+", help="render folders ('data')")
     mix.add_argument("--real", nargs="*", default=[], help="real-photo folders ('edje')")
+    mix.add_argument(
+        "--index-corners",
+        action="store_true",
+        help="also label every readable index corner as a third class, found on its own "
+        "(copies each render folder beside DATA.yaml; not with --real)",
+    )
     mix.set_defaults(handler=command_mix)
     crops = sub.add_parser("crops", help="cut index-corner crops from renders for the classifier")
     crops.add_argument("--renders", required=True, nargs="+", help="render folders")

@@ -26,7 +26,11 @@ def count_backs(
     raw = detect_tiled(reader.detector, image) if tiled else reader.detector(image)
     # Every card of a count photo is face down, whatever the detector calls it: some backs
     # are pictures (one in decks/backs shows four aces) that it takes for a face.
-    cards = [CardDetection(portrait_order(card.quad), False, card.score) for card in raw]
+    cards = [
+        CardDetection(portrait_order(card.quad), False, card.score)
+        for card in raw
+        if not card.index_corner
+    ]
     cards = with_backs(_card_sized(cards), image, matcher)
     counts = Counter(card.back for card in cards if card.back is not None)
     return {name: counts.get(name, 0) for name in matcher.features}, cards

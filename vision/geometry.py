@@ -73,6 +73,39 @@ def index_crops(
     return crops
 
 
+CARD_CORNERS_MM = np.array(
+    [[0, 0], [CARD_WIDTH_MM, 0], [CARD_WIDTH_MM, CARD_HEIGHT_MM], [0, CARD_HEIGHT_MM]], np.float32
+)
+
+
+def corner_window_mm(corner: int, window_mm: tuple[float, float] = INDEX_WINDOW_MM) -> np.ndarray:
+    """The index window at a portrait card's top-left (`corner` 0) or bottom-right (1) corner,
+    in card millimetres, its corners in the upright index's reading order: the first is the
+    card's own corner."""
+    width, height = window_mm
+    upright = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
+    return upright if corner == 0 else CARD_CORNERS_MM[2] - upright
+
+
+def card_window(
+    quad: np.ndarray, corner: int, window_mm: tuple[float, float] = INDEX_WINDOW_MM
+) -> np.ndarray:
+    """Image quad of a card's index window (`corner_window_mm`), the card found at `quad`."""
+    to_image = cv2.getPerspectiveTransform(CARD_CORNERS_MM, portrait_order(quad))
+    window = corner_window_mm(corner, window_mm).reshape(1, 4, 2)
+    return cv2.perspectiveTransform(window, to_image)[0]
+
+
+def card_from_window(window: np.ndarray, window_mm: tuple[float, float]) -> np.ndarray:
+    """The whole card's corners (the window's corner first) estimated from an index window's
+    image quad. Affine, fitted to all four points: a perspective fit would stretch a few
+    pixels of corner error in a window a third of the card's size into a skewed card."""
+    source = np.column_stack([corner_window_mm(0, window_mm), np.ones(4, np.float32)])
+    fit, *_ = np.linalg.lstsq(source, np.asarray(window, np.float32).reshape(4, 2), rcond=None)
+    card = np.column_stack([CARD_CORNERS_MM, np.ones(4, np.float32)])
+    return (card @ fit).astype(np.float32)
+
+
 def overlap_of_smaller(a: np.ndarray, b: np.ndarray) -> float:
     """Intersection of two card quads over the smaller one's area: 1 when one lies inside the
     other, as a piece of a card inside its whole outline does."""

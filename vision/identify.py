@@ -11,7 +11,15 @@ import numpy as np
 from models import CARDS_ONNX, INDEX_ONNX
 from vision.backs import BackMatcher
 from vision.detections import CardDetection
-from vision.geometry import index_crops, overlap_of_smaller, portrait_order, rectify
+from vision.geometry import (
+    card_from_window,
+    card_window,
+    index_crops,
+    intersection_over_union,
+    overlap_of_smaller,
+    portrait_order,
+    rectify,
+)
 from vision.onnx_models import CardDetector, IndexClassifier
 from vision.tiles import detect_tiled
 
@@ -20,6 +28,9 @@ log = logging.getLogger(__name__)
 NONE_CLASS = "none"
 INDEX_SCORE_MIN = 0.5
 """An index read below this probability leaves the card unnamed rather than guessed."""
+SAME_WINDOW_IOU = 0.5
+"""An index corner found on its own is a whole card's own corner when their index windows
+overlap this much: the windows of cards fanned 15 mm apart overlap far less (about 0.25)."""
 DUPLICATE_OVERLAP = 0.5
 """Two face-up detections with the same name overlapping this much are one card."""
 READ_SHIFTS_MM = ((0.0, 0.0), (-2.0, -2.0), (2.0, 2.0), (-2.0, 2.0), (2.0, -2.0))
@@ -42,27 +53,35 @@ class CardReader:
         """Every card found; `tiled` also looks at tiles of the photo (`vision/tiles.py`):
         slower, for small cards."""
         raw = detect_tiled(self.detector, image) if tiled else self.detector(image)
-        face_up = [card for card in raw if card.face_up]
+        face_up = [card for card in raw if card.face_up and not card.index_corner]
+        corners = [card for card in raw if card.index_corner]
+        window = self.classifier.window_mm
+        # An index corner is read like the top-left corner of the card its window implies.
+        implied = [card_from_window(corner.quad, window) for corner in corners]
+        shifts = len(READ_SHIFTS_MM)
         crops = [
             crop
-            for card in face_up
+            for quad, keep in [(card.quad, 2 * shifts) for card in face_up]
+            + [(quad, shifts) for quad in implied]
             for crop in index_crops(
-                rectify(image, card.quad, READ_MARGIN_MM),
-                READ_SHIFTS_MM,
-                READ_MARGIN_MM,
-                self.classifier.window_mm,
-            )
+                rectify(image, quad, READ_MARGIN_MM), READ_SHIFTS_MM, READ_MARGIN_MM, window
+            )[:keep]
         ]
-        readings = self.classifier.probabilities(crops).reshape(
-            len(face_up), 2, len(READ_SHIFTS_MM), len(self.classifier.names)
-        )
+        readings = self.classifier.probabilities(crops)
+        classes = len(self.classifier.names)
+        whole = readings[: 2 * shifts * len(face_up)].reshape(len(face_up), 2, shifts, classes)
+        alone = readings[2 * shifts * len(face_up) :].reshape(len(corners), shifts, classes)
         found = [
             CardDetection(portrait_order(card.quad), False, card.score)
             for card in raw
             if not card.face_up
         ]
-        for card, corners in zip(face_up, readings.mean(axis=2), strict=True):
-            found.append(self._named(card.quad, card.score, corners))
+        for card, sides in zip(face_up, whole.mean(axis=2), strict=True):
+            found.append(self._named(card.quad, card.score, sides))
+        for corner, quad, reading in zip(corners, implied, alone.mean(axis=1), strict=True):
+            named = self._named(quad, corner.score, reading[None])
+            if named.card is not None:
+                found = _with_index_reading(found, named, corner.quad, window)
         return _without_duplicates(found)
 
     def _named(self, quad: np.ndarray, score: float, corners: np.ndarray) -> CardDetection:
@@ -99,6 +118,31 @@ def _without_duplicates(cards: list[CardDetection]) -> list[CardDetection]:
         if twin is None:
             kept.append(card)
     return kept
+
+
+def _with_index_reading(
+    cards: list[CardDetection],
+    reading: CardDetection,
+    window: np.ndarray,
+    window_mm: tuple[float, float],
+) -> list[CardDetection]:
+    """`cards` with an index corner read on its own: a whole face-up card whose own index
+    window it is takes the more confident of the two names; otherwise it is a card of its own,
+    its outline implied by the window."""
+    for number, card in enumerate(cards):
+        if not card.face_up:
+            continue
+        for corner in (0, 1):
+            own = card_window(card.quad, corner, window_mm)
+            if intersection_over_union(own, window) <= SAME_WINDOW_IOU:
+                continue
+            if card.card is None or reading.card_score > card.card_score:
+                quad = np.roll(card.quad, -2 * corner, axis=0)
+                cards[number] = replace(
+                    card, quad=quad, card=reading.card, card_score=reading.card_score
+                )
+            return cards
+    return [*cards, reading]
 
 
 def with_backs(

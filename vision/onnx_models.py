@@ -52,15 +52,24 @@ def _names(session) -> list[str]:  # type: ignore[no-untyped-def]
     return [names[i] for i in sorted(names)]
 
 
+INDEX_CORNER_CLASS = "index_corner"
+"""A detector class of its own in newer exports: one index corner of a face-up card, found
+whether or not the rest of the card is (`models/index_corners.py`)."""
+
+
 @dataclass(frozen=True)
 class RawCard:
-    quad: np.ndarray  # 4 x 2 image pixels
+    quad: np.ndarray
+    """4 x 2 image pixels: a whole card's corners, or for an index corner the corners of its
+    index window in reading order (`vision.geometry.corner_window_mm`)."""
     face_up: bool
     score: float
+    index_corner: bool = False
 
 
 class CardDetector:
-    """Whole cards, face up or down, each with its four corners (YOLOv8 pose, ONNX)."""
+    """Whole cards, face up or down, each with its four corners, and in newer exports index
+    corners on their own (YOLOv8 pose, ONNX)."""
 
     def __init__(self, path: Path) -> None:
         self.session = _session(path)
@@ -88,8 +97,16 @@ class CardDetector:
         for i in np.asarray(chosen).reshape(-1):
             points = output[i, 4 + classes :].reshape(-1, 3)[:, :2]
             quad = (points - pad) / scale
-            face_up = self.names[int(best[i])] == "card_face_up"
-            cards.append(RawCard(quad.astype(np.float32), face_up, float(confidence[i])))
+            name = self.names[int(best[i])]
+            face_up = name in ("card_face_up", INDEX_CORNER_CLASS)
+            cards.append(
+                RawCard(
+                    quad.astype(np.float32),
+                    face_up,
+                    float(confidence[i]),
+                    index_corner=name == INDEX_CORNER_CLASS,
+                )
+            )
         return cards
 
     def _letterbox(self, image: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:

@@ -9,6 +9,7 @@ of one) where no one is waiting: the end-of-round count.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 
@@ -39,7 +40,7 @@ def detect_tiled(
                 if _touches_inner_edge(card.quad, tile_w, tile_h, inner):
                     continue
                 quad = (card.quad + np.float32([left, top])).astype(np.float32)
-                found.append(RawCard(quad, card.face_up, card.score))
+                found.append(replace(card, quad=quad))
     return _merged(found)
 
 
@@ -57,9 +58,14 @@ def _touches_inner_edge(
 
 
 def _merged(cards: list[RawCard]) -> list[RawCard]:
-    """The most confident of every group of detections of the same card."""
+    """The most confident of every group of detections of the same card (an index corner
+    lies wholly inside its card, so it is only merged with index corners)."""
     kept: list[RawCard] = []
     for card in sorted(cards, key=lambda c: -c.score):
-        if all(overlap_of_smaller(card.quad, k.quad) <= SAME_CARD_OVERLAP for k in kept):
+        if all(
+            overlap_of_smaller(card.quad, k.quad) <= SAME_CARD_OVERLAP
+            for k in kept
+            if k.index_corner == card.index_corner
+        ):
             kept.append(card)
     return kept

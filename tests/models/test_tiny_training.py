@@ -14,11 +14,12 @@ import pytest
 pytest.importorskip("ultralytics", reason="the train extra (torch, ultralytics) is not installed")
 
 from models.dataset import write_crops
+from models.index_corners import DETECTOR_CLASSES
 from models.train import main as train
 from simulator.backs import default_backs
 from simulator.faces import builtin_design
 from simulator.training import TrainingSettings, generate_dataset
-from vision.onnx_models import IndexClassifier
+from vision.onnx_models import CardDetector, IndexClassifier
 
 
 @pytest.fixture
@@ -43,9 +44,13 @@ def test_tiny_training_runs_and_exports(tmp_path: Path, offline: None) -> None:
         "--models-dir",
         str(tmp_path / "published"),
     ]
-    train(["cards", "--data", str(renders / "data.yaml"), "--imgsz", "96", "--batch", "2", *common])
+    # The detector learns index corners as a third class (models/index_corners.py).
+    mixed = tmp_path / "mix" / "data.yaml"
+    train(["mix", "--out", str(mixed), "--renders", str(renders), "--index-corners"])
+    train(["cards", "--data", str(mixed), "--imgsz", "96", "--batch", "2", *common])
     published = tmp_path / "published"
     assert (published / "cards.onnx").stat().st_size > 100_000
+    assert CardDetector(published / "cards.onnx").names == list(DETECTOR_CLASSES)
     metrics = json.loads((published / "cards.metrics.json").read_text())
     assert metrics["epochs_run"] == 1 and metrics["imgsz"] == 96
     train(

@@ -15,10 +15,14 @@ from simulator.render import RenderSettings, TableRenderer
 from simulator.scene import CardPose, Scene
 from vision.backs import BackMatcher, back_feature
 from vision.geometry import (
+    CARD_CORNERS_MM,
     INDEX_CROP_PX,
     INDEX_WINDOW_MM,
     RECTIFIED_PX_PER_MM,
     RECTIFIED_SIZE,
+    card_from_window,
+    card_window,
+    corner_window_mm,
     index_crops,
     intersection_over_union,
     portrait_order,
@@ -156,3 +160,17 @@ def test_a_striped_back_cut_a_few_degrees_off_is_still_striped(error_deg: float)
     off_quad = cv2.transform(quad.reshape(-1, 1, 2), turn).reshape(4, 2)
     matcher = BackMatcher({"dots": reference("blue:dots"), "stripes": reference("blue:stripes")})
     assert matcher.match(rectify(image, off_quad))[0] == "stripes"
+
+
+def test_a_card_is_implied_by_either_index_window_with_that_corner_first() -> None:
+    turn = cv2.getRotationMatrix2D((0, 0), 30.0, 2.5)  # a card turned 30 degrees, 2.5 px/mm
+    quad = cv2.transform(CARD_CORNERS_MM.reshape(1, 4, 2), turn)[0] + np.float32([300, 100])
+    first = card_window(quad, 0)
+    assert first[0] == pytest.approx(quad[0], abs=1e-3)
+    assert card_from_window(first, INDEX_WINDOW_MM) == pytest.approx(quad, abs=1e-2)
+    # The opposite window, read turned round, implies the same card from its own corner.
+    opposite = card_window(quad, 1)
+    assert card_from_window(opposite, INDEX_WINDOW_MM) == pytest.approx(
+        np.roll(quad, -2, axis=0), abs=1e-2
+    )
+    assert corner_window_mm(1)[0].tolist() == CARD_CORNERS_MM[2].tolist()

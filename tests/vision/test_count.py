@@ -41,8 +41,11 @@ def test_every_card_of_a_count_photo_is_counted_as_a_back_even_one_taken_for_a_f
     def detector(view: np.ndarray) -> list[RawCard]:
         mask = (view.max(axis=2) > 100).astype(np.uint8)
         contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        # All called face up, as the detector calls a back printed with a picture.
-        return [RawCard(cv2.boxPoints(cv2.minAreaRect(c)), True, 0.9) for c in contours]
+        # All called face up, as the detector calls a back printed with a picture; and a
+        # picture may show an index corner, which is no card of its own.
+        cards = [RawCard(cv2.boxPoints(cv2.minAreaRect(c)), True, 0.9) for c in contours]
+        corners = [RawCard(c.quad * 0.3 + c.quad[0] * 0.7, True, 0.95, True) for c in cards]
+        return cards + corners
 
     references = {name: np.full((88, 63, 3), colour, np.uint8) for name, colour in colours.items()}
     reader = SimpleNamespace(detector=detector)

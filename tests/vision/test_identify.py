@@ -15,8 +15,9 @@ from simulator.backs import back_from_spec
 from simulator.faces import builtin_design
 from simulator.render import RenderSettings, TableRenderer
 from simulator.scene import CardPose, Scene
-from vision.geometry import LEGACY_INDEX_WINDOW_MM
-from vision.identify import CardReader
+from vision.detections import CardDetection
+from vision.geometry import CARD_CORNERS_MM, INDEX_WINDOW_MM, LEGACY_INDEX_WINDOW_MM, card_window
+from vision.identify import CardReader, _with_index_reading
 from vision.onnx_models import IndexClassifier
 
 FACE_UP = {
@@ -130,3 +131,45 @@ def test_the_published_classifier_cuts_the_window_it_was_trained_on() -> None:
         assert classifier.window_mm == LEGACY_INDEX_WINDOW_MM
     else:
         assert classifier.window_mm == tuple(float(v) for v in expected.split(","))
+
+
+def _card(x: float, name: str | None = None, card_score: float = 0.0) -> CardDetection:
+    """A face-up card at 2 px/mm, upright, its top-left corner at (x, 50)."""
+    quad = CARD_CORNERS_MM * 2 + np.float32([x, 50])
+    return CardDetection(quad, True, 0.9, name, card_score)
+
+
+def _reading(card: CardDetection, corner: int, name: str, score: float) -> tuple:
+    window = card_window(card.quad, corner, INDEX_WINDOW_MM)
+    quad = np.roll(card.quad, -2 * corner, axis=0)
+    return CardDetection(quad, True, 0.8, name, score), window
+
+
+def test_an_index_corner_names_the_unnamed_card_it_belongs_to() -> None:
+    cards = [_card(100), _card(130)]  # fanned 15 mm apart
+    reading, window = _reading(cards[1], 1, "9C", 0.9)
+    merged = _with_index_reading(list(cards), reading, window, INDEX_WINDOW_MM)
+    assert [c.card for c in merged] == [None, "9C"]
+    # The corner it was read at comes first.
+    assert merged[1].quad[0] == pytest.approx(cards[1].quad[2])
+
+
+def test_the_more_confident_name_of_one_corner_wins() -> None:
+    named = _card(100, "6C", 0.95)
+    reading, window = _reading(named, 0, "9C", 0.7)
+    assert [c.card for c in _with_index_reading([named], reading, window, INDEX_WINDOW_MM)] == [
+        "6C"
+    ]
+    reading, window = _reading(named, 0, "5C", 0.99)
+    assert [c.card for c in _with_index_reading([named], reading, window, INDEX_WINDOW_MM)] == [
+        "5C"
+    ]
+
+
+def test_an_index_corner_of_no_found_card_is_a_card_of_its_own() -> None:
+    cards = [_card(100, "2H", 0.9)]
+    hidden = _card(400)
+    reading, window = _reading(hidden, 0, "KD", 0.8)
+    merged = _with_index_reading(list(cards), reading, window, INDEX_WINDOW_MM)
+    assert [c.card for c in merged] == ["2H", "KD"]
+    assert merged[1].quad == pytest.approx(hidden.quad)

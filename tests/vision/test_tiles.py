@@ -56,3 +56,19 @@ def test_tiles_alone_drop_the_pieces_their_inner_edges_cut() -> None:
         return [] if view.shape == image.shape else contour_detector(view)
 
     assert_found_once_whole(detect_tiled(tiles_only, image), centres)
+
+
+def test_an_index_corner_inside_its_card_is_kept_beside_it() -> None:
+    image, centres = spread()
+
+    def with_corners(view: np.ndarray) -> list[RawCard]:
+        cards = contour_detector(view)
+        # Scored above its card, as a crisp index often is.
+        corners = [
+            RawCard(c.quad * 0.3 + c.quad[0] * 0.7, True, c.score + 0.01, True) for c in cards
+        ]
+        return cards + corners
+
+    found = detect_tiled(with_corners, image)
+    assert_found_once_whole([c for c in found if not c.index_corner], centres)
+    assert sum(c.index_corner for c in found) == len(centres)

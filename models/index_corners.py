@@ -1,0 +1,117 @@
+"""The detector's third class: a card's index corner, found on its own.
+
+A card fanned under others, as bridge deals and Nerts work piles lie, may show little more than
+its index strip: too little for the whole-card classes to find it reliably. An
+`index_corner` detection is the classifier's window at one index corner (`INDEX_WINDOW_MM`),
+with the window's four corners as keypoints in reading order (top-left, top-right,
+bottom-right, bottom-left of the upright index). Its first keypoint is the card's own corner,
+so the window also says where the whole card lies (`vision/identify.py`).
+
+The labels are made from a render folder's `meta/` (which index of which card shows), so
+renders made before this class existed train it too: `index_corner_dataset` writes a copy of a
+render folder, the images hard-linked, each label file with one line more per readable index.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from simulator.labels import CARD_CLASSES
+from simulator.training import _link_or_copy
+from vision.geometry import (
+    CARD_CORNERS_MM,
+    INDEX_WINDOW_MM,
+    card_window,
+    corner_window_mm,
+    portrait_order,
+)
+
+log = logging.getLogger(__name__)
+
+INDEX_CORNER_CLASS = "index_corner"
+DETECTOR_CLASSES = (*CARD_CLASSES, INDEX_CORNER_CLASS)
+"""Class names of a detector that also finds index corners, in label order."""
+
+
+def index_windows(
+    card_quad: np.ndarray,
+    index_quads: list[np.ndarray],
+    window: tuple[float, float] = INDEX_WINDOW_MM,
+) -> dict[int, np.ndarray]:
+    """Image quads of the windows (by corner, 0 or 1) of a card at `card_quad` (its true
+    corners, first one an index corner) that hold the centre of one of its readable indices."""
+    to_card = cv2.getPerspectiveTransform(portrait_order(card_quad), CARD_CORNERS_MM)
+    windows = {}
+    for index_quad in index_quads:
+        centre = np.mean(index_quad, axis=0, dtype=np.float32).reshape(1, 1, 2)
+        x, y = cv2.perspectiveTransform(centre, to_card)[0, 0]
+        for corner in (0, 1):
+            corners_mm = corner_window_mm(corner, window)
+            (x0, y0), (x1, y1) = corners_mm.min(axis=0), corners_mm.max(axis=0)
+            if x0 <= x <= x1 and y0 <= y <= y1:
+                windows[corner] = card_window(card_quad, corner, window)
+    return windows
+
+
+def index_corner_line(quad: np.ndarray, size: tuple[int, int]) -> str | None:
+    """The pose label line of one window (None when it lies wholly outside the image)."""
+    width, height = size
+    x0, y0 = np.clip(quad.min(axis=0), 0, None)
+    x1, y1 = min(float(quad[:, 0].max()), width), min(float(quad[:, 1].max()), height)
+    if x1 <= x0 or y1 <= y0:
+        return None
+    values = [(x0 + x1) / 2 / width, (y0 + y1) / 2 / height, (x1 - x0) / width, (y1 - y0) / height]
+    for x, y in quad:
+        inside = 0 <= x < width and 0 <= y < height
+        values += [x / width, y / height, 2.0] if inside else [0.0, 0.0, 0.0]
+    return f"{DETECTOR_CLASSES.index(INDEX_CORNER_CLASS)} " + " ".join(f"{v:.6f}" for v in values)
+
+
+def index_corner_lines(meta: dict[str, object]) -> list[str]:
+    """Label lines of every readable index window of one render, from its meta record."""
+    size = tuple(meta["size"])  # type: ignore[call-overload]
+    quads: dict[tuple[str, int], np.ndarray] = {}
+    for card in meta["cards"]:  # type: ignore[attr-defined]
+        quads[(card["card"], card["seat"])] = np.array(
+            [point[:2] for point in card["keypoints"]], np.float32
+        )
+    shown: dict[tuple[str, int], list[np.ndarray]] = {}
+    for index in meta["indices"]:  # type: ignore[attr-defined]
+        shown.setdefault((index["card"], index["seat"]), []).append(
+            np.array(index["quad"], np.float32)
+        )
+    lines = []
+    for key, index_quads in shown.items():
+        if key not in quads:
+            continue
+        for window in index_windows(quads[key], index_quads).values():
+            line = index_corner_line(window, size)  # type: ignore[arg-type]
+            if line is not None:
+                lines.append(line)
+    return lines
+
+
+def index_corner_dataset(renders: Path, out: Path) -> int:
+    """A copy of a render folder (`images/`, `labels/`) whose labels also hold index corners;
+    returns how many were added."""
+    added = 0
+    for meta_path in sorted((renders / "meta").glob("*/*.json")):
+        split, stem = meta_path.parent.name, meta_path.stem
+        meta = json.loads(meta_path.read_text())
+        image = renders / meta["image"]
+        labels = (renders / "labels" / split / f"{stem}.txt").read_text().splitlines()
+        extra = index_corner_lines(meta)
+        added += len(extra)
+        for sub in ("images", "labels"):
+            (out / sub / split).mkdir(parents=True, exist_ok=True)
+        target = out / "images" / split / image.name
+        if not target.exists():
+            _link_or_copy(image, target)
+        (out / "labels" / split / f"{stem}.txt").write_text("\n".join(labels + extra) + "\n")
+    log.info("%s: %d index corners added -> %s", renders, added, out)
+    return added
