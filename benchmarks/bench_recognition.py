@@ -2,6 +2,7 @@
 
 Run: .venv/bin/python benchmarks/bench_recognition.py [--val-images 40] [--count-scenes 20]
     [--true-corners] [--tiled] [--cards CANDIDATE.onnx] [--classifier CANDIDATE.onnx]
+    [--corners CANDIDATE.onnx | none]
 Needs ../shared (decks and real photos); prints every figure with the target beside it.
 """
 
@@ -19,7 +20,7 @@ import cv2
 import numpy as np
 from recognition_data import back_reference, bidly_deals, count_scene, edje_test, render_val
 
-from models import CARDS_ONNX, INDEX_ONNX
+from models import CARDS_ONNX, CORNERS_ONNX, INDEX_ONNX
 from simulator.backs import back_from_spec
 from vision.backs import BackMatcher
 from vision.count import count_backs
@@ -83,7 +84,8 @@ WHOLE_CARD_VISIBLE = 0.9
 def val_true_corners(reader: CardReader, count: int) -> None:
     """The classifier alone: every wholly visible face-up card of the val renders read from
     its true corners, per design."""
-    real_detector = reader.detector
+    real_detector, corner_detector = reader.detector, reader.corner_detector
+    reader.corner_detector = None
     per_design: dict[str, list[int]] = {}
     with tempfile.TemporaryDirectory() as folder:
         for path, truth in render_val(Path(folder), SHARED, count, seed=123):
@@ -99,7 +101,7 @@ def val_true_corners(reader: CardReader, count: int) -> None:
                 tally = per_design.setdefault(card.design, [0, 0])
                 tally[0] += read.card == card.card
                 tally[1] += 1
-    reader.detector = real_detector
+    reader.detector, reader.corner_detector = real_detector, corner_detector
     for design, (right, total) in sorted(per_design.items()):
         print(f"  true corners, {design}: {right}/{total} whole face-up cards named right")
     right, total = (sum(column) for column in zip(*per_design.values(), strict=True))
@@ -211,10 +213,16 @@ def main() -> None:
     parser.add_argument(
         "--classifier", type=Path, default=INDEX_ONNX, help="index classifier to measure"
     )
+    parser.add_argument(
+        "--corners",
+        type=lambda text: None if text == "none" else Path(text),
+        default=CORNERS_ONNX,
+        help="index-corner detector to measure, or 'none' to measure without one",
+    )
     args = parser.parse_args()
     if not SHARED.is_dir():
         raise SystemExit(f"needs the shared folder beside the repository: {SHARED}")
-    reader = CardReader(args.cards, args.classifier)
+    reader = CardReader(args.cards, args.classifier, args.corners)
 
     def read(image: np.ndarray) -> list[CardDetection]:
         return reader.read(image, tiled=args.tiled)

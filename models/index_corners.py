@@ -1,15 +1,19 @@
-"""The detector's third class: a card's index corner, found on its own.
+"""The index-corner detector's data: a card's index corner, found on its own.
 
 A card fanned under others, as bridge deals and Nerts work piles lie, may show little more than
-its index strip: too little for the whole-card classes to find it reliably. An
-`index_corner` detection is the classifier's window at one index corner (`INDEX_WINDOW_MM`),
-with the window's four corners as keypoints in reading order (top-left, top-right,
-bottom-right, bottom-left of the upright index). Its first keypoint is the card's own corner,
-so the window also says where the whole card lies (`vision/identify.py`).
+its index strip: too little for the card detector to find it reliably. An `index_corner`
+detection is the classifier's window at one index corner (`INDEX_WINDOW_MM`), with the
+window's four corners as keypoints in reading order (top-left, top-right, bottom-right,
+bottom-left of the upright index). Its first keypoint is the card's own corner, so the window
+also says where the whole card lies (`vision/identify.py`).
+
+A model of its own, not a third class of the card detector: tried as one (4 epochs from the
+card detector's weights), it found under 1% of the index corners, since a window lies inside
+its card's box and the training's assigner gives the anchors there to the card.
 
 The labels are made from a render folder's `meta/` (which index of which card shows), so
-renders made before this class existed train it too: `index_corner_dataset` writes a copy of a
-render folder, the images hard-linked, each label file with one line more per readable index.
+renders made before this model existed train it too: `index_corner_dataset` writes a copy of
+a render folder, the images hard-linked, labelled with its index corners only.
 """
 
 from __future__ import annotations
@@ -21,7 +25,6 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from simulator.labels import CARD_CLASSES
 from simulator.training import _link_or_copy
 from vision.geometry import (
     CARD_CORNERS_MM,
@@ -34,8 +37,8 @@ from vision.geometry import (
 log = logging.getLogger(__name__)
 
 INDEX_CORNER_CLASS = "index_corner"
-DETECTOR_CLASSES = (*CARD_CLASSES, INDEX_CORNER_CLASS)
-"""Class names of a detector that also finds index corners, in label order."""
+CORNER_CLASSES = (INDEX_CORNER_CLASS,)
+"""The index-corner detector's one class."""
 
 
 def index_windows(
@@ -69,7 +72,7 @@ def index_corner_line(quad: np.ndarray, size: tuple[int, int]) -> str | None:
     for x, y in quad:
         inside = 0 <= x < width and 0 <= y < height
         values += [x / width, y / height, 2.0] if inside else [0.0, 0.0, 0.0]
-    return f"{DETECTOR_CLASSES.index(INDEX_CORNER_CLASS)} " + " ".join(f"{v:.6f}" for v in values)
+    return f"{CORNER_CLASSES.index(INDEX_CORNER_CLASS)} " + " ".join(f"{v:.6f}" for v in values)
 
 
 def index_corner_lines(meta: dict[str, object]) -> list[str]:
@@ -97,21 +100,20 @@ def index_corner_lines(meta: dict[str, object]) -> list[str]:
 
 
 def index_corner_dataset(renders: Path, out: Path) -> int:
-    """A copy of a render folder (`images/`, `labels/`) whose labels also hold index corners;
-    returns how many were added."""
+    """A copy of a render folder (`images/` hard-linked, `labels/` new) labelled with its
+    index corners only; returns how many."""
     added = 0
     for meta_path in sorted((renders / "meta").glob("*/*.json")):
         split, stem = meta_path.parent.name, meta_path.stem
         meta = json.loads(meta_path.read_text())
         image = renders / meta["image"]
-        labels = (renders / "labels" / split / f"{stem}.txt").read_text().splitlines()
-        extra = index_corner_lines(meta)
-        added += len(extra)
+        lines = index_corner_lines(meta)
+        added += len(lines)
         for sub in ("images", "labels"):
             (out / sub / split).mkdir(parents=True, exist_ok=True)
         target = out / "images" / split / image.name
         if not target.exists():
             _link_or_copy(image, target)
-        (out / "labels" / split / f"{stem}.txt").write_text("\n".join(labels + extra) + "\n")
-    log.info("%s: %d index corners added -> %s", renders, added, out)
+        (out / "labels" / split / f"{stem}.txt").write_text("".join(f"{line}\n" for line in lines))
+    log.info("%s: %d index corners -> %s", renders, added, out)
     return added

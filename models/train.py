@@ -28,9 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from models import CARDS_ONNX, INDEX_ONNX, MODELS_DIR
+from models import CARDS_ONNX, CORNERS_ONNX, INDEX_ONNX, MODELS_DIR
 from models.dataset import crops_window, render_dataset, write_crops
-from models.index_corners import DETECTOR_CLASSES, index_corner_dataset
+from models.index_corners import CORNER_CLASSES, index_corner_dataset
 from models.real_photos import edje_dataset
 from simulator.training import CARD_CLASSES, write_data_yaml
 from simulator.training_scenes import SceneMix
@@ -43,7 +43,19 @@ REPO = MODELS_DIR.parent
 DEFAULT_SHARED = REPO.parent / "shared"
 DEFAULT_RUNS = REPO / "build" / "runs"
 CARDS_IMGSZ = 416
+DEFAULT_WARMUP_EPOCHS = 3.0
+"""ultralytics' own default, kept for runs from scratch."""
 THREADS = 2
+CORNER_AUGMENTATION: dict[str, Any] = {
+    # No flips (a mirrored card is not a card) and no rotation: the renders have every angle.
+    "fliplr": 0.0,
+    "flipud": 0.0,
+    "degrees": 0.0,
+    "mosaic": 1.0,
+    "scale": 0.5,
+    "hsv_h": 0.02,
+}
+"""Augmentation of both pose detectors (whole cards, index corners)."""
 CLASSIFIER_AUGMENTATION: dict[str, Any] = {
     # No random crop or RandAugment: their shifts and rotations cut the index out of a crop
     # already cut with the detector's corner errors (models/dataset.py), which taught noise.
@@ -100,6 +112,7 @@ def _train(kind: str, model_yaml: str, args: argparse.Namespace, **overrides: An
             seed=args.seed,
             fraction=args.fraction,
             patience=max(5, args.epochs // 3),
+            warmup_epochs=args.warmup_epochs,
             **overrides,
         )
     best = run_dir / "weights" / "best.pt"
@@ -165,19 +178,16 @@ def _final_metrics(run_dir: Path, seconds: float, args: argparse.Namespace) -> d
 
 def command_cards(args: argparse.Namespace) -> None:
     started = time.time()
-    best = _train(
-        "cards",
-        "yolov8n-pose.yaml",
-        args,
-        fliplr=0.0,
-        flipud=0.0,
-        degrees=0.0,
-        mosaic=1.0,
-        scale=0.5,
-        hsv_h=0.02,
-    )
+    best = _train("cards", "yolov8n-pose.yaml", args, **CORNER_AUGMENTATION)
     metrics = _final_metrics(best.parent.parent, time.time() - started, args)
     _publish(best, Path(args.models_dir) / CARDS_ONNX.name, args.imgsz, metrics)
+
+
+def command_corners(args: argparse.Namespace) -> None:
+    started = time.time()
+    best = _train("corners", "yolov8n-pose.yaml", args, **CORNER_AUGMENTATION)
+    metrics = _final_metrics(best.parent.parent, time.time() - started, args)
+    _publish(best, Path(args.models_dir) / CORNERS_ONNX.name, args.imgsz, metrics)
 
 
 def command_classifier(args: argparse.Namespace) -> None:
@@ -290,7 +300,7 @@ def command_mix(args: argparse.Namespace) -> None:
         copies = [out_dir / f"{folder.name}_index" for folder in renders]
         for folder, copy in zip(renders, copies, strict=True):
             index_corner_dataset(folder, copy)
-        renders, classes = copies, DETECTOR_CLASSES
+        renders, classes = copies, CORNER_CLASSES
     write_data_yaml(
         Path(args.out),
         [folder / "images" / "train" for folder in [*renders, *real]],
@@ -305,8 +315,9 @@ def command_all(args: argparse.Namespace) -> None:
     after an interruption and it goes on where it stopped (training resumes its last epoch)."""
     work = Path(args.work).resolve()
     renders, crops, runs = work / "renders", work / "crops", work / "runs"
-    real, mixed = work / "edje", work / "cards.yaml"
+    real, mixed, corners = work / "edje", work / "cards.yaml", work / "corners" / "data.yaml"
     common = {"runs": str(runs), "init": None, "seed": args.seed, "fraction": 1.0}
+    common |= {"warmup_epochs": DEFAULT_WARMUP_EPOCHS}
     common |= {"device": args.device, "models_dir": args.models_dir}
 
     def training(data: Path, epochs: int, imgsz: int, batch: int) -> argparse.Namespace:
@@ -340,6 +351,14 @@ def command_all(args: argparse.Namespace) -> None:
             command_cards,
             training(mixed, args.card_epochs, CARDS_IMGSZ, 16),
         ),
+        (
+            "corners-mix",
+            command_mix,
+            argparse.Namespace(
+                out=str(corners), renders=[str(renders)], real=[], index_corners=True
+            ),
+        ),
+        ("corners", command_corners, training(corners, args.card_epochs, CARDS_IMGSZ, 16)),
         (
             "crops",
             command_crops,
@@ -463,6 +482,7 @@ def main(argv: list[str] | None = None) -> None:
     crops.set_defaults(handler=command_crops)
     for name, handler, imgsz, batch, data_help in (
         ("cards", command_cards, CARDS_IMGSZ, 16, "a data.yaml from 'data' or 'mix'"),
+        ("corners", command_corners, CARDS_IMGSZ, 16, "a data.yaml from 'mix --index-corners'"),
         ("classifier", command_classifier, INDEX_CROP_PX, 128, "a crop folder from 'crops'"),
     ):
         step = sub.add_parser(name, help=f"train and export the {name} model")
@@ -478,6 +498,13 @@ def main(argv: list[str] | None = None) -> None:
         )
         step.add_argument("--resume", action="store_true", help="continue the last run")
         step.add_argument("--init", metavar="WEIGHTS.pt", help="start from these weights")
+        step.add_argument(
+            "--warmup-epochs",
+            type=float,
+            default=DEFAULT_WARMUP_EPOCHS,
+            help="epochs over which the learning rate rises to its full value (default: "
+            "%(default)s); short runs continuing trained weights spend most of 3 warming up",
+        )
         step.add_argument("--models-dir", default=str(MODELS_DIR), help="where to publish")
         step.add_argument("--device", default="cpu", help="cpu, or a CUDA device such as 0")
         step.set_defaults(handler=handler)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from models import CARDS_ONNX, INDEX_ONNX
+from models import CARDS_ONNX, CORNERS_ONNX, INDEX_ONNX
 from vision.backs import BackMatcher
 from vision.detections import CardDetection
 from vision.geometry import (
@@ -20,7 +20,7 @@ from vision.geometry import (
     portrait_order,
     rectify,
 )
-from vision.onnx_models import CardDetector, IndexClassifier
+from vision.onnx_models import CardDetector, IndexClassifier, RawCard
 from vision.tiles import detect_tiled
 
 log = logging.getLogger(__name__)
@@ -42,17 +42,32 @@ READ_MARGIN_MM = 2.0
 
 
 class CardReader:
-    """Loads the models once; `read(image)` then names the cards of any number of photos."""
+    """Loads the models once; `read(image)` then names the cards of any number of photos.
+    `corners_model` (None: not used) finds index corners on their own, for cards fanned so far
+    under others that the card detector misses them."""
 
-    def __init__(self, cards_model: Path = CARDS_ONNX, index_model: Path = INDEX_ONNX) -> None:
+    def __init__(
+        self,
+        cards_model: Path = CARDS_ONNX,
+        index_model: Path = INDEX_ONNX,
+        corners_model: Path | None = CORNERS_ONNX,
+    ) -> None:
         self.detector = CardDetector(cards_model)
         self.classifier = IndexClassifier(index_model)
+        self.corner_detector = None if corners_model is None else CardDetector(corners_model)
         self.none_column = self.classifier.names.index(NONE_CLASS)
+
+    def find(self, image: np.ndarray) -> list[RawCard]:
+        """Cards and index corners, from one or both detectors."""
+        found = self.detector(image)
+        if self.corner_detector is not None:
+            found += self.corner_detector(image)
+        return found
 
     def read(self, image: np.ndarray, tiled: bool = False) -> list[CardDetection]:
         """Every card found; `tiled` also looks at tiles of the photo (`vision/tiles.py`):
         slower, for small cards."""
-        raw = detect_tiled(self.detector, image) if tiled else self.detector(image)
+        raw = detect_tiled(self.find, image) if tiled else self.find(image)
         face_up = [card for card in raw if card.face_up and not card.index_corner]
         corners = [card for card in raw if card.index_corner]
         window = self.classifier.window_mm

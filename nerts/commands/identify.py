@@ -43,7 +43,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--tiled",
         action="store_true",
         help="also search 2 x 2 overlapping tiles of each photo: finds smaller cards "
-        "(cards under about 100 px long), about five times slower",
+        "(cards under about 100 px long), about three times slower",
     )
     parser.set_defaults(handler=run)
 

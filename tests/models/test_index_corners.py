@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from models.index_corners import DETECTOR_CLASSES, index_corner_dataset, index_corner_lines
+from models.index_corners import CORNER_CLASSES, index_corner_dataset, index_corner_lines
 from models.train import main as train
 from simulator.backs import default_backs
 from simulator.faces import builtin_design
@@ -41,8 +42,8 @@ def _keypoints(line: str, size: tuple[int, int]) -> np.ndarray:
 def test_each_readable_index_gives_its_window_in_reading_order() -> None:
     size = (500, 500)
     lines = index_corner_lines(_meta([(2, 3), (CARD_WIDTH_MM - 8, CARD_HEIGHT_MM - 17)], size))
-    assert [line.split()[0] for line in lines] == ["2", "2"]
-    assert DETECTOR_CLASSES[2] == "index_corner"
+    assert [line.split()[0] for line in lines] == ["0", "0"]
+    assert CORNER_CLASSES == ("index_corner",)
     top_left = _px([(0, 0), (26, 0), (26, 32), (0, 32)])
     assert _keypoints(lines[0], size) == pytest.approx(np.array(top_left), abs=0.01)
     # The bottom-right window is read turned round: its first corner is the card's corner.
@@ -81,31 +82,27 @@ def renders(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def test_the_dataset_copy_adds_one_line_per_window_and_keeps_the_cards(
+def test_the_dataset_copy_labels_every_render_with_its_windows_only(
     renders: Path, tmp_path: Path
 ) -> None:
     added = index_corner_dataset(renders, tmp_path / "copy")
     assert added > 0
-    before = sorted((renders / "labels").glob("*/*.txt"))
-    after = sorted((tmp_path / "copy" / "labels").glob("*/*.txt"))
-    assert [p.name for p in before] == [p.name for p in after]
-    extra = 0
-    for old, new in zip(before, after, strict=True):
-        old_lines, new_lines = old.read_text().splitlines(), new.read_text().splitlines()
-        assert new_lines[: len(old_lines)] == old_lines
-        assert all(line.startswith("2 ") for line in new_lines[len(old_lines) :])
-        extra += len(new_lines) - len(old_lines)
-    assert extra == added
-    assert len(list((tmp_path / "copy" / "images").glob("*/*.jpg"))) == len(before)
+    metas = sorted((renders / "meta").glob("*/*.json"))
+    labels = sorted((tmp_path / "copy" / "labels").glob("*/*.txt"))
+    assert [p.stem for p in metas] == [p.stem for p in labels]
+    for meta, label in zip(metas, labels, strict=True):
+        assert label.read_text().splitlines() == index_corner_lines(json.loads(meta.read_text()))
+    assert sum(len(p.read_text().splitlines()) for p in labels) == added
+    assert len(list((tmp_path / "copy" / "images").glob("*/*.jpg"))) == len(metas)
 
 
-def test_mix_with_index_corners_writes_three_classes_and_refuses_real_photos(
+def test_mix_with_index_corners_writes_the_corner_class_and_refuses_real_photos(
     renders: Path, tmp_path: Path
 ) -> None:
     data = tmp_path / "mix" / "data.yaml"
     train(["mix", "--out", str(data), "--renders", str(renders), "--index-corners"])
     text = data.read_text()
-    assert "  2: index_corner" in text and f"{renders.name}_index" in text
+    assert text.endswith("names:\n  0: index_corner\n") and f"{renders.name}_index" in text
     with pytest.raises(SystemExit, match="real photos have no index-corner labels"):
         real = ["--real", str(renders)]
         train(["mix", "--out", str(data), "--renders", str(renders), *real, "--index-corners"])

@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("ultralytics", reason="the train extra (torch, ultralytics) is not installed")
 
 from models.dataset import write_crops
-from models.index_corners import DETECTOR_CLASSES
+from models.index_corners import CORNER_CLASSES
 from models.train import main as train
 from simulator.backs import default_backs
 from simulator.faces import builtin_design
@@ -44,13 +44,14 @@ def test_tiny_training_runs_and_exports(tmp_path: Path, offline: None) -> None:
         "--models-dir",
         str(tmp_path / "published"),
     ]
-    # The detector learns index corners as a third class (models/index_corners.py).
-    mixed = tmp_path / "mix" / "data.yaml"
-    train(["mix", "--out", str(mixed), "--renders", str(renders), "--index-corners"])
-    train(["cards", "--data", str(mixed), "--imgsz", "96", "--batch", "2", *common])
+    train(["cards", "--data", str(renders / "data.yaml"), "--imgsz", "96", "--batch", "2", *common])
     published = tmp_path / "published"
     assert (published / "cards.onnx").stat().st_size > 100_000
-    assert CardDetector(published / "cards.onnx").names == list(DETECTOR_CLASSES)
+    # The index-corner detector, on the same renders labelled with their index windows.
+    corners = tmp_path / "mix" / "data.yaml"
+    train(["mix", "--out", str(corners), "--renders", str(renders), "--index-corners"])
+    train(["corners", "--data", str(corners), "--imgsz", "96", "--batch", "2", *common])
+    assert CardDetector(published / "index_corners.onnx").names == list(CORNER_CLASSES)
     metrics = json.loads((published / "cards.metrics.json").read_text())
     assert metrics["epochs_run"] == 1 and metrics["imgsz"] == 96
     train(
@@ -94,10 +95,10 @@ def test_the_one_command_pipeline_publishes_and_skips_what_is_done(
         str(SHARED),
     ]
     train(command)
-    steps = ("renders", "edje", "mix", "cards", "crops", "classifier")
+    steps = ("renders", "edje", "mix", "cards", "corners-mix", "corners", "crops", "classifier")
     assert all((tmp_path / "work" / f"{step}.done").is_file() for step in steps)
     published = sorted(p.name for p in (tmp_path / "published").iterdir())
-    assert "cards.onnx" in published and "index_classifier.onnx" in published
+    assert {"cards.onnx", "index_corners.onnx", "index_classifier.onnx"} <= set(published)
     stamp = (tmp_path / "published" / "cards.onnx").stat().st_mtime_ns
     train(command)  # everything done: nothing is trained or published again
     assert (tmp_path / "published" / "cards.onnx").stat().st_mtime_ns == stamp

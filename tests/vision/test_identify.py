@@ -173,3 +173,25 @@ def test_an_index_corner_of_no_found_card_is_a_card_of_its_own() -> None:
     merged = _with_index_reading(list(cards), reading, window, INDEX_WINDOW_MM)
     assert [c.card for c in merged] == ["2H", "KD"]
     assert merged[1].quad == pytest.approx(hidden.quad)
+
+
+FAN = ["3S", "8D", "JC", "5H", "QD", "9S", "4C"]
+
+
+def test_the_index_corner_detector_names_cards_fanned_under_others(reader: CardReader) -> None:
+    """A hand fanned 18 mm apart shows little more than each card's index strip."""
+    poses = [CardPose(card, 0, 150 + 18.0 * i, 150, 0.0, True) for i, card in enumerate(FAN)]
+    renderer = TableRenderer(
+        RenderSettings(
+            size=(1280, 720), table="felt", table_mm=(640.0, 360.0), seed=5, markers=False
+        ),
+        [builtin_design()],
+        [back_from_spec("blue:dots")],
+    )
+    fan = renderer.render(Scene(tuple(poses), ()), 0)
+    assert reader.corner_detector is not None
+    assert len(reader.corner_detector(fan)) >= 4
+    without = CardReader(corners_model=None)
+    named_with = {c.card for c in reader.read(fan)} & set(FAN)
+    named_without = {c.card for c in without.read(fan)} & set(FAN)
+    assert named_without < named_with and len(named_with - named_without) >= 2
