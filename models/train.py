@@ -34,7 +34,7 @@ from models.index_corners import CORNER_CLASSES, index_corner_dataset
 from models.real_photos import edje_dataset
 from simulator.training import CARD_CLASSES, write_data_yaml
 from simulator.training_scenes import SceneMix
-from vision.geometry import INDEX_CROP_PX, INDEX_WINDOW_MM
+from vision.geometry import INDEX_CROP_PX, INDEX_WINDOW_MM, card_from_window
 from vision.onnx_models import INDEX_WINDOW_KEY, CardDetector
 
 log = logging.getLogger(__name__)
@@ -256,11 +256,16 @@ def command_data(args: argparse.Namespace) -> None:
 
 def command_crops(args: argparse.Namespace) -> None:
     find = None
-    if args.detector:
-        detector = CardDetector(Path(args.detector))
+    if args.detector or args.corners:
+        detector = CardDetector(Path(args.detector)) if args.detector else None
+        corners = CardDetector(Path(args.corners)) if args.corners else None
 
         def find(image: np.ndarray) -> list[np.ndarray]:
-            return [card.quad for card in detector(image) if not card.index_corner]
+            quads = [c.quad for c in (detector(image) if detector else []) if not c.index_corner]
+            # A window found alone is cut where the card it implies lies, as the runtime does.
+            for corner in corners(image) if corners else []:
+                quads.append(card_from_window(corner.quad, INDEX_WINDOW_MM))
+            return quads
 
     write_crops(
         [Path(folder) for folder in args.renders],
@@ -368,6 +373,7 @@ def command_all(args: argparse.Namespace) -> None:
                 seed=0,
                 # The detector just trained: the classifier learns its corner errors.
                 detector=str(Path(args.models_dir) / CARDS_ONNX.name),
+                corners=None,
                 window_mm=INDEX_WINDOW_MM,
             ),
         ),
@@ -469,6 +475,11 @@ def main(argv: list[str] | None = None) -> None:
         metavar="CARDS.onnx",
         help="also cut each card where this detector puts its corners, "
         "so that the classifier learns the detector's own corner errors",
+    )
+    crops.add_argument(
+        "--corners",
+        metavar="INDEX_CORNERS.onnx",
+        help="also cut each card where this index-corner detector's windows imply it lies",
     )
     crops.add_argument(
         "--window-mm",

@@ -52,6 +52,12 @@ def test_tiny_training_runs_and_exports(tmp_path: Path, offline: None) -> None:
     train(["mix", "--out", str(corners), "--renders", str(renders), "--index-corners"])
     train(["corners", "--data", str(corners), "--imgsz", "96", "--batch", "2", *common])
     assert CardDetector(published / "index_corners.onnx").names == list(CORNER_CLASSES)
+    # Crops cut also where both detectors put the cards.
+    found = tmp_path / "crops_found"
+    detectors = ["--detector", str(published / "cards.onnx")]
+    detectors += ["--corners", str(published / "index_corners.onnx")]
+    train(["crops", "--renders", str(renders), "--out", str(found), *detectors])
+    assert any(found.glob("train/*/*.png")) and (found / "index_window.json").is_file()
     metrics = json.loads((published / "cards.metrics.json").read_text())
     assert metrics["epochs_run"] == 1 and metrics["imgsz"] == 96
     train(
