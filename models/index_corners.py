@@ -2,7 +2,7 @@
 
 A card fanned under others, as bridge deals and Nerts work piles lie, may show little more than
 its index strip: too little for the card detector to find it reliably. An `index_corner`
-detection is the classifier's window at one index corner (`INDEX_WINDOW_MM`), with the
+detection is the classifier's window at one index corner (`CORNER_WINDOW_MM`), with the
 window's four corners as keypoints in reading order (top-left, top-right, bottom-right,
 bottom-left of the upright index). Its first keypoint is the card's own corner, so the window
 also says where the whole card lies (`vision/identify.py`).
@@ -28,11 +28,11 @@ import numpy as np
 from simulator.training import _link_or_copy
 from vision.geometry import (
     CARD_CORNERS_MM,
-    INDEX_WINDOW_MM,
     card_window,
     corner_window_mm,
     portrait_order,
 )
+from vision.onnx_models import CORNER_WINDOW_MM
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +44,7 @@ CORNER_CLASSES = (INDEX_CORNER_CLASS,)
 def index_windows(
     card_quad: np.ndarray,
     index_quads: list[np.ndarray],
-    window: tuple[float, float] = INDEX_WINDOW_MM,
+    window: tuple[float, float] = CORNER_WINDOW_MM,
 ) -> dict[int, np.ndarray]:
     """Image quads of the windows (by corner, 0 or 1) of a card at `card_quad` (its true
     corners, first one an index corner) that hold the centre of one of its readable indices."""

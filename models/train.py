@@ -35,7 +35,7 @@ from models.real_photos import edje_dataset
 from simulator.training import CARD_CLASSES, write_data_yaml
 from simulator.training_scenes import SceneMix
 from vision.geometry import INDEX_CROP_PX, INDEX_WINDOW_MM, card_from_window
-from vision.onnx_models import INDEX_WINDOW_KEY, CardDetector
+from vision.onnx_models import CORNER_WINDOW_MM, INDEX_WINDOW_KEY, CardDetector
 
 log = logging.getLogger(__name__)
 
@@ -264,7 +264,7 @@ def command_crops(args: argparse.Namespace) -> None:
             quads = [c.quad for c in (detector(image) if detector else []) if not c.index_corner]
             # A window found alone is cut where the card it implies lies, as the runtime does.
             for corner in corners(image) if corners else []:
-                quads.append(card_from_window(corner.quad, INDEX_WINDOW_MM))
+                quads.append(card_from_window(corner.quad, CORNER_WINDOW_MM))
             return quads
 
     write_crops(

@@ -20,7 +20,7 @@ from vision.geometry import (
     portrait_order,
     rectify,
 )
-from vision.onnx_models import CardDetector, IndexClassifier, RawCard
+from vision.onnx_models import CORNER_WINDOW_MM, CardDetector, IndexClassifier, RawCard
 from vision.tiles import detect_tiled
 
 log = logging.getLogger(__name__)
@@ -72,7 +72,7 @@ class CardReader:
         corners = [card for card in raw if card.index_corner]
         window = self.classifier.window_mm
         # An index corner is read like the top-left corner of the card its window implies.
-        implied = [card_from_window(corner.quad, window) for corner in corners]
+        implied = [card_from_window(corner.quad, CORNER_WINDOW_MM) for corner in corners]
         shifts = len(READ_SHIFTS_MM)
         crops = [
             crop
@@ -96,7 +96,7 @@ class CardReader:
         for corner, quad, reading in zip(corners, implied, alone.mean(axis=1), strict=True):
             named = self._named(quad, corner.score, reading[None])
             if named.card is not None:
-                found = _with_index_reading(found, named, corner.quad, window)
+                found = _with_index_reading(found, named, corner.quad, CORNER_WINDOW_MM)
         return _without_duplicates(found)
 
     def _named(self, quad: np.ndarray, score: float, corners: np.ndarray) -> CardDetection:

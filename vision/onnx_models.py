@@ -10,7 +10,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.geometry import LEGACY_INDEX_WINDOW_MM
+from vision.geometry import INDEX_WINDOW_MM, LEGACY_INDEX_WINDOW_MM
 
 log = logging.getLogger(__name__)
 
@@ -53,8 +53,11 @@ def _names(session) -> list[str]:  # type: ignore[no-untyped-def]
 
 
 INDEX_CORNER_CLASS = "index_corner"
-"""A detector class of its own in newer exports: one index corner of a face-up card, found
-whether or not the rest of the card is (`models/index_corners.py`)."""
+"""The index-corner detector's class: one index corner of a face-up card, found whether or not
+the rest of the card is (`models/index_corners.py`)."""
+CORNER_WINDOW_MM = INDEX_WINDOW_MM
+"""The window an index-corner detection outlines (what its labels outline), whatever window
+the classifier reads."""
 
 
 @dataclass(frozen=True)
