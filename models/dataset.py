@@ -86,7 +86,7 @@ def render_dataset(
     generate_dataset(out, count, seed, decks, backs, settings=settings)
 
 
-def _index_corners(
+def readable_corners(
     quad: np.ndarray,
     index_quads: list[list[list[float]]],
     window_mm: tuple[float, float] = INDEX_WINDOW_MM,
@@ -158,7 +158,7 @@ def labelled_crops(
                 if not card["face_up"]:
                     yield NONE_CLASS, crops[int(rng.integers(2))]
                     continue
-                readable = _index_corners(
+                readable = readable_corners(
                     cut, indices.get((card["card"], card["seat"]), []), window_mm
                 )
                 for corner, crop in enumerate(crops):

@@ -22,16 +22,11 @@ import json
 import logging
 from pathlib import Path
 
-import cv2
 import numpy as np
 
+from models.dataset import readable_corners
 from simulator.training import _link_or_copy
-from vision.geometry import (
-    CARD_CORNERS_MM,
-    card_window,
-    corner_window_mm,
-    portrait_order,
-)
+from vision.geometry import card_window
 from vision.onnx_models import CORNER_WINDOW_MM
 
 log = logging.getLogger(__name__)
@@ -48,17 +43,11 @@ def index_windows(
 ) -> dict[int, np.ndarray]:
     """Image quads of the windows (by corner, 0 or 1) of a card at `card_quad` (its true
     corners, first one an index corner) that hold the centre of one of its readable indices."""
-    to_card = cv2.getPerspectiveTransform(portrait_order(card_quad), CARD_CORNERS_MM)
-    windows = {}
-    for index_quad in index_quads:
-        centre = np.mean(index_quad, axis=0, dtype=np.float32).reshape(1, 1, 2)
-        x, y = cv2.perspectiveTransform(centre, to_card)[0, 0]
-        for corner in (0, 1):
-            corners_mm = corner_window_mm(corner, window)
-            (x0, y0), (x1, y1) = corners_mm.min(axis=0), corners_mm.max(axis=0)
-            if x0 <= x <= x1 and y0 <= y <= y1:
-                windows[corner] = card_window(card_quad, corner, window)
-    return windows
+    quads = [quad.tolist() for quad in index_quads]
+    return {
+        corner: card_window(card_quad, corner, window)
+        for corner in sorted(readable_corners(card_quad, quads, window))
+    }
 
 
 def index_corner_line(quad: np.ndarray, size: tuple[int, int]) -> str | None:

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from models.dataset import NONE_CLASS, _index_corners, labelled_crops
+from models.dataset import NONE_CLASS, labelled_crops, readable_corners
 from simulator.backs import default_backs
 from simulator.faces import builtin_design
 from simulator.training import TrainingSettings, generate_dataset
@@ -30,18 +30,18 @@ def _box(x_mm: float, y_mm: float) -> list[list[float]]:
 def test_index_corners_follow_the_cut() -> None:
     quad = CARD * SCALE
     top_left, bottom_right = _box(3, 4), _box(CARD_WIDTH_MM - 9, CARD_HEIGHT_MM - 18)
-    assert _index_corners(quad, [top_left]) == {0}
-    assert _index_corners(quad, [top_left, bottom_right]) == {0, 1}
+    assert readable_corners(quad, [top_left]) == {0}
+    assert readable_corners(quad, [top_left, bottom_right]) == {0, 1}
     # The same card cut from its other end: the first crop is the bottom-right corner.
-    assert _index_corners(np.roll(quad, 2, axis=0), [top_left]) == {1}
+    assert readable_corners(np.roll(quad, 2, axis=0), [top_left]) == {1}
     # Corners 30 mm off to the right: the top-left index is no longer in any crop.
-    assert _index_corners(quad + np.float32([30 * SCALE, 0]), [top_left]) == set()
+    assert readable_corners(quad + np.float32([30 * SCALE, 0]), [top_left]) == set()
 
 
 def test_a_taller_window_holds_an_index_printed_lower() -> None:
     low = _box(3, 16)  # centre 23 mm down
-    assert _index_corners(CARD * SCALE, [low], window_mm=(26.0, 22.0)) == set()
-    assert _index_corners(CARD * SCALE, [low], window_mm=(26.0, 32.0)) == {0}
+    assert readable_corners(CARD * SCALE, [low], window_mm=(26.0, 22.0)) == set()
+    assert readable_corners(CARD * SCALE, [low], window_mm=(26.0, 32.0)) == {0}
 
 
 @pytest.fixture(scope="module")
