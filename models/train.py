@@ -8,6 +8,8 @@
     python -m models.train cards ... --init models/cards.pt   # more epochs on top of the last
     python -m models.train edje --out build/edje   # real photos, boxes only, for the detector
     python -m models.train mix --out build/mix.yaml --renders build/r1 build/r2 --real build/edje
+    python -m models.train mix --out build/corners/data.yaml --renders build/r1 --index-corners
+    python -m models.train corners --data build/corners/data.yaml --epochs 30  # index corners
 
 Each training run keeps its checkpoints under --runs (default build/runs); run the same command
 with --resume to continue an interrupted run. The best weights are copied to models/ with their
@@ -285,8 +287,9 @@ def command_edje(args: argparse.Namespace) -> None:
 
 def command_mix(args: argparse.Namespace) -> None:
     """One detector data.yaml over several render folders and real-photo folders; validation
-    on the first render folder's held-out images. With `index_corners`, each render folder is
-    copied beside the data.yaml with index-corner labels added (`models/index_corners.py`)."""
+    on the first render folder's held-out images. With `index_corners`, the data of the
+    index-corner detector instead: each render folder is copied beside the data.yaml, labelled
+    with its index windows only (`models/index_corners.py`)."""
     renders, real = [Path(folder) for folder in args.renders], [Path(f) for f in args.real]
     for folder in [*renders, *real]:
         if not (folder / "images" / "train").is_dir():
@@ -463,7 +466,8 @@ def main(argv: list[str] | None = None) -> None:
     mix.add_argument(
         "--index-corners",
         action="store_true",
-        help="also label every readable index corner as a third class, found on its own "
+        help="data for the index-corner detector ('corners'): every readable index window, "
+        "labelled from each render's meta/ "
         "(copies each render folder beside DATA.yaml; not with --real)",
     )
     mix.set_defaults(handler=command_mix)
