@@ -55,14 +55,16 @@ def index_crops(
     shifts_mm: tuple[tuple[float, float], ...] = ((0.0, 0.0),),
     margin_mm: float = 0.0,
     window_mm: tuple[float, float] = INDEX_WINDOW_MM,
+    opposite: bool = True,
 ) -> list[np.ndarray]:
     """The two index corners of a card rectified with `margin_mm`, each turned upright and
-    cut `window_mm` (width, height) large: top-left, then bottom-right; with several
-    `shifts_mm` (each no larger than the margin), every corner is cut once per shift, corner
-    by corner. Every crop is `INDEX_CROP_PX` square."""
+    cut `window_mm` (width, height) large: top-left, then bottom-right (unless not
+    `opposite`); with several `shifts_mm` (each no larger than the margin), every corner is
+    cut once per shift, corner by corner. Every crop is `INDEX_CROP_PX` square."""
     width, height = (round(side * RECTIFIED_PX_PER_MM) for side in window_mm)
     crops = []
-    for view in (card, cv2.rotate(card, cv2.ROTATE_180)):
+    views = (card, cv2.rotate(card, cv2.ROTATE_180)) if opposite else (card,)
+    for view in views:
         for dx, dy in shifts_mm:
             left = round((margin_mm + dx) * RECTIFIED_PX_PER_MM)
             top = round((margin_mm + dy) * RECTIFIED_PX_PER_MM)

@@ -76,11 +76,15 @@ class CardReader:
         shifts = len(READ_SHIFTS_MM)
         crops = [
             crop
-            for quad, keep in [(card.quad, 2 * shifts) for card in face_up]
-            + [(quad, shifts) for quad in implied]
+            for quad, opposite in [(card.quad, True) for card in face_up]
+            + [(quad, False) for quad in implied]
             for crop in index_crops(
-                rectify(image, quad, READ_MARGIN_MM), READ_SHIFTS_MM, READ_MARGIN_MM, window
-            )[:keep]
+                rectify(image, quad, READ_MARGIN_MM),
+                READ_SHIFTS_MM,
+                READ_MARGIN_MM,
+                window,
+                opposite=opposite,
+            )
         ]
         readings = self.classifier.probabilities(crops)
         classes = len(self.classifier.names)

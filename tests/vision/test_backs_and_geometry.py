@@ -174,3 +174,13 @@ def test_a_card_is_implied_by_either_index_window_with_that_corner_first() -> No
         np.roll(quad, -2, axis=0), abs=1e-2
     )
     assert corner_window_mm(1)[0].tolist() == CARD_CORNERS_MM[2].tolist()
+
+
+def test_without_the_opposite_corner_only_the_first_is_cut() -> None:
+    image, (quad,) = rendered_table([CardPose("QH", 0, 350, 200, 37.0, True)])
+    card = rectify(image, quad, 2.0)
+    shifts = ((0.0, 0.0), (1.0, 1.0))
+    both = index_crops(card, shifts, 2.0)
+    first = index_crops(card, shifts, 2.0, opposite=False)
+    assert len(both) == 4 and len(first) == 2
+    assert all(np.array_equal(a, b) for a, b in zip(first, both[:2], strict=True))
