@@ -104,7 +104,7 @@ def _train(kind: str, model_yaml: str, args: argparse.Namespace, **overrides: An
             imgsz=args.imgsz,
             batch=args.batch,
             device=args.device,
-            workers=THREADS if args.device == "cpu" else os.cpu_count() or THREADS,
+            workers=args.workers or (THREADS if args.device == "cpu" else os.cpu_count()),
             project=str(run_dir.parent),
             name=run_dir.name,
             exist_ok=True,
@@ -115,6 +115,8 @@ def _train(kind: str, model_yaml: str, args: argparse.Namespace, **overrides: An
             fraction=args.fraction,
             patience=max(5, args.epochs // 3),
             warmup_epochs=args.warmup_epochs,
+            # ultralytics fits the epochs into this budget once it has timed the first one.
+            time=args.hours,
             **overrides,
         )
     best = run_dir / "weights" / "best.pt"
@@ -181,6 +183,8 @@ def _final_metrics(run_dir: Path, seconds: float, args: argparse.Namespace) -> d
 def command_cards(args: argparse.Namespace) -> None:
     started = time.time()
     best = _train("cards", "yolov8n-pose.yaml", args, **CORNER_AUGMENTATION)
+    if args.train_only:
+        return
     metrics = _final_metrics(best.parent.parent, time.time() - started, args)
     _publish(best, Path(args.models_dir) / CARDS_ONNX.name, args.imgsz, metrics)
 
@@ -188,6 +192,8 @@ def command_cards(args: argparse.Namespace) -> None:
 def command_corners(args: argparse.Namespace) -> None:
     started = time.time()
     best = _train("corners", "yolov8n-pose.yaml", args, **CORNER_AUGMENTATION)
+    if args.train_only:
+        return
     metrics = _final_metrics(best.parent.parent, time.time() - started, args)
     _publish(best, Path(args.models_dir) / CORNERS_ONNX.name, args.imgsz, metrics)
 
@@ -195,6 +201,8 @@ def command_corners(args: argparse.Namespace) -> None:
 def command_classifier(args: argparse.Namespace) -> None:
     started = time.time()
     best = _train("classifier", "yolov8n-cls.yaml", args, **CLASSIFIER_AUGMENTATION)
+    if args.train_only:
+        return
     metrics = _final_metrics(best.parent.parent, time.time() - started, args)
     _publish(
         best,
@@ -209,13 +217,11 @@ def command_classifier(args: argparse.Namespace) -> None:
 def command_publish(args: argparse.Namespace) -> None:
     """Publishes the best weights of a stopped or finished run (e.g. one cut short for time)."""
     run_dir = Path(args.run)
-    target, imgsz = (
-        (CARDS_ONNX, CARDS_IMGSZ) if args.model == "cards" else (INDEX_ONNX, INDEX_CROP_PX)
-    )
+    target, imgsz = PUBLISHED[args.model]
     metrics = _final_metrics(run_dir, 0, argparse.Namespace(imgsz=imgsz, data=str(run_dir)))
     metrics["train_seconds"] = round(float(_column(run_dir, "time")[-1]))  # cumulative
     best = run_dir / "weights" / "best.pt"
-    classifier = args.model != "cards"
+    classifier = args.model == "classifier"
     _publish(
         best,
         Path(args.models_dir) / target.name,
@@ -224,6 +230,14 @@ def command_publish(args: argparse.Namespace) -> None:
         batched=classifier,
         crops=_run_data(run_dir) if classifier else None,
     )
+
+
+PUBLISHED = {
+    "cards": (CARDS_ONNX, CARDS_IMGSZ),
+    "corners": (CORNERS_ONNX, CARDS_IMGSZ),
+    "classifier": (INDEX_ONNX, INDEX_CROP_PX),
+}
+"""What `publish` writes for each model, and the input side it exports."""
 
 
 def _run_data(run_dir: Path) -> Path:
@@ -327,6 +341,7 @@ def command_all(args: argparse.Namespace) -> None:
     common = {"runs": str(runs), "init": None, "seed": args.seed, "fraction": 1.0}
     common |= {"warmup_epochs": DEFAULT_WARMUP_EPOCHS}
     common |= {"device": args.device, "models_dir": args.models_dir}
+    common |= {"train_only": False, "hours": None, "workers": None}
 
     def training(data: Path, epochs: int, imgsz: int, batch: int) -> argparse.Namespace:
         return argparse.Namespace(data=str(data), epochs=epochs, imgsz=imgsz, batch=batch, **common)
@@ -437,7 +452,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     data.set_defaults(handler=command_data)
     publish = sub.add_parser("publish", help="publish the best weights of a run to models/")
-    publish.add_argument("model", choices=["cards", "classifier"])
+    publish.add_argument("model", choices=sorted(PUBLISHED))
     publish.add_argument("--run", required=True, help="the run folder, e.g. build/runs/cards")
     publish.add_argument("--models-dir", default=str(MODELS_DIR))
     publish.set_defaults(handler=command_publish)
@@ -521,7 +536,26 @@ def main(argv: list[str] | None = None) -> None:
             "%(default)s); short runs continuing trained weights spend most of 3 warming up",
         )
         step.add_argument("--models-dir", default=str(MODELS_DIR), help="where to publish")
+        step.add_argument(
+            "--train-only",
+            action="store_true",
+            help="keep the run's weights without exporting or publishing them (a machine "
+            "without the export's tools); publish them later with 'publish'",
+        )
+        step.add_argument(
+            "--hours",
+            type=float,
+            metavar="H",
+            help="stop after this much training time, fitting the epochs to it "
+            "(default: the epochs alone decide)",
+        )
         step.add_argument("--device", default="cpu", help="cpu, or a CUDA device such as 0")
+        step.add_argument(
+            "--workers",
+            type=int,
+            help="data loading processes (default: 2 on cpu, every core on a GPU; "
+            "give each of two runs sharing a machine half)",
+        )
         step.set_defaults(handler=handler)
     for step_parser in sub.choices.values():
         step_parser.add_argument(
