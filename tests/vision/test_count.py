@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from types import SimpleNamespace
 
 import cv2
 import numpy as np
 
 from vision.backs import BackMatcher
-from vision.count import _card_sized, count_backs
+from vision.count import _card_sized, _not_between, count_backs
 from vision.detections import CardDetection
 from vision.onnx_models import RawCard
 
@@ -23,6 +24,13 @@ def test_pieces_of_cards_and_boxes_around_two_are_not_counted() -> None:
     piece, pair = _card(600, scale=0.6), _card(800, scale=1.5)
     kept = _card_sized([*cards, piece, pair])
     assert kept == cards
+
+
+def test_a_box_across_the_gap_between_two_cards_is_not_counted() -> None:
+    left, right = _card(0), _card(50)  # overlapping by 13 of 63 px
+    between = replace(_card(25), score=0.5)  # half on each
+    covered = replace(_card(80), score=0.8)  # 52% under the right one: a card, counted
+    assert _not_between([between, left, right, covered]) == [left, right, covered]
 
 
 def test_nothing_found_counts_nothing() -> None:
