@@ -180,38 +180,43 @@ def _final_metrics(run_dir: Path, seconds: float, args: argparse.Namespace) -> d
     }
 
 
-def command_cards(args: argparse.Namespace) -> None:
+PUBLISHED = {
+    "cards": (CARDS_ONNX, CARDS_IMGSZ),
+    "corners": (CORNERS_ONNX, CARDS_IMGSZ),
+    "classifier": (INDEX_ONNX, INDEX_CROP_PX),
+}
+"""What each model publishes, and the input side `publish` exports it at."""
+
+
+def _train_and_publish(kind: str, args: argparse.Namespace, **overrides: Any) -> None:
     started = time.time()
-    best = _train("cards", "yolov8n-pose.yaml", args, **CORNER_AUGMENTATION)
-    if args.train_only:
-        return
-    metrics = _final_metrics(best.parent.parent, time.time() - started, args)
-    _publish(best, Path(args.models_dir) / CARDS_ONNX.name, args.imgsz, metrics)
-
-
-def command_corners(args: argparse.Namespace) -> None:
-    started = time.time()
-    best = _train("corners", "yolov8n-pose.yaml", args, **CORNER_AUGMENTATION)
-    if args.train_only:
-        return
-    metrics = _final_metrics(best.parent.parent, time.time() - started, args)
-    _publish(best, Path(args.models_dir) / CORNERS_ONNX.name, args.imgsz, metrics)
-
-
-def command_classifier(args: argparse.Namespace) -> None:
-    started = time.time()
-    best = _train("classifier", "yolov8n-cls.yaml", args, **CLASSIFIER_AUGMENTATION)
+    classifier = kind == "classifier"
+    best = _train(
+        kind, "yolov8n-cls.yaml" if classifier else "yolov8n-pose.yaml", args, **overrides
+    )
     if args.train_only:
         return
     metrics = _final_metrics(best.parent.parent, time.time() - started, args)
     _publish(
         best,
-        Path(args.models_dir) / INDEX_ONNX.name,
+        Path(args.models_dir) / PUBLISHED[kind][0].name,
         args.imgsz,
         metrics,
-        batched=True,
-        crops=Path(args.data),
+        batched=classifier,
+        crops=Path(args.data) if classifier else None,
     )
+
+
+def command_cards(args: argparse.Namespace) -> None:
+    _train_and_publish("cards", args, **CORNER_AUGMENTATION)
+
+
+def command_corners(args: argparse.Namespace) -> None:
+    _train_and_publish("corners", args, **CORNER_AUGMENTATION)
+
+
+def command_classifier(args: argparse.Namespace) -> None:
+    _train_and_publish("classifier", args, **CLASSIFIER_AUGMENTATION)
 
 
 def command_publish(args: argparse.Namespace) -> None:
@@ -230,14 +235,6 @@ def command_publish(args: argparse.Namespace) -> None:
         batched=classifier,
         crops=_run_data(run_dir) if classifier else None,
     )
-
-
-PUBLISHED = {
-    "cards": (CARDS_ONNX, CARDS_IMGSZ),
-    "corners": (CORNERS_ONNX, CARDS_IMGSZ),
-    "classifier": (INDEX_ONNX, INDEX_CROP_PX),
-}
-"""What `publish` writes for each model, and the input side it exports."""
 
 
 def _run_data(run_dir: Path) -> Path:

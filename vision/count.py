@@ -51,11 +51,12 @@ def _card_sized(cards: list[CardDetection]) -> list[CardDetection]:
 
 def _not_between(cards: list[CardDetection]) -> list[CardDetection]:
     ranked = sorted(cards, key=lambda card: -card.score)
-    kept = []
-    for rank, card in enumerate(ranked):
-        if _covered_share(card, ranked[:rank]) < BETWEEN_CARDS_SHARE:
-            kept.append(card)
-    return [card for card in cards if any(card is k for k in kept)]
+    between = {
+        id(card)
+        for rank, card in enumerate(ranked)
+        if _covered_share(card, ranked[:rank]) >= BETWEEN_CARDS_SHARE
+    }
+    return [card for card in cards if id(card) not in between]
 
 
 def _covered_share(card: CardDetection, others: list[CardDetection]) -> float:
