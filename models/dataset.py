@@ -14,9 +14,10 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
+from simulator import typefaces
 from simulator.backs import back_from_spec
 from simulator.faces import builtin_design, load_design
-from simulator.procedural import procedural_design
+from simulator.procedural import procedural_design, truetype_design
 from simulator.training import TrainingSettings, generate_dataset
 from simulator.training_scenes import SceneMix
 from vision.geometry import (
@@ -49,6 +50,10 @@ its size, as the runtime reads windows a few millimetres apart."""
 WINDOW_FILE = "index_window.json"
 """Beside a crop folder's splits: the index window its crops were cut with."""
 
+TRUETYPE_SEEDS = 500
+"""TrueType designs are seeded from here on within each render seed's thousand, after the
+Hershey designs' seeds, so that both kinds can be asked for in one render set."""
+
 
 def shared_decks(shared: Path) -> tuple[list[Path], list[Path]]:
     """Train design folders (all 52 faces present) and back images, from a `shared/decks`."""
@@ -66,15 +71,20 @@ def render_dataset(
     size: tuple[int, int],
     *,
     procedural: int = 0,
+    truetype: int = 0,
     count_spreads: float = SceneMix().count_spread_probability,
     hand_fans: float = SceneMix().hand_fan_weight,
 ) -> None:
-    """Renders of the train decks, the built-in design and `procedural` seeded designs;
+    """Renders of the train decks, the built-in design, `procedural` seeded Hershey designs
+    and `truetype` seeded designs in real typefaces;
     `count_spreads` is the share of end-of-round count scenes, `hand_fans` the weight of
     face-up hands fanned sideways among the piles (`SceneMix`)."""
     folders, back_files = shared_decks(shared)
     decks = [load_design(folder) for folder in folders] + [builtin_design()]
     decks += [procedural_design(seed * 1000 + number) for number in range(procedural)]
+    if truetype and not typefaces.available():
+        raise RuntimeError("--truetype needs pillow and matplotlib: pip install -e '.[train]'")
+    decks += [truetype_design(seed * 1000 + TRUETYPE_SEEDS + number) for number in range(truetype)]
     backs = [back_from_spec(str(path)) for path in back_files]
     scale = size[0] / 1280
     settings = TrainingSettings(

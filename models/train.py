@@ -262,6 +262,7 @@ def command_data(args: argparse.Namespace) -> None:
         Path(args.shared),
         size,
         procedural=args.procedural,
+        truetype=args.truetype,
         count_spreads=args.count_spreads,
         hand_fans=args.hand_fans,
     )
@@ -354,6 +355,7 @@ def command_all(args: argparse.Namespace) -> None:
                 size="960x540",
                 shared=args.shared,
                 procedural=args.procedural,
+                truetype=args.truetype,
                 count_spreads=SceneMix().count_spread_probability,
                 hand_fans=SceneMix().hand_fan_weight,
             ),
@@ -432,6 +434,14 @@ def main(argv: list[str] | None = None) -> None:
         help="also draw N seeded designs (simulator/procedural.py) for typeface variety",
     )
     data.add_argument(
+        "--truetype",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also draw N seeded designs in real typefaces (simulator/typefaces.py; needs the "
+        "train extra's matplotlib fonts)",
+    )
+    data.add_argument(
         "--count-spreads",
         type=float,
         default=SceneMix().count_spread_probability,
@@ -459,6 +469,9 @@ def main(argv: list[str] | None = None) -> None:
     every.add_argument("--work", default=str(REPO / "build" / "all"), help="working folder")
     every.add_argument("--images", type=int, default=4000, help="renders to make")
     every.add_argument("--procedural", type=int, default=40, help="seeded extra designs")
+    every.add_argument(
+        "--truetype", type=int, default=40, help="seeded extra designs in real typefaces"
+    )
     every.add_argument("--card-epochs", type=int, default=60)
     every.add_argument("--classifier-epochs", type=int, default=20)
     every.add_argument("--device", default="cpu", help="cpu, or a CUDA device such as 0")

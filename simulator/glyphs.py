@@ -67,6 +67,12 @@ def text_mask(
     pad = thickness * 2
     big = np.zeros((th + baseline + 2 * pad, tw + 2 * pad), np.uint8)
     cv2.putText(big, text, (pad, pad + th), font, scale, 255, thickness, cv2.LINE_AA)
+    return fit_ink(big, width, height)
+
+
+def fit_ink(big: np.ndarray, width: int, height: int) -> np.ndarray:
+    """The inked part of a large uint8 drawing, stretched to fill `height`, condensed if needed
+    to fit `width`, centred in a float32 width x height mask."""
     ys, xs = np.nonzero(big > 127)
     ink = big[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
     ink_h, ink_w = ink.shape

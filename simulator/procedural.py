@@ -4,13 +4,14 @@ The published designs in `decks/train` share a handful of typefaces, so a classi
 them alone learns those typefaces' shapes; a clear "4" of an unseen design was read as a 6 or 8.
 Procedural designs vary exactly what differs between real decks (typeface, stroke weight, index
 size and place, suit beside or under the rank, two- or four-colour suits, card stock) so that
-what stays constant is the rank and the suit's shape. Drawn with OpenCV's Hershey faces: no
-font files, the same on every machine.
+what stays constant is the rank and the suit's shape. `procedural_design` draws with OpenCV's
+Hershey faces: no font files, the same on every machine. `truetype_design` draws the same kinds
+of layout with real typefaces and suit symbols (`simulator/typefaces.py`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -25,6 +26,7 @@ from simulator.faces import (
 )
 from simulator.glyphs import paint_mask, suit_mask, text_mask
 from simulator.scene import CARD_HEIGHT_MM, CARD_WIDTH_MM
+from simulator.typefaces import RANK_TYPEFACES, SUIT_TYPEFACES, suit_glyph_mask, truetype_mask
 
 HERSHEY_FACES = (
     cv2.FONT_HERSHEY_SIMPLEX,
@@ -42,6 +44,11 @@ DARK_INKS = ((25, 22, 22), (60, 40, 30), (40, 40, 40), (70, 30, 20))
 DIAMOND_INKS = ((200, 80, 30), (0, 170, 230), (0, 120, 240))
 CLUB_INKS = ((40, 140, 20), (90, 150, 0))
 STOCKS = ((244, 248, 250), (225, 240, 248), (235, 235, 235), (250, 250, 250))
+GEOMETRIC_SUIT_SHARE = 0.25
+"""Share of TrueType designs that keep the drawn geometric suits instead of a face's symbols."""
+EMBOLDENED_SHARE = 0.3
+"""Share of TrueType designs whose strokes are thickened, up to `MAX_EMBOLDENING` of a glyph."""
+MAX_EMBOLDENING = 0.035
 
 
 @dataclass(frozen=True)
@@ -54,6 +61,11 @@ class IndexStyle:
     suit_box: tuple[float, float, float, float]
     inks: dict[str, tuple[int, int, int]]
     stock: tuple[int, int, int]
+    typeface: str | None = None
+    """A TrueType file (`typefaces.RANK_TYPEFACES`) for the ranks; None: the Hershey `font`."""
+    suit_typeface: str | None = None
+    """A TrueType file for the suits; None: the geometric suits of `glyphs.suit_mask`."""
+    emboldening: float = 0.0
 
 
 def _style(rng: np.random.Generator) -> IndexStyle:
@@ -96,6 +108,18 @@ def _paint(face: np.ndarray, mask: np.ndarray, x0_mm: float, y0_mm: float, ink: 
     )
 
 
+def _rank_mask(rank: str, width: int, height: int, style: IndexStyle) -> np.ndarray:
+    if style.typeface is None:
+        return text_mask(rank, width, height, style.font, style.stroke)
+    return truetype_mask(rank, width, height, style.typeface, style.emboldening)
+
+
+def _suit_mask(suit: str, width: int, height: int, style: IndexStyle) -> np.ndarray:
+    if style.suit_typeface is None:
+        return suit_mask(suit, width, height)
+    return suit_glyph_mask(suit, width, height, style.suit_typeface)
+
+
 def _face(card: str, style: IndexStyle) -> np.ndarray:
     rank, suit = card[:-1], card[-1]
     ink = style.inks[suit]
@@ -103,12 +127,11 @@ def _face(card: str, style: IndexStyle) -> np.ndarray:
     face[..., :3] = np.where(face[..., 3:] > 0, np.array(style.stock, np.uint8), face[..., :3])
     rx0, ry0, rx1, ry1 = style.rank_box
     sx0, sy0, sx1, sy1 = style.suit_box
-    rank_mask = text_mask(rank, _px(rx1 - rx0), _px(ry1 - ry0), style.font, style.stroke)
-    _paint(face, rank_mask, rx0, ry0, ink)
-    _paint(face, suit_mask(suit, _px(sx1 - sx0), _px(sy1 - sy0)), sx0, sy0, ink)
+    _paint(face, _rank_mask(rank, _px(rx1 - rx0), _px(ry1 - ry0), style), rx0, ry0, ink)
+    _paint(face, _suit_mask(suit, _px(sx1 - sx0), _px(sy1 - sy0), style), sx0, sy0, ink)
     centre_top, centre_bottom = max(ry1, sy1) + 3.0, CARD_HEIGHT_MM - max(ry1, sy1) - 3.0
     pip_w = min(10.0, (CARD_WIDTH_MM - 2 * max(rx1, sx1)) / 3)
-    pip = suit_mask(suit, _px(pip_w), _px(pip_w * 1.1))
+    pip = _suit_mask(suit, _px(pip_w), _px(pip_w * 1.1), style)
     if rank in PIP_LAYOUTS:
         columns = (
             CARD_WIDTH_MM / 2 - pip_w * 1.1,
@@ -121,9 +144,9 @@ def _face(card: str, style: IndexStyle) -> np.ndarray:
             paint_mask(face, flipped, _px(columns[column] - pip_w / 2), _px(cy - pip_w * 0.55), ink)
     else:  # ace and courts: one large central symbol or letter
         big = (
-            suit_mask(suit, _px(22.0), _px(24.0))
+            _suit_mask(suit, _px(22.0), _px(24.0), style)
             if rank == "A"
-            else text_mask(rank, _px(26.0), _px(30.0), style.font, style.stroke)
+            else _rank_mask(rank, _px(26.0), _px(30.0), style)
         )
         paint_mask(
             face, big, (FACE_SIZE[0] - big.shape[1]) // 2, (FACE_SIZE[1] - big.shape[0]) // 2, ink
@@ -133,8 +156,27 @@ def _face(card: str, style: IndexStyle) -> np.ndarray:
 
 
 def procedural_design(seed: int) -> CardDesign:
-    """One design, the same for the same seed."""
-    style = _style(np.random.default_rng(seed))
+    """One design in a Hershey face, the same for the same seed."""
+    return _design(f"procedural-{seed}", _style(np.random.default_rng(seed)))
+
+
+def truetype_design(seed: int) -> CardDesign:
+    """One design in a TrueType face, the same for the same seed (`typefaces.available()`
+    must be True)."""
+    rng = np.random.default_rng(seed)
+    style = _style(rng)
+    suits = rng.integers(len(SUIT_TYPEFACES))
+    emboldening = rng.uniform(0.0, MAX_EMBOLDENING)
+    style = replace(
+        style,
+        typeface=RANK_TYPEFACES[rng.integers(len(RANK_TYPEFACES))],
+        suit_typeface=None if rng.random() < GEOMETRIC_SUIT_SHARE else SUIT_TYPEFACES[suits],
+        emboldening=emboldening if rng.random() < EMBOLDENED_SHARE else 0.0,
+    )
+    return _design(f"truetype-{seed}", style)
+
+
+def _design(name: str, style: IndexStyle) -> CardDesign:
     faces = {card: _face(card, style) for card in ALL_CARDS}
     x1 = max(style.rank_box[2], style.suit_box[2]) + 1.0
     y1 = max(style.rank_box[3], style.suit_box[3]) + 1.0
@@ -145,4 +187,4 @@ def procedural_design(seed: int) -> CardDesign:
         y1 / CARD_HEIGHT_MM,
     )
     opposite = (1.0 - box[2], 1.0 - box[3], 1.0 - box[0], 1.0 - box[1])
-    return CardDesign(f"procedural-{seed}", faces, (box, opposite))
+    return CardDesign(name, faces, (box, opposite))
