@@ -49,6 +49,11 @@ GEOMETRIC_SUIT_SHARE = 0.25
 EMBOLDENED_SHARE = 0.3
 """Share of TrueType designs whose strokes are thickened, up to `MAX_EMBOLDENING` of a glyph."""
 MAX_EMBOLDENING = 0.035
+PIXELATED_SHARE = 0.15
+"""Share of TrueType designs drawn as bitmaps: ranks `PIXEL_HEIGHTS` pixels tall, enlarged in
+blocks, like low-resolution and pixel-art decks (added in round 12 of the classifier); the
+heights are font sizes, of which a digit takes about two thirds."""
+PIXEL_HEIGHTS = (10, 17)
 
 
 @dataclass(frozen=True)
@@ -66,6 +71,8 @@ class IndexStyle:
     suit_typeface: str | None = None
     """A TrueType file for the suits; None: the geometric suits of `glyphs.suit_mask`."""
     emboldening: float = 0.0
+    pixel_height: int = 0
+    """Ranks drawn this many pixels tall and enlarged in blocks; 0: smooth."""
 
 
 def _style(rng: np.random.Generator) -> IndexStyle:
@@ -111,7 +118,14 @@ def _paint(face: np.ndarray, mask: np.ndarray, x0_mm: float, y0_mm: float, ink: 
 def _rank_mask(rank: str, width: int, height: int, style: IndexStyle) -> np.ndarray:
     if style.typeface is None:
         return text_mask(rank, width, height, style.font, style.stroke)
-    return truetype_mask(rank, width, height, style.typeface, style.emboldening)
+    return truetype_mask(
+        rank,
+        width,
+        height,
+        style.typeface,
+        emboldening=style.emboldening,
+        pixel_height=style.pixel_height,
+    )
 
 
 def _suit_mask(suit: str, width: int, height: int, style: IndexStyle) -> np.ndarray:
@@ -173,6 +187,10 @@ def truetype_design(seed: int) -> CardDesign:
         suit_typeface=None if rng.random() < GEOMETRIC_SUIT_SHARE else SUIT_TYPEFACES[suits],
         emboldening=emboldening if rng.random() < EMBOLDENED_SHARE else 0.0,
     )
+    # Drawn last, so that the designs of the seeds drawn before this choice stay as they were.
+    pixel_height = int(rng.integers(*PIXEL_HEIGHTS))
+    if rng.random() < PIXELATED_SHARE:
+        style = replace(style, pixel_height=pixel_height)
     return _design(f"truetype-{seed}", style)
 
 

@@ -62,20 +62,40 @@ def _font_folder() -> Path:
 
 @lru_cache(maxsize=512)
 def truetype_mask(
-    text: str, width: int, height: int, typeface: str, emboldening: float = 0.0
+    text: str,
+    width: int,
+    height: int,
+    typeface: str,
+    *,
+    emboldening: float = 0.0,
+    pixel_height: int = 0,
 ) -> np.ndarray:
     """Mask of `text` in a TrueType face, filling the box like `glyphs.text_mask`;
-    `emboldening` thickens strokes by that share of the glyph height."""
+    `emboldening` thickens strokes by that share of the glyph height. A `pixel_height` draws
+    the glyph that many pixels tall without anti-aliasing and enlarges it in blocks, as
+    bitmap-drawn and low-resolution decks print their indices."""
     from PIL import Image, ImageDraw, ImageFont  # noqa: PLC0415 (the train extra only)
 
-    size = DRAW_PX * SUPERSAMPLE
+    size = pixel_height or DRAW_PX * SUPERSAMPLE
     font = ImageFont.truetype(str(_font_folder() / typeface), size)
     stroke = round(emboldening * size)
     canvas = Image.new("L", (size * (len(text) + 1) + 4 * stroke, 2 * size + 4 * stroke), 0)
-    ImageDraw.Draw(canvas).text(
+    draw = ImageDraw.Draw(canvas)
+    if pixel_height:
+        draw.fontmode = "1"
+    draw.text(
         (2 * stroke, 2 * stroke), text, font=font, fill=255, stroke_width=stroke, stroke_fill=255
     )
-    return fit_ink(np.asarray(canvas), width, height)
+    drawn = np.asarray(canvas)
+    if pixel_height:
+        blocks = DRAW_PX * SUPERSAMPLE // pixel_height
+        drawn = np.kron(_inked(drawn), np.ones((blocks, blocks), np.uint8))
+    return fit_ink(drawn, width, height)
+
+
+def _inked(drawn: np.ndarray) -> np.ndarray:
+    ys, xs = np.nonzero(drawn > 127)
+    return drawn[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
 
 
 def suit_glyph_mask(suit: str, width: int, height: int, typeface: str) -> np.ndarray:

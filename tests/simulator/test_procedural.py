@@ -95,3 +95,17 @@ def test_a_truetype_mask_fills_its_box_height_and_tells_digits_apart() -> None:
     assert np.abs(two - eight).mean() > 0.1
     bold = typefaces.truetype_mask("2", 30, 40, "DejaVuSerif.ttf", emboldening=0.03)
     assert bold.sum() > two.sum() * 1.15
+
+
+@needs_fonts
+def test_a_pixelated_mask_is_drawn_in_blocks() -> None:
+    smooth = typefaces.truetype_mask("2", 60, 80, "DejaVuSans.ttf")
+    blocky = typefaces.truetype_mask("2", 60, 80, "DejaVuSans.ttf", pixel_height=12)
+    assert blocky.shape == smooth.shape == (80, 60)
+
+    def row_patterns(mask: np.ndarray) -> int:
+        return len({row.tobytes() for row in mask > 0.5})
+
+    # A 12 px font draws the digit about 9 px tall: enlarged, only that many rows differ.
+    assert row_patterns(blocky) <= 12
+    assert row_patterns(smooth) >= 30
