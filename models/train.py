@@ -5,6 +5,7 @@
         --detector models/cards.onnx         # also cut where the detector puts corners
     python -m models.train cards --data build/renders/data.yaml --epochs 30
     python -m models.train classifier --data build/crops --epochs 10
+    python -m models.train mix-crops --out build/mix --train build/crops build/old:4  # shares
     python -m models.train cards ... --init models/cards.pt   # more epochs on top of the last
     python -m models.train edje --out build/edje   # real photos, boxes only, for the detector
     python -m models.train mix --out build/mix.yaml --renders build/r1 build/r2 --real build/edje
@@ -31,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from models import CARDS_ONNX, CORNERS_ONNX, INDEX_ONNX, MODELS_DIR
+from models.crop_mix import CropMixError, CropSource, mix_crops
 from models.dataset import crops_window, render_dataset, write_crops
 from models.index_corners import CORNER_CLASSES, index_corner_dataset
 from models.real_photos import edje_dataset
@@ -330,6 +332,16 @@ def command_mix(args: argparse.Namespace) -> None:
     )
 
 
+def command_mix_crops(args: argparse.Namespace) -> None:
+    """One classifier dataset from shares of several crop folders."""
+    try:
+        train = [CropSource.parse(text) for text in args.train]
+        val = [CropSource.parse(text) for text in args.val or args.train[:1]]
+        mix_crops(Path(args.out), train, val)
+    except CropMixError as error:
+        raise SystemExit(f"mix-crops: {error}") from None
+
+
 def command_all(args: argparse.Namespace) -> None:
     """Every step from renders to published models, each skipped once done: run it again
     after an interruption and it goes on where it stopped (training resumes its last epoch)."""
@@ -496,6 +508,20 @@ def main(argv: list[str] | None = None) -> None:
         "(copies each render folder beside DATA.yaml; not with --real)",
     )
     mix.set_defaults(handler=command_mix)
+    blend = sub.add_parser(
+        "mix-crops",
+        help="one classifier dataset from shares of several crop folders (hard links)",
+        description="Example: mix-crops --out build/crops_mix --train build/crops_new "
+        "build/crops_old:4 --val build/crops_new:2 (every 4th crop of crops_old).",
+    )
+    blend.add_argument("--out", required=True, help="the dataset folder (replaced)")
+    blend.add_argument(
+        "--train", required=True, nargs="+", metavar="FOLDER[:N]", help="every Nth train crop"
+    )
+    blend.add_argument(
+        "--val", nargs="+", metavar="FOLDER[:N]", help="every Nth val crop (default: the first)"
+    )
+    blend.set_defaults(handler=command_mix_crops)
     crops = sub.add_parser("crops", help="cut index-corner crops from renders for the classifier")
     crops.add_argument("--renders", required=True, nargs="+", help="render folders")
     crops.add_argument("--out", required=True)

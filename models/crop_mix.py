@@ -1,0 +1,75 @@
+"""One classifier dataset from several crop folders, each thinned to every Nth crop.
+
+Later rounds of the classifier train on new crops plus a share of the older ones, so that
+what it learnt from them is not forgotten. The crops are hard-linked (copied where links are
+impossible), so a mix costs no disk.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from models.dataset import WINDOW_FILE, crops_window
+
+log = logging.getLogger(__name__)
+
+
+class CropMixError(ValueError):
+    """A source that cannot be mixed: malformed, missing or cut with another window."""
+
+
+@dataclass(frozen=True)
+class CropSource:
+    """A crop folder and the share of it to take: every `every`th crop of each split."""
+
+    folder: Path
+    every: int = 1
+
+    def __str__(self) -> str:
+        return f"{self.folder}:{self.every}"
+
+    @classmethod
+    def parse(cls, text: str) -> CropSource:
+        """`FOLDER` or `FOLDER:N`."""
+        folder, _, every = text.rpartition(":") if ":" in text else (text, "", "1")
+        if not every.isdigit() or int(every) < 1:
+            raise CropMixError(f"crop source {text!r}: N in FOLDER:N must be a whole number >= 1")
+        return cls(Path(folder), int(every))
+
+
+def mix_crops(out: Path, train: list[CropSource], val: list[CropSource]) -> dict[str, int]:
+    """Writes out/{train,val}/<class>/ with links named after their source folder; returns
+    the crops per split. Every source must have been cut with the same index window."""
+    windows = {crops_window(source.folder) for source in [*train, *val]}
+    for source in [*train, *val]:
+        if not (source.folder / "train").is_dir():
+            raise CropMixError(f"crop source {source.folder} has no train/ (make it with 'crops')")
+    if len(windows) != 1:
+        raise CropMixError(f"crop sources were cut with different index windows: {windows}")
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    (window,) = windows
+    (out / WINDOW_FILE).write_text(json.dumps({"index_window_mm": list(window)}) + "\n")
+    totals = {}
+    for split, sources in (("train", train), ("val", val)):
+        totals[split] = sum(_link_split(source, split, out / split) for source in sources)
+        log.info("%s: %d crops from %s", split, totals[split], ", ".join(map(str, sources)))
+    return totals
+
+
+def _link_split(source: CropSource, split: str, target: Path) -> int:
+    crops = sorted((source.folder / split).glob("*/*.png"))[:: source.every]
+    for crop in crops:
+        folder = target / crop.parent.name
+        folder.mkdir(parents=True, exist_ok=True)
+        link = folder / f"{source.folder.name}_{crop.name}"
+        try:
+            os.link(crop, link)
+        except OSError:
+            shutil.copy2(crop, link)
+    return len(crops)
