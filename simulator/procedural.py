@@ -49,11 +49,11 @@ GEOMETRIC_SUIT_SHARE = 0.25
 EMBOLDENED_SHARE = 0.3
 """Share of TrueType designs whose strokes are thickened, up to `MAX_EMBOLDENING` of a glyph."""
 MAX_EMBOLDENING = 0.035
-PIXELATED_SHARE = 0.15
-"""Share of TrueType designs drawn as bitmaps: ranks `PIXEL_HEIGHTS` pixels tall, enlarged in
-blocks, like low-resolution and pixel-art decks (added in round 12 of the classifier); the
-heights are font sizes, of which a digit takes about two thirds."""
-PIXEL_HEIGHTS = (10, 17)
+BITMAP_SHARE = 0.15
+"""Share of TrueType designs drawn as bitmaps: ranks drawn at a font size of `BITMAP_SIZES`
+pixels (a digit takes about two thirds of it) and enlarged in blocks, like low-resolution and
+pixel-art decks (added for round 12 of the classifier)."""
+BITMAP_SIZES = (10, 17)
 
 
 @dataclass(frozen=True)
@@ -71,8 +71,8 @@ class IndexStyle:
     suit_typeface: str | None = None
     """A TrueType file for the suits; None: the geometric suits of `glyphs.suit_mask`."""
     emboldening: float = 0.0
-    pixel_height: int = 0
-    """Ranks drawn this many pixels tall and enlarged in blocks; 0: smooth."""
+    bitmap_size: int = 0
+    """Ranks drawn at this font size in pixels and enlarged in blocks; 0: smooth."""
 
 
 def _style(rng: np.random.Generator) -> IndexStyle:
@@ -124,7 +124,7 @@ def _rank_mask(rank: str, width: int, height: int, style: IndexStyle) -> np.ndar
         height,
         style.typeface,
         emboldening=style.emboldening,
-        pixel_height=style.pixel_height,
+        bitmap_size=style.bitmap_size,
     )
 
 
@@ -187,10 +187,10 @@ def truetype_design(seed: int) -> CardDesign:
         suit_typeface=None if rng.random() < GEOMETRIC_SUIT_SHARE else SUIT_TYPEFACES[suits],
         emboldening=emboldening if rng.random() < EMBOLDENED_SHARE else 0.0,
     )
-    # Drawn last, so that the designs of the seeds drawn before this choice stay as they were.
-    pixel_height = int(rng.integers(*PIXEL_HEIGHTS))
-    if rng.random() < PIXELATED_SHARE:
-        style = replace(style, pixel_height=pixel_height)
+    # Drawn last, so that a seed's other choices are those it made before bitmaps existed.
+    bitmap_size = int(rng.integers(*BITMAP_SIZES))
+    if rng.random() < BITMAP_SHARE:
+        style = replace(style, bitmap_size=bitmap_size)
     return _design(f"truetype-{seed}", style)
 
 

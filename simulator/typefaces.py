@@ -68,27 +68,27 @@ def truetype_mask(
     typeface: str,
     *,
     emboldening: float = 0.0,
-    pixel_height: int = 0,
+    bitmap_size: int = 0,
 ) -> np.ndarray:
     """Mask of `text` in a TrueType face, filling the box like `glyphs.text_mask`;
-    `emboldening` thickens strokes by that share of the glyph height. A `pixel_height` draws
-    the glyph that many pixels tall without anti-aliasing and enlarges it in blocks, as
+    `emboldening` thickens strokes by that share of the glyph height. A `bitmap_size` draws
+    the glyph at that font size in pixels without anti-aliasing and enlarges it in blocks, as
     bitmap-drawn and low-resolution decks print their indices."""
     from PIL import Image, ImageDraw, ImageFont  # noqa: PLC0415 (the train extra only)
 
-    size = pixel_height or DRAW_PX * SUPERSAMPLE
+    size = bitmap_size or DRAW_PX * SUPERSAMPLE
     font = ImageFont.truetype(str(_font_folder() / typeface), size)
     stroke = round(emboldening * size)
     canvas = Image.new("L", (size * (len(text) + 1) + 4 * stroke, 2 * size + 4 * stroke), 0)
     draw = ImageDraw.Draw(canvas)
-    if pixel_height:
+    if bitmap_size:
         draw.fontmode = "1"
     draw.text(
         (2 * stroke, 2 * stroke), text, font=font, fill=255, stroke_width=stroke, stroke_fill=255
     )
     drawn = np.asarray(canvas)
-    if pixel_height:
-        blocks = DRAW_PX * SUPERSAMPLE // pixel_height
+    if bitmap_size:
+        blocks = DRAW_PX * SUPERSAMPLE // bitmap_size
         drawn = np.kron(_inked(drawn), np.ones((blocks, blocks), np.uint8))
     return fit_ink(drawn, width, height)
 

@@ -100,7 +100,7 @@ def test_a_truetype_mask_fills_its_box_height_and_tells_digits_apart() -> None:
 @needs_fonts
 def test_a_pixelated_mask_is_drawn_in_blocks() -> None:
     smooth = typefaces.truetype_mask("2", 60, 80, "DejaVuSans.ttf")
-    blocky = typefaces.truetype_mask("2", 60, 80, "DejaVuSans.ttf", pixel_height=12)
+    blocky = typefaces.truetype_mask("2", 60, 80, "DejaVuSans.ttf", bitmap_size=12)
     assert blocky.shape == smooth.shape == (80, 60)
 
     def row_patterns(mask: np.ndarray) -> int:
