@@ -54,6 +54,11 @@ BITMAP_SHARE = 0.15
 pixels (a digit takes about two thirds of it) and enlarged in blocks, like low-resolution and
 pixel-art decks (added for round 12 of the classifier)."""
 BITMAP_SIZES = (10, 17)
+PALE_SHARE = 0.15
+"""Share of TrueType designs printed in pale inks (pastel four-colour decks, faded prints): each
+ink moved `PALE_FADE` of the way to white, so an index stands out less from the card stock
+(added for round 13 of the classifier)."""
+PALE_FADE = (0.3, 0.55)
 
 
 @dataclass(frozen=True)
@@ -191,7 +196,15 @@ def truetype_design(seed: int) -> CardDesign:
     bitmap_size = int(rng.integers(*BITMAP_SIZES))
     if rng.random() < BITMAP_SHARE:
         style = replace(style, bitmap_size=bitmap_size)
+    fade = rng.uniform(*PALE_FADE)
+    if rng.random() < PALE_SHARE:
+        style = replace(style, inks={suit: _faded(ink, fade) for suit, ink in style.inks.items()})
     return _design(f"truetype-{seed}", style)
+
+
+def _faded(ink: tuple[int, int, int], share: float) -> tuple[int, int, int]:
+    blue, green, red = (round(channel + (255 - channel) * share) for channel in ink)
+    return blue, green, red
 
 
 def _design(name: str, style: IndexStyle) -> CardDesign:

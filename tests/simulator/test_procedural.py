@@ -109,3 +109,14 @@ def test_a_pixelated_mask_is_drawn_in_blocks() -> None:
     # A 12 px font draws the digit about 9 px tall: enlarged, only that many rows differ.
     assert row_patterns(blocky) <= 12
     assert row_patterns(smooth) >= 30
+
+
+@needs_fonts
+def test_some_truetype_designs_print_in_pale_inks() -> None:
+    def ink_darkness(seed: int) -> float:
+        face = truetype_design(seed).faces["AS"]
+        return float(np.median(face[:, :, :3][ink(face)].min(axis=1)))
+
+    levels = [ink_darkness(seed) for seed in range(40)]
+    assert min(levels) < 60
+    assert max(levels) > 100
