@@ -36,6 +36,7 @@ from models.crop_mix import CropMixError, CropSource, mix_crops
 from models.dataset import crops_window, render_dataset, write_crops
 from models.index_corners import CORNER_CLASSES, index_corner_dataset
 from models.real_photos import edje_dataset
+from simulator import typefaces
 from simulator.training import CARD_CLASSES, write_data_yaml
 from simulator.training_scenes import SceneMix
 from vision.geometry import INDEX_CROP_PX, INDEX_WINDOW_MM, card_from_window
@@ -255,6 +256,8 @@ def _column(run_dir: Path, name: str) -> list[str]:
 
 
 def command_data(args: argparse.Namespace) -> None:
+    if args.truetype and not typefaces.available():
+        raise SystemExit("data: --truetype needs pillow and matplotlib: pip install -e '.[train]'")
     width, _, height = args.size.partition("x")
     size = (int(width), int(height))
     render_dataset(

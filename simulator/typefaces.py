@@ -44,7 +44,8 @@ SUIT_TYPEFACES = ("DejaVuSans.ttf", "STIXGeneral.ttf")
 """Faces whose suit symbols differ in shape (DejaVu's faces share one set)."""
 SUIT_CHARACTERS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
 DRAW_PX = 48
-"""Glyph height the faces are drawn at before `SUPERSAMPLE` and the fit to the box."""
+"""Font size, in pixels, the faces are drawn at (times `SUPERSAMPLE`) before the fit to the
+box: large enough that the reduction anti-aliases the edges."""
 
 
 def available() -> bool:

@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 
 from models.dataset import NONE_CLASS, labelled_crops, readable_corners
+from models.train import main as train_main
+from simulator import typefaces
 from simulator.backs import default_backs
 from simulator.faces import builtin_design
 from simulator.training import TrainingSettings, generate_dataset
@@ -82,3 +84,12 @@ def test_found_corners_add_crops_labelled_with_cards_in_the_render(renders: Path
     ]
     assert len(found) > len(plain)
     assert set(found) - {NONE_CLASS} <= face_up
+
+
+def test_truetype_designs_without_their_fonts_stop_with_what_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(typefaces, "available", lambda: False)
+    with pytest.raises(SystemExit, match=r"--truetype needs pillow and matplotlib"):
+        train_main(["data", "--out", str(tmp_path / "r"), "--count", "1", "--truetype", "2"])
+    assert not (tmp_path / "r").exists()
