@@ -51,6 +51,12 @@ def mix_crops(out: Path, train: list[CropSource], val: list[CropSource]) -> dict
             raise CropMixError(f"crop source {source.folder} has no train/ (make it with 'crops')")
     if len(windows) != 1:
         raise CropMixError(f"crop sources were cut with different index windows: {windows}")
+    for sources in (train, val):
+        names = [source.folder.name for source in sources]
+        twice = sorted({name for name in names if names.count(name) > 1})
+        if twice:
+            # Links are named after their folder, so two folders of one name would collide.
+            raise CropMixError(f"crop sources share a folder name: {', '.join(twice)}")
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     (window,) = windows

@@ -56,3 +56,10 @@ def test_sources_cut_with_different_windows_are_refused_by_name(
         main(["mix-crops", "--out", str(tmp_path / "mix"), "--train", str(square), str(tall)])
     with pytest.raises(SystemExit, match="nowhere has no train"):
         main(["mix-crops", "--out", str(tmp_path / "mix"), "--train", str(tmp_path / "nowhere")])
+
+
+def test_two_sources_of_one_folder_name_are_refused(tmp_path: Path) -> None:
+    first = crop_folder(tmp_path / "a", "crops", 1, (26.0, 32.0))
+    second = crop_folder(tmp_path / "b", "crops", 1, (26.0, 32.0))
+    with pytest.raises(CropMixError, match="share a folder name: crops"):
+        mix_crops(tmp_path / "mix", [CropSource(first), CropSource(second)], [CropSource(first)])
