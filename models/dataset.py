@@ -14,7 +14,6 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from simulator import typefaces
 from simulator.backs import back_from_spec
 from simulator.faces import builtin_design, load_design
 from simulator.procedural import procedural_design, truetype_design
@@ -76,14 +75,12 @@ def render_dataset(
     hand_fans: float = SceneMix().hand_fan_weight,
 ) -> None:
     """Renders of the train decks, the built-in design, `procedural` seeded Hershey designs
-    and `truetype` seeded designs in real typefaces;
+    and `truetype` seeded designs in real typefaces (`typefaces.available()` must be True);
     `count_spreads` is the share of end-of-round count scenes, `hand_fans` the weight of
     face-up hands fanned sideways among the piles (`SceneMix`)."""
     folders, back_files = shared_decks(shared)
     decks = [load_design(folder) for folder in folders] + [builtin_design()]
     decks += [procedural_design(seed * 1000 + number) for number in range(procedural)]
-    if truetype and not typefaces.available():
-        raise RuntimeError("--truetype needs pillow and matplotlib: pip install -e '.[train]'")
     decks += [truetype_design(seed * 1000 + TRUETYPE_SEEDS + number) for number in range(truetype)]
     backs = [back_from_spec(str(path)) for path in back_files]
     scale = size[0] / 1280

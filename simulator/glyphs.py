@@ -70,11 +70,16 @@ def text_mask(
     return fit_ink(big, width, height)
 
 
+def inked_part(big: np.ndarray) -> np.ndarray:
+    """The bounding box of a uint8 drawing's inked (over half-bright) pixels."""
+    ys, xs = np.nonzero(big > 127)
+    return big[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
+
+
 def fit_ink(big: np.ndarray, width: int, height: int) -> np.ndarray:
     """The inked part of a large uint8 drawing, stretched to fill `height`, condensed if needed
     to fit `width`, centred in a float32 width x height mask."""
-    ys, xs = np.nonzero(big > 127)
-    ink = big[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
+    ink = inked_part(big)
     ink_h, ink_w = ink.shape
     target_w = min(width, max(1, round(ink_w * height / ink_h)))
     fitted = cv2.resize(ink, (target_w, height), interpolation=cv2.INTER_AREA)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simulator.glyphs import SUPERSAMPLE, fit_ink
+from simulator.glyphs import SUPERSAMPLE, fit_ink, inked_part
 
 RANK_TYPEFACES = (
     "DejaVuSans.ttf",
@@ -90,13 +90,8 @@ def truetype_mask(
     drawn = np.asarray(canvas)
     if bitmap_size:
         blocks = DRAW_PX * SUPERSAMPLE // bitmap_size
-        drawn = np.kron(_inked(drawn), np.ones((blocks, blocks), np.uint8))
+        drawn = np.kron(inked_part(drawn), np.ones((blocks, blocks), np.uint8))
     return fit_ink(drawn, width, height)
-
-
-def _inked(drawn: np.ndarray) -> np.ndarray:
-    ys, xs = np.nonzero(drawn > 127)
-    return drawn[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
 
 
 def suit_glyph_mask(suit: str, width: int, height: int, typeface: str) -> np.ndarray:
