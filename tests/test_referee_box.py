@@ -28,7 +28,10 @@ def test_referee_announces_on_the_box(capsys: pytest.CaptureFixture[str]) -> Non
     # races: one late 2H (seat 2), then two late 2S (seats 1 and 2); no round ends.
     assert [c for c in executed if c.startswith("BUZZ")] == ["BUZZ LATE"] * 3
     assert [c for c in executed if c.startswith("LIGHT") and "FF0000" in c] == [
-        "LIGHT 2 FF0000", "LIGHT 1 FF0000", "LIGHT 2 FF0000"]
+        "LIGHT 2 FF0000",
+        "LIGHT 1 FF0000",
+        "LIGHT 2 FF0000",
+    ]
     assert device.state.lights[1].colour == "FF0000"
 
 
@@ -44,5 +47,9 @@ def test_game_end_reaches_the_box(capsys: pytest.CaptureFixture[str]) -> None:
     capsys.readouterr()
     assert device.state.scores == {0: 21, 1: 7, 2: 16}
     assert [c for c in device.executed if c.startswith("NERTS")] == [
-        "NERTS 0", "NERTS 1", "NERTS 0", "NERTS 2"]
+        "NERTS 0",
+        "NERTS 1",
+        "NERTS 0",
+        "NERTS 2",
+    ]
     assert device.executed[-1].startswith("SHOW") and "Seat 0 wins" in device.executed[-1]

@@ -74,11 +74,12 @@ class CardDetector:
     """Whole cards, face up or down, each with its four corners, and in newer exports index
     corners on their own (YOLOv8 pose, ONNX)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, score_min: float = DETECTION_SCORE_MIN) -> None:
         self.session = _session(path)
         self.input_name = self.session.get_inputs()[0].name
         _, _, self.height, self.width = self.session.get_inputs()[0].shape
         self.names = _names(self.session)
+        self.score_min = score_min
 
     def __call__(self, image: np.ndarray) -> list[RawCard]:
         tensor, scale, pad = self._letterbox(image)
@@ -87,14 +88,14 @@ class CardDetector:
         scores = output[:, 4 : 4 + classes]
         best = scores.argmax(axis=1)
         confidence = scores[np.arange(len(best)), best]
-        keep = confidence >= DETECTION_SCORE_MIN
+        keep = confidence >= self.score_min
         output, best, confidence = output[keep], best[keep], confidence[keep]
         if not len(output):
             return []
         boxes = output[:, :4].copy()
         boxes[:, :2] -= boxes[:, 2:] / 2
         chosen = cv2.dnn.NMSBoxes(
-            boxes.tolist(), confidence.tolist(), DETECTION_SCORE_MIN, DETECTION_IOU_MAX
+            boxes.tolist(), confidence.tolist(), self.score_min, DETECTION_IOU_MAX
         )
         cards = []
         for i in np.asarray(chosen).reshape(-1):

@@ -17,8 +17,15 @@ from simulator.render import RenderSettings, TableRenderer
 from simulator.scene import CardPose, Scene
 from vision.detections import CardDetection
 from vision.geometry import CARD_CORNERS_MM, INDEX_WINDOW_MM, LEGACY_INDEX_WINDOW_MM, card_window
-from vision.identify import CardReader, _with_index_reading
-from vision.onnx_models import IndexClassifier
+from vision.identify import (
+    CORNER_SCORE_MIN,
+    FAINT_CORNER_READ_MIN,
+    FAINT_CORNER_SCORE,
+    CardReader,
+    _names_a_card,
+    _with_index_reading,
+)
+from vision.onnx_models import DETECTION_SCORE_MIN, IndexClassifier
 
 FACE_UP = {
     "QH": (120, 110, 10.0),
@@ -173,6 +180,31 @@ def test_an_index_corner_of_no_found_card_is_a_card_of_its_own() -> None:
     merged = _with_index_reading(list(cards), reading, window, INDEX_WINDOW_MM)
     assert [c.card for c in merged] == ["2H", "KD"]
     assert merged[1].quad == pytest.approx(hidden.quad)
+
+
+def test_a_faint_index_corner_names_a_card_only_when_read_surely() -> None:
+    sure, unsure = _card(100, "7D", FAINT_CORNER_READ_MIN), _card(100, "7D", 0.84)
+    assert _names_a_card(sure, FAINT_CORNER_SCORE - 0.01)
+    assert not _names_a_card(unsure, FAINT_CORNER_SCORE - 0.01)
+    assert _names_a_card(unsure, FAINT_CORNER_SCORE)
+    assert not _names_a_card(_card(100), 0.99)
+
+
+def test_the_index_corner_detector_keeps_its_own_lower_floor(
+    reader: CardReader, table_photo: np.ndarray
+) -> None:
+    corners = reader.corner_detector
+    assert corners is not None and corners.score_min == CORNER_SCORE_MIN < DETECTION_SCORE_MIN
+    low = corners(table_photo)
+    assert all(found.score >= CORNER_SCORE_MIN for found in low)
+    assert reader.detector.score_min == DETECTION_SCORE_MIN
+    corners.score_min = DETECTION_SCORE_MIN
+    try:
+        high = corners(table_photo)
+    finally:
+        corners.score_min = CORNER_SCORE_MIN
+    assert len(high) <= len(low)
+    assert all(found.score >= DETECTION_SCORE_MIN for found in high)
 
 
 FAN = ["3S", "8D", "JC", "5H", "QD", "9S", "4C"]
