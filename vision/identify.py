@@ -34,6 +34,11 @@ log = logging.getLogger(__name__)
 NONE_CLASS = "none"
 INDEX_SCORE_MIN = 0.5
 """An index read below this probability leaves the card unnamed rather than guessed."""
+NO_INDEX_READ_MIN = 0.99
+"""A card whose two index corners both read `none` at least this surely shows no index at
+all: a back that the detector took for a face (patterned backs unlike any it was trained on),
+so it is reported face down. In the val renders 14 face-up detections read so: 11 lay on
+face-down cards, 3 on no card, none on a face-up card (at 0.97: 11, 6 and one face-up card)."""
 SAME_WINDOW_IOU = 0.5
 """An index corner found on its own is a whole card's own corner when their index windows
 overlap this much: the windows of cards fanned 15 mm apart overlap far less (about 0.25)."""
@@ -123,9 +128,12 @@ class CardReader:
         return _without_duplicates(found)
 
     def _named(self, quad: np.ndarray, score: float, corners: np.ndarray) -> CardDetection:
-        """A face-up card from the class probabilities of its two index corners: both corners
-        vote (one is often covered), unless both read as no index."""
+        """A face-up card from the class probabilities of its index corners: both corners
+        vote (one is often covered), unless both read as no index; a face-down card when
+        both surely show none."""
         quad = portrait_order(quad)
+        if corners[:, self.none_column].min() >= NO_INDEX_READ_MIN:
+            return CardDetection(quad, False, score)
         if corners[:, self.none_column].min() > INDEX_SCORE_MIN:
             return CardDetection(quad, True, score)
         votes = corners.copy()

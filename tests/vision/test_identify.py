@@ -21,6 +21,7 @@ from vision.identify import (
     CORNER_SCORE_MIN,
     FAINT_CORNER_READ_MIN,
     FAINT_CORNER_SCORE,
+    NO_INDEX_READ_MIN,
     CardReader,
     _names_a_card,
     _with_index_reading,
@@ -188,6 +189,20 @@ def test_a_faint_index_corner_names_a_card_only_when_read_surely() -> None:
     assert not _names_a_card(unsure, FAINT_CORNER_SCORE - 0.01)
     assert _names_a_card(unsure, FAINT_CORNER_SCORE)
     assert not _names_a_card(_card(100), 0.99)
+
+
+def test_a_card_with_no_index_in_either_corner_is_a_back(reader: CardReader) -> None:
+    names = reader.classifier.names
+    sides = np.zeros((2, len(names)), np.float32)
+    sides[:, names.index("none")] = NO_INDEX_READ_MIN
+    sides[:, names.index("4S")] = 1 - NO_INDEX_READ_MIN
+    quad = _card(100).quad
+    assert not reader._named(quad, 0.8, sides).face_up
+    sides[1] = 0.0
+    sides[1, names.index("4S")] = 0.6
+    sides[1, names.index("none")] = 0.4
+    named = reader._named(quad, 0.8, sides)
+    assert named.face_up and named.card == "4S"
 
 
 def test_the_index_corner_detector_keeps_its_own_lower_floor(
