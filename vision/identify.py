@@ -132,9 +132,10 @@ class CardReader:
         vote (one is often covered), unless both read as no index; a face-down card when
         both surely show none."""
         quad = portrait_order(quad)
-        if corners[:, self.none_column].min() >= NO_INDEX_READ_MIN:
+        no_index = corners[:, self.none_column].min()
+        if no_index >= NO_INDEX_READ_MIN:
             return CardDetection(quad, False, score)
-        if corners[:, self.none_column].min() > INDEX_SCORE_MIN:
+        if no_index > INDEX_SCORE_MIN:
             return CardDetection(quad, True, score)
         votes = corners.copy()
         votes[:, self.none_column] = 0.0
