@@ -21,8 +21,10 @@ from vision.identify import (
     CORNER_SCORE_MIN,
     FAINT_CORNER_READ_MIN,
     FAINT_CORNER_SCORE,
+    INDEX_SCORE_MIN,
     NO_INDEX_READ_MIN,
     CardReader,
+    _agreed,
     _names_a_card,
     _with_index_reading,
 )
@@ -199,10 +201,22 @@ def test_a_card_with_no_index_in_either_corner_is_a_back(reader: CardReader) -> 
     quad = _card(100).quad
     assert not reader._named(quad, 0.8, sides).face_up
     sides[1] = 0.0
-    sides[1, names.index("4S")] = 0.6
-    sides[1, names.index("none")] = 0.4
+    sides[1, names.index("4S")] = INDEX_SCORE_MIN + 0.1
+    sides[1, names.index("none")] = 0.9 - INDEX_SCORE_MIN
     named = reader._named(quad, 0.8, sides)
     assert named.face_up and named.card == "4S"
+
+
+def test_shifted_windows_name_only_what_they_agree_on() -> None:
+    # Classes: 9H, QH, none. Three of five windows read the nine; two see the neighbour's
+    # queen surely and rule the nine out.
+    readings = np.array([[0.6, 0.05, 0.35]] * 3 + [[0.05, 0.9, 0.05]] * 2)
+    assert readings.mean(axis=0).argmax() == 1
+    agreed = _agreed(readings[None], axis=1)[0]
+    assert agreed.argmax() == 0 and agreed.sum() == pytest.approx(1.0)
+    # Windows that agree keep their reading; a zero does not make the logarithm fail.
+    same = np.array([[0.6, 0.4, 0.0]] * 5)
+    assert _agreed(same, axis=0) == pytest.approx([0.6, 0.4, 0.0], abs=1e-5)
 
 
 def test_the_index_corner_detector_keeps_its_own_lower_floor(
