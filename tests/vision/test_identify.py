@@ -23,6 +23,8 @@ from vision.identify import (
     FAINT_CORNER_SCORE,
     INDEX_SCORE_MIN,
     NO_INDEX_READ_MIN,
+    READ_SHIFTS_MM,
+    SURE_READ_MIN,
     CardReader,
     _agreed,
     _names_a_card,
@@ -217,6 +219,33 @@ def test_shifted_windows_name_only_what_they_agree_on() -> None:
     # Windows that agree keep their reading; a zero does not make the logarithm fail.
     same = np.array([[0.6, 0.4, 0.0]] * 5)
     assert _agreed(same, axis=0) == pytest.approx([0.6, 0.4, 0.0], abs=1e-5)
+
+
+class _CountingClassifier:
+    """Reads a crop's first pixel as its percent of `9H`, and counts the crops read."""
+
+    def __init__(self) -> None:
+        self.names = ["9H", "none"]
+        self.crops_read = 0
+
+    def probabilities(self, crops: list[np.ndarray]) -> np.ndarray:
+        self.crops_read += len(crops)
+        return np.array([[c.flat[0] / 100, 1 - c.flat[0] / 100] for c in crops])
+
+
+def test_a_sure_window_is_not_read_again_from_its_shifted_crops() -> None:
+    reader = CardReader.__new__(CardReader)
+    reader.classifier = classifier = _CountingClassifier()  # type: ignore[assignment]
+    reader.sure_read_min = SURE_READ_MIN
+    shifts = len(READ_SHIFTS_MM)
+    sure = [np.full((2, 2), 100, np.uint8)] + [np.zeros((2, 2), np.uint8)] * (shifts - 1)
+    unsure = [np.full((2, 2), 60, np.uint8)] + [np.full((2, 2), 50, np.uint8)] * (shifts - 1)
+    readings = reader._read_windows([sure, unsure])
+    assert readings.shape == (2, shifts, 2)
+    assert classifier.crops_read == 2 + (shifts - 1)
+    assert readings[0] == pytest.approx(np.array([[1.0, 0.0]] * shifts))
+    assert readings[1, :, 0] == pytest.approx([0.6] + [0.5] * (shifts - 1))
+    assert reader._read_windows([]).shape == (0, shifts, 2)
 
 
 def test_the_index_corner_detector_keeps_its_own_lower_floor(
