@@ -59,6 +59,16 @@ PALE_SHARE = 0.15
 ink moved `PALE_FADE` of the way to white, so an index stands out less from the card stock
 (added for round 13 of the classifier)."""
 PALE_FADE = (0.3, 0.55)
+OUTLINED_SHARE = 0.2
+"""Share of smooth (not bitmap) TrueType designs whose indices are outlined: each glyph's
+edge, `OUTLINE_MM` thick, in the ink, its inside the ink faded `OUTLINE_FILL_FADE` of the way
+to white (embossed, bevelled and hollow lettering). Added for round 17 of the classifier,
+after GNOME tango's bevelled val indices were misread (its clubs as spades, a 9 as a 10)."""
+OUTLINE_MM = (0.3, 0.7)
+OUTLINE_FILL_FADE = (0.2, 0.9)
+BOLD_BITMAP_SHARE = 0.5
+"""Share of bitmap designs drawn with strokes a pixel thicker, as pixel-art decks print bold
+blocky digits (added for round 17, after pysol sylly's val 2s read as 8s and 5s as 6s)."""
 
 
 @dataclass(frozen=True)
@@ -78,6 +88,11 @@ class IndexStyle:
     emboldening: float = 0.0
     bitmap_size: int = 0
     """Ranks drawn at this font size in pixels and enlarged in blocks; 0: smooth."""
+    bold_bitmap: bool = False
+    """Bitmap ranks drawn with strokes a pixel thicker."""
+    outline_mm: float = 0.0
+    """Index glyphs outlined this thick, filled with the ink faded `outline_fill_fade`."""
+    outline_fill_fade: float = 0.0
 
 
 def _style(rng: np.random.Generator) -> IndexStyle:
@@ -120,6 +135,20 @@ def _paint(face: np.ndarray, mask: np.ndarray, x0_mm: float, y0_mm: float, ink: 
     )
 
 
+def _paint_index(
+    face: np.ndarray, mask: np.ndarray, at_mm: tuple[float, float], style: IndexStyle, ink: tuple
+) -> None:
+    """Paints an index glyph as `_paint` does at `at_mm` (top left), outlined if the style
+    says so."""
+    if not style.outline_mm:
+        _paint(face, mask, *at_mm, ink)
+        return
+    _paint(face, mask, *at_mm, _faded(ink, style.outline_fill_fade))
+    side = 2 * _px(style.outline_mm) + 1
+    inside = cv2.erode(mask, np.ones((side, side), np.uint8))
+    _paint(face, np.clip(mask - inside, 0.0, 1.0), *at_mm, ink)
+
+
 def _rank_mask(rank: str, width: int, height: int, style: IndexStyle) -> np.ndarray:
     if style.typeface is None:
         return text_mask(rank, width, height, style.font, style.stroke)
@@ -130,6 +159,7 @@ def _rank_mask(rank: str, width: int, height: int, style: IndexStyle) -> np.ndar
         style.typeface,
         emboldening=style.emboldening,
         bitmap_size=style.bitmap_size,
+        bold_bitmap=style.bold_bitmap,
     )
 
 
@@ -146,8 +176,12 @@ def _face(card: str, style: IndexStyle) -> np.ndarray:
     face[..., :3] = np.where(face[..., 3:] > 0, np.array(style.stock, np.uint8), face[..., :3])
     rx0, ry0, rx1, ry1 = style.rank_box
     sx0, sy0, sx1, sy1 = style.suit_box
-    _paint(face, _rank_mask(rank, _px(rx1 - rx0), _px(ry1 - ry0), style), rx0, ry0, ink)
-    _paint(face, _suit_mask(suit, _px(sx1 - sx0), _px(sy1 - sy0), style), sx0, sy0, ink)
+    _paint_index(
+        face, _rank_mask(rank, _px(rx1 - rx0), _px(ry1 - ry0), style), (rx0, ry0), style, ink
+    )
+    _paint_index(
+        face, _suit_mask(suit, _px(sx1 - sx0), _px(sy1 - sy0), style), (sx0, sy0), style, ink
+    )
     centre_top, centre_bottom = max(ry1, sy1) + 3.0, CARD_HEIGHT_MM - max(ry1, sy1) - 3.0
     pip_w = min(10.0, (CARD_WIDTH_MM - 2 * max(rx1, sx1)) / 3)
     pip = _suit_mask(suit, _px(pip_w), _px(pip_w * 1.1), style)
@@ -199,6 +233,12 @@ def truetype_design(seed: int) -> CardDesign:
     fade = rng.uniform(*PALE_FADE)
     if rng.random() < PALE_SHARE:
         style = replace(style, inks={suit: _faded(ink, fade) for suit, ink in style.inks.items()})
+    # Drawn after the draws above, which old seeds made alike (see bitmaps).
+    outline, fill_fade = rng.uniform(*OUTLINE_MM), rng.uniform(*OUTLINE_FILL_FADE)
+    if rng.random() < OUTLINED_SHARE and not style.bitmap_size:  # blocks outlined are noise
+        style = replace(style, outline_mm=outline, outline_fill_fade=fill_fade)
+    if rng.random() < BOLD_BITMAP_SHARE:
+        style = replace(style, bold_bitmap=True)
     return _design(f"truetype-{seed}", style)
 
 

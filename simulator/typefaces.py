@@ -70,16 +70,18 @@ def truetype_mask(
     *,
     emboldening: float = 0.0,
     bitmap_size: int = 0,
+    bold_bitmap: bool = False,
 ) -> np.ndarray:
     """Mask of `text` in a TrueType face, filling the box like `glyphs.text_mask`;
     `emboldening` thickens strokes by that share of the glyph height. A `bitmap_size` draws
     the glyph at that font size in pixels without anti-aliasing and enlarges it in blocks, as
-    bitmap-drawn and low-resolution decks print their indices."""
+    bitmap-drawn and low-resolution decks print their indices; `bold_bitmap` thickens its
+    strokes by a pixel."""
     from PIL import Image, ImageDraw, ImageFont  # noqa: PLC0415 (the train extra only)
 
     size = bitmap_size or DRAW_PX * SUPERSAMPLE
     font = ImageFont.truetype(str(_font_folder() / typeface), size)
-    stroke = round(emboldening * size)
+    stroke = 1 if bitmap_size and bold_bitmap else round(emboldening * size)
     canvas = Image.new("L", (size * (len(text) + 1) + 4 * stroke, 2 * size + 4 * stroke), 0)
     draw = ImageDraw.Draw(canvas)
     if bitmap_size:
