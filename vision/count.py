@@ -21,6 +21,20 @@ BETWEEN_CARDS_SHARE = 0.65
 the gap between two overlapping cards (half of each), not a card of its own. Real cards of a
 spread showed at most 62% so covered, those boxes mostly over 80% (30 tuning spreads of seeds
 other than the benchmark's: 1,185 cards, 19 such boxes; 16 dropped, 1 card lost)."""
+TABLE_SHARE_MAX = 0.6
+"""A detection whose own part (what better-scored counted cards leave of it) shows this much
+table is a box across a gap between cards. On 60 tuning spreads of seeds other than the
+benchmark's (2,231 cards), a real card's own part showed at most 41% table, the seven such
+boxes that `BETWEEN_CARDS_SHARE` let through at least 71%."""
+TABLE_COLOUR_BINS = (8, 16, 16)
+"""Lab bins of the colour model that tells table from card in each photo: coarse, so that the
+table's few thousand pixels fill it, and wood grain or felt shading stays one colour."""
+TABLE_MARGIN_SHARE = 0.05
+"""Share of the median card's width kept clear around every card when sampling the table,
+so that card edges and shadows do not teach the model that cards are table."""
+MIN_TABLE_SHARE = 0.05
+"""Share of the photo that must lie clear of every card to learn the table's colours; with
+less, no detection is judged table."""
 
 
 def count_backs(
@@ -36,7 +50,7 @@ def count_backs(
         for card in raw
         if not card.index_corner
     ]
-    cards = with_backs(_not_between(_card_sized(cards)), image, matcher)
+    cards = with_backs(_not_table(_not_between(_card_sized(cards)), image), image, matcher)
     counts = Counter(card.back for card in cards if card.back is not None)
     return {name: counts.get(name, 0) for name in matcher.features}, cards
 
@@ -51,16 +65,61 @@ def _card_sized(cards: list[CardDetection]) -> list[CardDetection]:
 
 def _not_between(cards: list[CardDetection]) -> list[CardDetection]:
     ranked = sorted(cards, key=lambda card: -card.score)
-    between = {
-        id(card)
-        for rank, card in enumerate(ranked)
-        if _covered_share(card, ranked[:rank]) >= BETWEEN_CARDS_SHARE
-    }
+    between = set()
+    for rank, card in enumerate(ranked):
+        _, own, visible = _own_part(card, ranked[:rank])
+        if 1 - visible.sum() / max(1, int(own.sum())) >= BETWEEN_CARDS_SHARE:
+            between.add(id(card))
     return [card for card in cards if id(card) not in between]
 
 
-def _covered_share(card: CardDetection, others: list[CardDetection]) -> float:
-    """Share of the card's area under the union of the others (drawn in its bounding box)."""
+def _not_table(cards: list[CardDetection], image: np.ndarray) -> list[CardDetection]:
+    table = _table_pixels(image, cards)
+    if table is None:
+        return cards
+    ranked = sorted(cards, key=lambda card: -card.score)
+    on_table = set()
+    for rank, card in enumerate(ranked):
+        (x, y), _, visible = _own_part(card, ranked[:rank])
+        # Clipped to the photo: a card at its edge has a box partly outside.
+        top, left = max(y, 0), max(x, 0)
+        bottom = min(y + visible.shape[0], table.shape[0])
+        right = min(x + visible.shape[1], table.shape[1])
+        seen = table[top:bottom, left:right][visible[top - y : bottom - y, left - x : right - x]]
+        if seen.size and float(seen.mean()) >= TABLE_SHARE_MAX:
+            on_table.add(id(card))
+    return [card for card in cards if id(card) not in on_table]
+
+
+def _table_pixels(image: np.ndarray, cards: list[CardDetection]) -> np.ndarray | None:
+    """Where the photo shows table colours, learnt from this photo: a colour is table where
+    it is commoner (as a share) clear of the cards than on them; None with too little table."""
+    if not cards:
+        return None
+    on_cards = np.zeros(image.shape[:2], np.uint8)
+    for card in cards:
+        cv2.fillPoly(on_cards, [np.round(card.quad).astype(np.int32)], 1)
+    widths = [min(cv2.minAreaRect(card.quad.astype(np.float32))[1]) for card in cards]
+    margin = max(1, round(TABLE_MARGIN_SHARE * float(np.median(widths))))
+    clear = cv2.erode(1 - on_cards, np.ones((2 * margin + 1, 2 * margin + 1), np.uint8))
+    if clear.mean() < MIN_TABLE_SHARE:
+        return None
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab).astype(np.int32)
+    colour = np.zeros(image.shape[:2], np.int32)
+    for channel, bins in enumerate(TABLE_COLOUR_BINS):
+        colour = colour * bins + lab[:, :, channel] * bins // 256
+    colours = int(np.prod(TABLE_COLOUR_BINS))
+    # One count added to every colour keeps a colour never seen on either side undecided.
+    table = np.bincount(colour[clear > 0], minlength=colours) + 1
+    card = np.bincount(colour[on_cards > 0], minlength=colours) + 1
+    is_table: np.ndarray = table / table.sum() > card / card.sum()
+    return is_table[colour]
+
+
+def _own_part(
+    card: CardDetection, others: list[CardDetection]
+) -> tuple[tuple[int, int], np.ndarray, np.ndarray]:
+    """The card's bounding box origin, its mask there, and the part of it no other covers."""
     x, y, width, height = cv2.boundingRect(card.quad.astype(np.float32))
     origin = np.array([x, y], np.float32)
     own = np.zeros((height + 1, width + 1), np.uint8)
@@ -68,4 +127,4 @@ def _covered_share(card: CardDetection, others: list[CardDetection]) -> float:
     under = np.zeros_like(own)
     for other in others:
         cv2.fillPoly(under, [np.round(other.quad - origin).astype(np.int32)], 1)
-    return float((own & under).sum()) / max(1, int(own.sum()))
+    return (x, y), own, (own & (1 - under)).astype(bool)

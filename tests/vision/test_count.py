@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 
 from vision.backs import BackMatcher
-from vision.count import _card_sized, _not_between, count_backs
+from vision.count import _card_sized, _not_between, _not_table, count_backs
 from vision.detections import CardDetection
 from vision.onnx_models import RawCard
 
@@ -31,6 +31,38 @@ def test_a_box_across_the_gap_between_two_cards_is_not_counted() -> None:
     between = replace(_card(25), score=0.5)  # half on each
     covered = replace(_card(80), score=0.8)  # 52% under the right one: a card, counted
     assert _not_between([between, left, right, covered]) == [left, right, covered]
+
+
+def _spread_on_wood() -> tuple[np.ndarray, list[CardDetection]]:
+    """Two rows of blue cards on brown wood, a gap between the cards of a row."""
+    rng = np.random.default_rng(0)
+    image = np.empty((300, 500, 3), np.uint8)
+    image[:] = (40, 90, 150)
+    image += rng.integers(0, 25, image.shape, dtype=np.uint8)  # grain
+    cards = []
+    for row in range(2):
+        for column in range(5):
+            card = replace(_card(20 + 90 * column), score=0.9 - 0.01 * column)
+            card = replace(card, quad=card.quad + np.float32([0, 20 + 120 * row]))
+            cv2.fillPoly(image, [card.quad.astype(np.int32)], (200, 90, 40))
+            cards.append(card)
+    return image, cards
+
+
+def test_a_box_over_the_table_between_two_cards_is_not_counted() -> None:
+    image, cards = _spread_on_wood()
+    gap = replace(_card(65), score=0.5)  # half over each neighbour's edge and the wood between
+    gap = replace(gap, quad=gap.quad + np.float32([0, 20]))
+    half_on_a_card = replace(_card(40), score=0.8)  # the same, its own part mostly wood
+    half_on_a_card = replace(half_on_a_card, quad=half_on_a_card.quad + np.float32([0, 140]))
+    assert _not_table([*cards, gap, half_on_a_card], image) == cards
+
+
+def test_without_table_in_view_nothing_is_judged_table() -> None:
+    image, cards = _spread_on_wood()
+    close_up = image[20:108, 20:83]  # one card fills the photo
+    card = replace(cards[0], quad=cards[0].quad - np.float32([20, 20]))
+    assert _not_table([card], close_up) == [card]
 
 
 def test_nothing_found_counts_nothing() -> None:
