@@ -149,16 +149,22 @@ def edje(read: Reader) -> None:
     )
 
 
-def counting(reader: CardReader, scenes: int) -> None:
-    pool = [
-        "red:lattice",
-        "blue:dots",
-        "blue:stripes",
-        "green:checks",
-        "black:rings",
-        str(SHARED / "decks" / "backs" / "npm-svgcards-png__back-blue.png"),
-        str(SHARED / "decks" / "backs" / "kde-nicu-white__back_c1.png"),
-    ]
+COUNT_BACKS = [
+    "red:lattice",
+    "blue:dots",
+    "blue:stripes",
+    "green:checks",
+    "black:rings",
+    str(SHARED / "decks" / "backs" / "npm-svgcards-png__back-blue.png"),
+    str(SHARED / "decks" / "backs" / "kde-nicu-white__back_c1.png"),
+]
+"""Backs as unlike as a family's decks."""
+ALL_BACKS = sorted(str(path) for path in (SHARED / "decks" / "backs").glob("*.png"))
+"""What `--count-all-backs` draws from: some of these designs differ only in a faint picture
+or a shade of one colour."""
+
+
+def counting(reader: CardReader, scenes: int, pool: list[str], label: str) -> None:
     rng = np.random.default_rng(7)
     exact = 0
     errors = []
@@ -172,8 +178,8 @@ def counting(reader: CardReader, scenes: int) -> None:
         exact += counted == truth
         errors.append(sum(abs(counted[k] - truth[k]) for k in truth))
     print(
-        f"count: {exact}/{scenes} spreads counted exactly (target all); mean cards off per "
-        f"spread {statistics.mean(errors):.1f}"
+        f"count ({label}): {exact}/{scenes} spreads counted exactly (target all); mean cards "
+        f"off per spread {statistics.mean(errors):.1f}"
     )
 
 
@@ -209,6 +215,11 @@ def main() -> None:
     parser.add_argument("--val-images", type=int, default=40)
     parser.add_argument("--count-scenes", type=int, default=20)
     parser.add_argument(
+        "--count-all-backs",
+        action="store_true",
+        help=f"also count spreads of backs drawn from all {len(ALL_BACKS)} designs in decks/backs",
+    )
+    parser.add_argument(
         "--tiled", action="store_true", help="measure identify --tiled (counting is always tiled)"
     )
     parser.add_argument(
@@ -243,7 +254,9 @@ def main() -> None:
     bidly(read)
     edje(read)
     if not args.tiled and args.count_scenes > 0:
-        counting(reader, args.count_scenes)
+        counting(reader, args.count_scenes, COUNT_BACKS, "unlike backs")
+        if args.count_all_backs:
+            counting(reader, args.count_scenes, ALL_BACKS, "all decks/backs designs")
 
 
 if __name__ == "__main__":

@@ -23,6 +23,15 @@ HUE_BINS = 12
 ACHROMATIC_SATURATION = 50
 """Below this saturation (0-255) a pixel counts as white, grey or black, not as a hue."""
 DARK_VALUE = 90
+"""Below this brightness (0-255, on the card's own white scale) an achromatic pixel is dark."""
+WHITE_PERCENTILE = 95
+"""Brightness percentile of the whole card taken as its white: brightness is measured on this
+scale, so that a dim photo and a bright design file of one back agree (the card's white
+border, where it has one, sets it)."""
+VALUE_BINS = 4
+"""Brightness bins of the coloured pixels: aqua and teal, or blue and navy, share a hue."""
+VALUE_WEIGHT = 0.5
+"""Weight of the brightness histogram against the hue histogram in the colour distance."""
 SHARPNESS_SIGMA_PX = 1.2
 """Both a crisp design file and a soft photo are blurred alike before the pattern is measured."""
 ORIENTATION_BINS = 9
@@ -33,6 +42,9 @@ OPAQUE_ALPHA = 128
 """Alpha (0-255) from which a pixel of a reference design file counts as printed."""
 MATCH_SOFTNESS = 0.05
 """Distance scale that turns the gap between best and next-best match into a confidence."""
+SIZE_STEPS_PER_OCTAVE = 4
+"""A card seen small has lost the fine pattern its design file shows, so references are
+matched at the card's own size in the photo, rounded to a quarter octave (and cached)."""
 
 
 class BackReferenceError(ValueError):
@@ -59,13 +71,17 @@ def _interior(card: np.ndarray) -> np.ndarray:
 def back_feature(card: np.ndarray) -> BackFeature:
     """Feature of a back image (BGR), any size; it is brought to the rectified card's size."""
     card = cv2.resize(card, RECTIFIED_SIZE, interpolation=cv2.INTER_AREA)
-    inner = cv2.GaussianBlur(_interior(card), (0, 0), SHARPNESS_SIGMA_PX)
-    colour = _colour_histogram(cv2.cvtColor(inner, cv2.COLOR_BGR2HSV))
+    blurred = cv2.GaussianBlur(card, (0, 0), SHARPNESS_SIGMA_PX)
+    white = float(np.percentile(blurred.max(axis=2), WHITE_PERCENTILE))
+    inner = _interior(blurred)
+    colour = _colour_histogram(cv2.cvtColor(inner, cv2.COLOR_BGR2HSV), white)
     grey = cv2.cvtColor(inner, cv2.COLOR_BGR2GRAY).astype(np.float32)
     gx, gy = cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)
     magnitude, angle = cv2.cartToPolar(gx, gy)
     # Unsigned orientation: a card turned 180 degrees has the same pattern.
-    orientation = np.histogram(angle % np.pi, ORIENTATION_BINS, (0, np.pi), weights=magnitude)[0]
+    orientation = _circular_histogram(
+        angle.ravel() % np.pi, ORIENTATION_BINS, np.pi, magnitude.ravel()
+    )
     # Spread into the neighbouring bins (circularly): a card's corners found a few degrees off
     # turn its pattern that much, which must not move a striped back into another bin.
     orientation = 0.5 * orientation + 0.25 * (np.roll(orientation, 1) + np.roll(orientation, -1))
@@ -78,16 +94,44 @@ def back_feature(card: np.ndarray) -> BackFeature:
     return BackFeature(colour, pattern)
 
 
-def _colour_histogram(hsv: np.ndarray) -> np.ndarray:
-    """Saturation-weighted hue histogram, plus the shares of dark and light achromatic pixels."""
+def _colour_histogram(hsv: np.ndarray, white: float) -> np.ndarray:
+    """Saturation-weighted hue and brightness histograms, plus the shares of dark and light
+    achromatic pixels; brightness is on the scale where `white` is 255."""
     hue, saturation, value = (hsv[:, :, i].ravel().astype(np.float32) for i in range(3))
+    value = np.minimum(value * (255 / max(white, 1.0)), 255)
     chromatic = saturation >= ACHROMATIC_SATURATION
-    hues = np.histogram(hue[chromatic], HUE_BINS, (0, 180), weights=saturation[chromatic])[0]
-    hues = _normalised(hues) * chromatic.mean()
+    weights = saturation[chromatic]
+    hues = _normalised(_circular_histogram(hue[chromatic], HUE_BINS, 180, weights))
+    hues = hues * chromatic.mean()
     hues = 0.5 * hues + 0.25 * (np.roll(hues, 1) + np.roll(hues, -1))
+    values = _normalised(_linear_histogram(value[chromatic], VALUE_BINS, 255, weights))
     dark = float(((~chromatic) & (value < DARK_VALUE)).mean())
     light = float(((~chromatic) & (value >= DARK_VALUE)).mean())
-    return np.concatenate([hues, [dark, light]])
+    return np.concatenate([hues, [dark, light], values * chromatic.mean() * VALUE_WEIGHT])
+
+
+def _circular_histogram(
+    values: np.ndarray, bins: int, period: float, weights: np.ndarray
+) -> np.ndarray:
+    """A histogram whose every value is shared between its two nearest bin centres, so that
+    a colour or an angle on a bin's edge (pure blue is one) does not jump bins when lighting
+    or a corner found a little off moves it a hair."""
+    position = values.astype(np.float64) / period * bins - 0.5
+    lower = np.floor(position)
+    upper_share = position - lower
+    lower_bin = lower.astype(np.int64) % bins
+    counts = np.bincount(lower_bin, weights * (1 - upper_share), minlength=bins)
+    return counts + np.bincount((lower_bin + 1) % bins, weights * upper_share, minlength=bins)
+
+
+def _linear_histogram(values: np.ndarray, bins: int, top: float, weights: np.ndarray) -> np.ndarray:
+    """A histogram over 0..`top` with bin centres at both ends, every value shared between
+    its two nearest centres (as `_circular_histogram`, without wrapping round)."""
+    position = np.clip(values.astype(np.float64) / top * (bins - 1), 0, bins - 1)
+    lower_bin = np.minimum(np.floor(position).astype(np.int64), bins - 2)
+    upper_share = position - lower_bin
+    counts = np.bincount(lower_bin, weights * (1 - upper_share), minlength=bins)
+    return counts + np.bincount(lower_bin + 1, weights * upper_share, minlength=bins)
 
 
 def _normalised(values: np.ndarray) -> np.ndarray:
@@ -99,7 +143,9 @@ class BackMatcher:
     def __init__(self, references: dict[str, np.ndarray]) -> None:
         if not references:
             raise BackReferenceError("register at least one back")
+        self.references = references
         self.features = {name: back_feature(image) for name, image in references.items()}
+        self._features_by_size: dict[int, dict[str, BackFeature]] = {}
 
     @classmethod
     def from_files(cls, references: dict[str, Path]) -> BackMatcher:
@@ -111,14 +157,38 @@ class BackMatcher:
             images[name] = _on_white(image)
         return cls(images)
 
-    def match(self, card: np.ndarray) -> tuple[str, float]:
-        """The nearest registered back and a confidence 0..1 from its margin over the next."""
+    def match(self, card: np.ndarray, seen_width_px: float | None = None) -> tuple[str, float]:
+        """The nearest registered back and a confidence 0..1 from its margin over the next;
+        `seen_width_px`, the card's width in the photo, matches references seen as small."""
         feature = back_feature(card)
-        ranked = sorted((feature.distance(ref), name) for name, ref in self.features.items())
+        references = self._features_at(seen_width_px)
+        ranked = sorted((feature.distance(ref), name) for name, ref in references.items())
         if len(ranked) == 1:
             return ranked[0][1], float(np.exp(-ranked[0][0] / MATCH_SOFTNESS / 4))
         (best, name), (second, _) = ranked[0], ranked[1]
         return name, float(1 - np.exp(-(second - best) / MATCH_SOFTNESS))
+
+    def _features_at(self, seen_width_px: float | None) -> dict[str, BackFeature]:
+        if seen_width_px is None or seen_width_px >= RECTIFIED_SIZE[0]:
+            return self.features
+        step = round(SIZE_STEPS_PER_OCTAVE * np.log2(max(seen_width_px, 1.0)))
+        if step not in self._features_by_size:
+            width = 2 ** (step / SIZE_STEPS_PER_OCTAVE)
+            self._features_by_size[step] = {
+                name: back_feature(_seen_at(image, width))
+                for name, image in self.references.items()
+            }
+        return self._features_by_size[step]
+
+
+def _seen_at(image: np.ndarray, width_px: float) -> np.ndarray:
+    """The image as a camera sees it `width_px` wide, brought back to the rectified size the
+    way `rectify` enlarges a small card."""
+    height_px = width_px * image.shape[0] / image.shape[1]
+    small = cv2.resize(
+        image, (max(1, round(width_px)), max(1, round(height_px))), interpolation=cv2.INTER_AREA
+    )
+    return cv2.resize(small, RECTIFIED_SIZE, interpolation=cv2.INTER_LINEAR)
 
 
 def _on_white(image: np.ndarray) -> np.ndarray:

@@ -35,6 +35,14 @@ def portrait_order(quad: np.ndarray) -> np.ndarray:
     return quad if first <= second else np.roll(quad, -1, axis=0)
 
 
+def seen_width(quad: np.ndarray) -> float:
+    """The card's width in the photo, in pixels: the mean of its two short sides."""
+    top_left, top_right, bottom_right, bottom_left = portrait_order(quad)
+    return (
+        float(np.linalg.norm(top_right - top_left) + np.linalg.norm(bottom_right - bottom_left)) / 2
+    )
+
+
 def rectify(image: np.ndarray, quad: np.ndarray, margin_mm: float = 0.0) -> np.ndarray:
     """The card seen square-on, portrait, `RECTIFIED_SIZE` pixels plus `margin_mm` of the
     table around it on every side (so that shifted index crops can look past its edge)."""

@@ -19,6 +19,7 @@ from vision.geometry import (
     overlap_of_smaller,
     portrait_order,
     rectify,
+    seen_width,
 )
 from vision.onnx_models import (
     CORNER_WINDOW_MM,
@@ -254,6 +255,6 @@ def with_backs(
         if card.face_up:
             out.append(card)
             continue
-        name, score = matcher.match(rectify(image, card.quad))
+        name, score = matcher.match(rectify(image, card.quad), seen_width(card.quad))
         out.append(replace(card, back=name, back_score=score))
     return out

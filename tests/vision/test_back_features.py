@@ -1,0 +1,74 @@
+"""The back feature: histograms that do not jump bins, brightness on the card's own scale,
+and references matched at the size the card was seen."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.backs import BackMatcher, _circular_histogram, _linear_histogram, _seen_at
+from vision.geometry import RECTIFIED_SIZE
+
+
+def _bordered(colour: tuple[int, int, int]) -> np.ndarray:
+    """A back of one colour inside a white border, at the rectified size."""
+    width, height = RECTIFIED_SIZE
+    card = np.full((height, width, 3), 255, np.uint8)
+    card[12:-12, 12:-12] = colour
+    return card
+
+
+def _dotted(colour: tuple[int, int, int]) -> np.ndarray:
+    """A back printed with white dots 3 px (1 mm) apart: a pattern a small card loses."""
+    card = _bordered(colour)
+    card[14:-14:3, 14:-14:3] = 255
+    return card
+
+
+def test_a_value_on_a_bin_edge_is_shared_by_both_bins_and_wraps_round() -> None:
+    # 12 hue bins over 180: centres at 7.5, 22.5, ... 172.5; 120 is the edge of bins 7 and 8.
+    edge = _circular_histogram(np.array([120.0]), 12, 180, np.array([2.0]))
+    assert edge[7] == pytest.approx(1.0) and edge[8] == pytest.approx(1.0)
+    wrapped = _circular_histogram(np.array([179.0]), 12, 180, np.array([1.0]))
+    assert wrapped[11] + wrapped[0] == pytest.approx(1.0) and wrapped[0] > 0
+    assert wrapped.sum() == pytest.approx(1.0)
+
+
+def test_a_hue_moved_a_hair_moves_the_histogram_a_hair() -> None:
+    before = _circular_histogram(np.array([119.5]), 12, 180, np.array([1.0]))
+    after = _circular_histogram(np.array([120.5]), 12, 180, np.array([1.0]))
+    assert np.abs(before - after).sum() < 0.15
+
+
+def test_linear_histogram_has_centres_at_both_ends() -> None:
+    values = np.array([0.0, 255.0, 127.5])
+    counts = _linear_histogram(values, 4, 255, np.ones(3))
+    assert counts == pytest.approx([1.0, 0.5, 0.5, 1.0])
+
+
+def test_a_dim_photo_of_a_light_back_is_not_taken_for_a_dark_back_of_its_hue() -> None:
+    aqua, teal = _bordered((255, 255, 0)), _bordered((128, 128, 0))
+    matcher = BackMatcher({"aqua": aqua, "teal": teal})
+    dim_aqua = (aqua * 0.6).astype(np.uint8)  # white border and all, as in a dark room
+    bright_teal = np.minimum(teal * 1.2, 255).astype(np.uint8)
+    assert matcher.match(dim_aqua)[0] == "aqua"
+    assert matcher.match(bright_teal)[0] == "teal"
+
+
+def test_a_small_card_is_matched_against_its_design_seen_as_small() -> None:
+    dotted = _dotted((200, 60, 30))
+    seen_small = _seen_at(dotted, 64)
+    # A plain back in the colour the dots blur into: what the small card looks like.
+    plain = _bordered(tuple(int(c) for c in seen_small[60:-60, 40:-40].mean(axis=(0, 1))))
+    matcher = BackMatcher({"dotted": dotted, "plain": plain})
+    assert matcher.match(seen_small)[0] == "plain"  # the design file's dots mislead
+    assert matcher.match(seen_small, seen_width_px=64)[0] == "dotted"
+    assert matcher.match(dotted, seen_width_px=RECTIFIED_SIZE[0])[0] == "dotted"
+
+
+def test_references_seen_as_small_are_cached_per_quarter_octave() -> None:
+    matcher = BackMatcher({"dotted": _dotted((200, 60, 30))})
+    card = _seen_at(_dotted((200, 60, 30)), 64)
+    for width in (62.0, 64.0, 66.0, 90.0):
+        matcher.match(card, seen_width_px=width)
+    assert len(matcher._features_by_size) == 2
