@@ -42,6 +42,10 @@ OPAQUE_ALPHA = 128
 """Alpha (0-255) from which a pixel of a reference design file counts as printed."""
 MATCH_SOFTNESS = 0.05
 """Distance scale that turns the gap between best and next-best match into a confidence."""
+ALIKE_DISTANCE = 0.05
+"""Registered backs closer than this are one design to the matcher, and their cards cannot be
+told apart: among the 35 files of decks/backs, designs that differ in name alone (or in a
+corner mark) lie at most 0.005 apart, the nearest different designs 0.074."""
 SIZE_STEPS_PER_OCTAVE = 4
 """A card seen small has lost the fine pattern its design file shows, so references are
 matched at the card's own size in the photo, rounded to a quarter octave (and cached)."""
@@ -156,6 +160,16 @@ class BackMatcher:
                 raise BackReferenceError(f"back {name!r}: cannot read image {path}")
             images[name] = _on_white(image)
         return cls(images)
+
+    def alike(self) -> list[tuple[str, str]]:
+        """Pairs of registered backs the matcher cannot tell apart (`ALIKE_DISTANCE`)."""
+        names = list(self.features)
+        return [
+            (first, second)
+            for i, first in enumerate(names)
+            for second in names[i + 1 :]
+            if self.features[first].distance(self.features[second]) < ALIKE_DISTANCE
+        ]
 
     def match(self, card: np.ndarray, seen_width_px: float | None = None) -> tuple[str, float]:
         """The nearest registered back and a confidence 0..1 from its margin over the next;

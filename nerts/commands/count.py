@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 from pathlib import Path
 
@@ -14,13 +15,17 @@ from vision.annotate import annotate
 from vision.backs import BackMatcher, BackReferenceError
 from vision.count import count_backs
 
+log = logging.getLogger(__name__)
+
 DESCRIPTION = """\
 At the end of a round, turn the foundation cards face down and spread them out (overlapping is
 fine). Give a photo and a reference image of each player's back (a photo crop of one card's
 back, or the design file); the command counts the cards of each back. It searches the whole
 photo and four overlapping tiles of it, so a photo of the whole table works; take it from above,
 cards at least about 60 px long. Keep other cards out of the photo: every card found is taken
-for a back (some backs are pictures) and counted for the nearest reference.
+for a back (some backs are pictures) and counted for the nearest reference. Two references
+that look the same to it (one design printed twice) are warned about: their cards cannot be
+told apart.
 """
 
 
@@ -66,6 +71,13 @@ def run(args: argparse.Namespace) -> int:
         matcher = BackMatcher.from_files(references)
     except BackReferenceError as error:
         raise UserError(str(error)) from None
+    for first, second in matcher.alike():
+        log.warning(
+            "backs %r and %r look the same to the count: their cards may be counted for "
+            "either; give a reference that shows what tells them apart",
+            first,
+            second,
+        )
     counts, cards = count_backs(image, load_reader(), matcher)
     if args.annotate:
         write_annotated(args.annotate, annotate(image, cards))

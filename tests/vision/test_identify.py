@@ -133,6 +133,21 @@ def test_count_cli_counts_each_back(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert count_spread(tmp_path, capsys) == {"red": 3, "blue": 3}
 
 
+def test_count_cli_warns_of_backs_it_cannot_tell_apart(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    back = back_from_spec("blue:dots").image
+    photo, twin, other = (tmp_path / f"{name}.png" for name in ("photo", "twin", "other"))
+    for path in (twin, other):
+        cv2.imwrite(str(path), back)
+    cv2.imwrite(str(photo), np.full((360, 640, 3), 90, np.uint8))
+    assert main(["count", str(photo), "--backs", f"a={twin}", f"b={other}"]) == 0
+    assert "backs 'a' and 'b' look the same" in capsys.readouterr().err
+    cv2.imwrite(str(other), back_from_spec("red:lattice").image)
+    assert main(["count", str(photo), "--backs", f"a={twin}", f"b={other}"]) == 0
+    assert "look the same" not in capsys.readouterr().err
+
+
 def test_the_published_classifier_cuts_the_window_it_was_trained_on() -> None:
     # The window is ONNX metadata, also written to the metrics file; a classifier exported
     # before the window was recorded was trained on the legacy square.
