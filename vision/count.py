@@ -74,6 +74,7 @@ def _not_between(cards: list[CardDetection]) -> list[CardDetection]:
 
 
 def _not_table(cards: list[CardDetection], image: np.ndarray) -> list[CardDetection]:
+    """`cards` without those whose own part shows mostly table (`TABLE_SHARE_MAX`)."""
     table = _table_pixels(image, cards)
     if table is None:
         return cards
@@ -109,7 +110,7 @@ def _table_pixels(image: np.ndarray, cards: list[CardDetection]) -> np.ndarray |
     for channel, bins in enumerate(TABLE_COLOUR_BINS):
         colour = colour * bins + lab[:, :, channel] * bins // 256
     colours = int(np.prod(TABLE_COLOUR_BINS))
-    # One count added to every colour keeps a colour never seen on either side undecided.
+    # One count added to every colour, so that a colour seen a few times is not decided by chance.
     table = np.bincount(colour[clear > 0], minlength=colours) + 1
     card = np.bincount(colour[on_cards > 0], minlength=colours) + 1
     is_table: np.ndarray = table / table.sum() > card / card.sum()
