@@ -119,6 +119,7 @@ def _train(kind: str, model_yaml: str, args: argparse.Namespace, **overrides: An
             fraction=args.fraction,
             patience=max(5, args.epochs // 3),
             warmup_epochs=args.warmup_epochs,
+            **({} if args.lr0 is None else {"optimizer": "AdamW", "lr0": args.lr0}),
             # ultralytics fits the epochs into this budget once it has timed the first one.
             time=args.hours,
             **overrides,
@@ -356,7 +357,7 @@ def command_all(args: argparse.Namespace) -> None:
     common = {"runs": str(runs), "init": None, "seed": args.seed, "fraction": 1.0}
     common |= {"warmup_epochs": DEFAULT_WARMUP_EPOCHS}
     common |= {"device": args.device, "models_dir": args.models_dir}
-    common |= {"train_only": False, "hours": None, "workers": None}
+    common |= {"train_only": False, "hours": None, "workers": None, "lr0": None}
 
     def training(data: Path, epochs: int, imgsz: int, batch: int) -> argparse.Namespace:
         return argparse.Namespace(data=str(data), epochs=epochs, imgsz=imgsz, batch=batch, **common)
@@ -575,6 +576,12 @@ def main(argv: list[str] | None = None) -> None:
             default=DEFAULT_WARMUP_EPOCHS,
             help="epochs over which the learning rate rises to its full value (default: "
             "%(default)s); short runs continuing trained weights spend most of 3 warming up",
+        )
+        step.add_argument(
+            "--lr0",
+            type=float,
+            help="AdamW's learning rate (default: ultralytics chooses; for a few epochs on top "
+            "of well-trained weights a tenth of its choice keeps what they learnt)",
         )
         step.add_argument("--models-dir", default=str(MODELS_DIR), help="where to publish")
         step.add_argument(
