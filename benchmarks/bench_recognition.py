@@ -19,10 +19,18 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-from recognition_data import back_reference, bidly_deals, count_scene, edje_test, render_val
+from recognition_data import (
+    HARSH_LIGHT,
+    back_reference,
+    bidly_deals,
+    count_scene,
+    edje_test,
+    render_val,
+)
 
 from models import CARDS_ONNX, CORNERS_ONNX, INDEX_ONNX
 from simulator.backs import back_from_spec
+from simulator.sensor import LightSettings
 from vision.backs import BackMatcher
 from vision.count import count_backs
 from vision.detections import CardDetection
@@ -164,7 +172,13 @@ ALL_BACKS = sorted(str(path) for path in (SHARED / "decks" / "backs").glob("*.pn
 or a shade of one colour."""
 
 
-def counting(reader: CardReader, scenes: int, pool: list[str], label: str) -> None:
+def counting(
+    reader: CardReader,
+    scenes: int,
+    pool: list[str],
+    label: str,
+    lights: LightSettings | None = None,
+) -> None:
     rng = np.random.default_rng(7)
     exact = 0
     errors = []
@@ -172,7 +186,7 @@ def counting(reader: CardReader, scenes: int, pool: list[str], label: str) -> No
         picked = rng.choice(len(pool), size=int(rng.integers(2, 5)), replace=False)
         # Named by spec: "blue:dots" and "blue:stripes" are both called "blue" by the simulator.
         backs = [replace(back_from_spec(pool[i]), name=Path(pool[i]).name) for i in picked]
-        image, truth = count_scene(int(rng.integers(10, 61)), backs, seed=scene)
+        image, truth = count_scene(int(rng.integers(10, 61)), backs, scene, lights)
         matcher = BackMatcher({b.name: back_reference(b) for b in backs})
         counted, _ = count_backs(image, reader, matcher)
         exact += counted == truth
@@ -220,6 +234,11 @@ def main() -> None:
         help=f"also count spreads of backs drawn from all {len(ALL_BACKS)} designs in decks/backs",
     )
     parser.add_argument(
+        "--count-harsh-light",
+        action="store_true",
+        help="also count the spreads under a strong colour cast, exposure and gradient",
+    )
+    parser.add_argument(
         "--tiled", action="store_true", help="measure identify --tiled (counting is always tiled)"
     )
     parser.add_argument(
@@ -257,6 +276,10 @@ def main() -> None:
         counting(reader, args.count_scenes, COUNT_BACKS, "unlike backs")
         if args.count_all_backs:
             counting(reader, args.count_scenes, ALL_BACKS, "all decks/backs designs")
+        if args.count_harsh_light:
+            counting(
+                reader, args.count_scenes, COUNT_BACKS, "unlike backs, harsh light", HARSH_LIGHT
+            )
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from simulator.backs import BackDesign, back_from_spec
 from simulator.faces import builtin_design, load_design
 from simulator.render import RenderSettings, TableRenderer
 from simulator.scene import CARD_HEIGHT_MM, CardPose, Scene
+from simulator.sensor import LightSettings
 from simulator.training import TrainingSettings, generate_dataset
 from simulator.training_scenes import SceneMix
 
@@ -92,10 +93,15 @@ def edje_test(shared: Path) -> list[tuple[Path, list[tuple[str, np.ndarray]]]]:
     return [(root / "test" / name, boxes) for name, boxes in sorted(by_image.items())]
 
 
+HARSH_LIGHT = LightSettings(colour_temperature=0.25, exposure=(0.6, 1.3), gradient=0.3, hotspot=0.3)
+"""A warm or cool lamp (casts to 25%), an under- or overexposed photo, a strong gradient."""
+
+
 def count_scene(
-    n_cards: int, backs: list[BackDesign], seed: int
+    n_cards: int, backs: list[BackDesign], seed: int, lights: LightSettings | None = None
 ) -> tuple[np.ndarray, dict[str, int]]:
-    """Face-down cards of several backs pushed into overlapping rows, as at a round's count."""
+    """Face-down cards of several backs pushed into overlapping rows, as at a round's count;
+    `lights` other than the renderer's own."""
     rng = np.random.default_rng(seed)
     table_mm = (900.0, 506.0)
     seats = rng.integers(len(backs), size=n_cards)
@@ -114,6 +120,7 @@ def count_scene(
             table_mm=table_mm,
             seed=seed,
             markers=False,
+            lights=lights or LightSettings(),
         ),
         [builtin_design()],
         backs,

@@ -20,8 +20,12 @@ BORDER_SHARE = 0.12
 """Share of the card trimmed on every side: the white margin and rounded corners say nothing."""
 HUE_BINS = 12
 """Coarse hue bins, smoothed across neighbours: lighting shifts hue a little, never a lot."""
-ACHROMATIC_SATURATION = 50
-"""Below this saturation (0-255) a pixel counts as white, grey or black, not as a hue."""
+ACHROMATIC_SPREAD = 55
+"""A pixel whose channels spread less than this (0-255, on the card's own white scale) counts
+as white, grey or black, not as a hue. Saturation would not do: under a warm lamp a dark grey
+is as saturated as a red, though its channels differ little. On 30 tuning count spreads under
+harsh light (casts to 25%, exposure 0.6-1.3), by saturation 57 cards' backs were named wrong
+(black backs named red or blue); by spread, 3 at 40 and 1 at 55."""
 DARK_VALUE = 90
 """Below this brightness (0-255, on the card's own white scale) an achromatic pixel is dark."""
 WHITE_PERCENTILE = 95
@@ -78,7 +82,7 @@ def back_feature(card: np.ndarray) -> BackFeature:
     blurred = cv2.GaussianBlur(card, (0, 0), SHARPNESS_SIGMA_PX)
     white = float(np.percentile(blurred.max(axis=2), WHITE_PERCENTILE))
     inner = _interior(blurred)
-    colour = _colour_histogram(cv2.cvtColor(inner, cv2.COLOR_BGR2HSV), white)
+    colour = _colour_histogram(inner, white)
     grey = cv2.cvtColor(inner, cv2.COLOR_BGR2GRAY).astype(np.float32)
     gx, gy = cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)
     magnitude, angle = cv2.cartToPolar(gx, gy)
@@ -98,12 +102,15 @@ def back_feature(card: np.ndarray) -> BackFeature:
     return BackFeature(colour, pattern)
 
 
-def _colour_histogram(hsv: np.ndarray, white: float) -> np.ndarray:
+def _colour_histogram(card: np.ndarray, white: float) -> np.ndarray:
     """Saturation-weighted hue and brightness histograms, plus the shares of dark and light
-    achromatic pixels; brightness is on the scale where `white` is 255."""
+    achromatic pixels; brightness and spread are on the scale where `white` is 255."""
+    hsv = cv2.cvtColor(card, cv2.COLOR_BGR2HSV)
     hue, saturation, value = (hsv[:, :, i].ravel().astype(np.float32) for i in range(3))
-    value = np.minimum(value * (255 / max(white, 1.0)), 255)
-    chromatic = saturation >= ACHROMATIC_SATURATION
+    scale = 255 / max(white, 1.0)
+    value = np.minimum(value * scale, 255)
+    channels = card.reshape(-1, 3).astype(np.float32)
+    chromatic = (channels.max(axis=1) - channels.min(axis=1)) * scale >= ACHROMATIC_SPREAD
     weights = saturation[chromatic]
     hues = _normalised(_circular_histogram(hue[chromatic], HUE_BINS, 180, weights))
     hues = hues * chromatic.mean()

@@ -55,6 +55,17 @@ def test_a_dim_photo_of_a_light_back_is_not_taken_for_a_dark_back_of_its_hue() -
     assert matcher.match(bright_teal)[0] == "teal"
 
 
+def test_a_black_back_under_a_warm_lamp_is_not_taken_for_a_red_one() -> None:
+    black, red = _bordered((45, 45, 45)), _bordered((40, 40, 190))
+    matcher = BackMatcher({"black": black, "red": red, "blue": _bordered((190, 60, 40))})
+    warm = np.clip(black * np.float32([0.75, 1.0, 1.3]), 0, 255).astype(np.uint8)
+    assert matcher.match(warm)[0] == "black"
+    assert (
+        matcher.match(np.clip(red * np.float32([1.2, 1.0, 0.8]), 0, 255).astype(np.uint8))[0]
+        == "red"
+    )
+
+
 def test_a_small_card_is_matched_against_its_design_seen_as_small() -> None:
     dotted = _dotted((200, 60, 30))
     seen_small = _seen_at(dotted, 64)
