@@ -33,7 +33,10 @@ WHITE_PERCENTILE = 95
 scale, so that a dim photo and a bright design file of one back agree (the card's white
 border, where it has one, sets it)."""
 VALUE_BINS = 4
-"""Brightness bins of the coloured pixels: aqua and teal, or blue and navy, share a hue."""
+"""Brightness bins of the coloured pixels: aqua and teal, or blue and navy, share a hue. With
+brightness (4 bins, weight 0.5, the 95th percentile as white), 60 tuning count spreads drawn
+from all 35 designs of decks/backs had 83 cards' backs named wrong instead of 138; 6 bins,
+weight 1 or the 99th percentile did no better."""
 VALUE_WEIGHT = 0.5
 """Weight of the brightness histogram against the hue histogram in the colour distance."""
 SHARPNESS_SIGMA_PX = 1.2
@@ -52,7 +55,9 @@ told apart: among the 35 files of decks/backs, designs that differ in name alone
 corner mark) lie at most 0.005 apart, the nearest different designs 0.074."""
 SIZE_STEPS_PER_OCTAVE = 4
 """A card seen small has lost the fine pattern its design file shows, so references are
-matched at the card's own size in the photo, rounded to a quarter octave (and cached)."""
+matched at the card's own size in the photo, rounded to a quarter octave (and cached). On 60
+tuning count spreads of all 35 designs: 203 -> 138 cards' backs named wrong (on spreads of
+unlike backs, 0 -> 1)."""
 
 
 class BackReferenceError(ValueError):
