@@ -25,11 +25,12 @@ from recognition_data import (
     bidly_deals,
     count_scene,
     edje_test,
+    photo_reference,
     render_val,
 )
 
 from models import CARDS_ONNX, CORNERS_ONNX, INDEX_ONNX
-from simulator.backs import back_from_spec
+from simulator.backs import BackDesign, back_from_spec
 from simulator.sensor import LightSettings
 from vision.backs import BackMatcher
 from vision.count import count_backs
@@ -177,8 +178,11 @@ def counting(
     scenes: int,
     pool: list[str],
     label: str,
+    *,
     lights: LightSettings | None = None,
+    reference: Callable[[BackDesign, int], np.ndarray] | None = None,
 ) -> None:
+    """`reference(back, seed)` makes each back's reference (default: its design file)."""
     rng = np.random.default_rng(7)
     exact = 0
     errors = []
@@ -187,7 +191,12 @@ def counting(
         # Named by spec: "blue:dots" and "blue:stripes" are both called "blue" by the simulator.
         backs = [replace(back_from_spec(pool[i]), name=Path(pool[i]).name) for i in picked]
         image, truth = count_scene(int(rng.integers(10, 61)), backs, scene, lights)
-        matcher = BackMatcher({b.name: back_reference(b) for b in backs})
+        matcher = BackMatcher(
+            {
+                b.name: back_reference(b) if reference is None else reference(b, 1000 * scene + k)
+                for k, b in enumerate(backs)
+            }
+        )
         counted, _ = count_backs(image, reader, matcher)
         exact += counted == truth
         errors.append(sum(abs(counted[k] - truth[k]) for k in truth))
@@ -234,6 +243,12 @@ def main() -> None:
         help=f"also count spreads of backs drawn from all {len(ALL_BACKS)} designs in decks/backs",
     )
     parser.add_argument(
+        "--count-photo-refs",
+        action="store_true",
+        help="also count the spreads against references cut from photos of one card each, "
+        "taken under harsh light",
+    )
+    parser.add_argument(
         "--count-harsh-light",
         action="store_true",
         help="also count the spreads under a strong colour cast, exposure and gradient",
@@ -277,8 +292,15 @@ def main() -> None:
         if args.count_all_backs:
             counting(reader, args.count_scenes, ALL_BACKS, "all decks/backs designs")
         if args.count_harsh_light:
+            label = "unlike backs, harsh light"
+            counting(reader, args.count_scenes, COUNT_BACKS, label, lights=HARSH_LIGHT)
+        if args.count_photo_refs:
             counting(
-                reader, args.count_scenes, COUNT_BACKS, "unlike backs, harsh light", HARSH_LIGHT
+                reader,
+                args.count_scenes,
+                COUNT_BACKS,
+                "unlike backs, references photographed under harsh light",
+                reference=lambda back, seed: photo_reference(back, seed, HARSH_LIGHT),
             )
 
 

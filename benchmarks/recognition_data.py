@@ -13,11 +13,13 @@ import numpy as np
 
 from simulator.backs import BackDesign, back_from_spec
 from simulator.faces import builtin_design, load_design
+from simulator.labels import card_points_mm
 from simulator.render import RenderSettings, TableRenderer
 from simulator.scene import CARD_HEIGHT_MM, CardPose, Scene
 from simulator.sensor import LightSettings
 from simulator.training import TrainingSettings, generate_dataset
 from simulator.training_scenes import SceneMix
+from vision.geometry import rectify
 
 RANK_WORDS = {"nine": "9", "ten": "10", "jack": "J", "queen": "Q", "king": "K", "ace": "A"}
 
@@ -127,6 +129,29 @@ def count_scene(
     )
     counts = {back.name: int((seats == i).sum()) for i, back in enumerate(backs)}
     return renderer.render(Scene(tuple(cards), ()), 0), counts
+
+
+def photo_reference(back: BackDesign, seed: int, lights: LightSettings | None = None) -> np.ndarray:
+    """A reference as a player makes one: one card of the back photographed on its own (in
+    another photo than the count's) and cut out along its true outline."""
+    rng = np.random.default_rng(seed)
+    pose = CardPose("AS", 0, 450.0, 253.0, float(rng.uniform(-30, 30)), False)
+    renderer = TableRenderer(
+        RenderSettings(
+            size=(1280, 720),
+            table=str(rng.choice(["wood", "felt", "plain"])),
+            table_mm=(900.0, 506.0),
+            seed=seed,
+            markers=False,
+            lights=lights or LightSettings(),
+        ),
+        [builtin_design()],
+        [back],
+    )
+    image = renderer.render(Scene((pose,), ()), 0)
+    corners = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float64)
+    quad = np.array([renderer.project(x, y) for x, y in card_points_mm(pose, corners)], np.float32)
+    return rectify(image, quad)
 
 
 def back_reference(back: BackDesign) -> np.ndarray:
