@@ -9,7 +9,7 @@ import numpy as np
 
 from vision.backs import BackMatcher
 from vision.detections import CardDetection
-from vision.geometry import portrait_order
+from vision.geometry import portrait_order, seen_width
 from vision.identify import CardReader, with_backs
 from vision.tiles import detect_tiled
 
@@ -100,7 +100,7 @@ def _table_pixels(image: np.ndarray, cards: list[CardDetection]) -> np.ndarray |
     on_cards = np.zeros(image.shape[:2], np.uint8)
     for card in cards:
         cv2.fillPoly(on_cards, [np.round(card.quad).astype(np.int32)], 1)
-    widths = [min(cv2.minAreaRect(card.quad.astype(np.float32))[1]) for card in cards]
+    widths = [seen_width(card.quad) for card in cards]
     margin = max(1, round(TABLE_MARGIN_SHARE * float(np.median(widths))))
     clear = cv2.erode(1 - on_cards, np.ones((2 * margin + 1, 2 * margin + 1), np.uint8))
     if clear.mean() < MIN_TABLE_SHARE:
