@@ -32,6 +32,10 @@ WHITE_PERCENTILE = 95
 """Brightness percentile of the whole card taken as its white: brightness is measured on this
 scale, so that a dim photo and a bright design file of one back agree (the card's white
 border, where it has one, sets it)."""
+WHITE_FLOOR = 128
+"""The least brightness taken as a card's white: a back with no white border (or a reference
+cut inside it) would otherwise have its own dark colour stretched to white, and a faint cast
+on black stretched into a hue."""
 VALUE_BINS = 4
 """Brightness bins of the coloured pixels: aqua and teal, or blue and navy, share a hue. With
 brightness (4 bins, weight 0.5, the 95th percentile as white), 60 tuning count spreads drawn
@@ -112,7 +116,7 @@ def _colour_histogram(card: np.ndarray, white: float) -> np.ndarray:
     achromatic pixels; brightness and spread are on the scale where `white` is 255."""
     hsv = cv2.cvtColor(card, cv2.COLOR_BGR2HSV)
     hue, saturation, value = (hsv[:, :, i].ravel().astype(np.float32) for i in range(3))
-    scale = 255 / max(white, 1.0)
+    scale = 255 / max(white, WHITE_FLOOR)
     value = np.minimum(value * scale, 255)
     channels = card.reshape(-1, 3).astype(np.float32)
     chromatic = (channels.max(axis=1) - channels.min(axis=1)) * scale >= ACHROMATIC_SPREAD
@@ -159,8 +163,15 @@ class BackMatcher:
     def __init__(self, references: dict[str, np.ndarray]) -> None:
         if not references:
             raise BackReferenceError("register at least one back")
-        self.references = references
-        self.features = {name: back_feature(image) for name, image in references.items()}
+        # A card photographed lying sideways is the same back: patterns are compared
+        # without their sense of direction, so either quarter turn will do.
+        self.references = {
+            name: np.ascontiguousarray(np.rot90(image))
+            if image.shape[1] > image.shape[0]
+            else image
+            for name, image in references.items()
+        }
+        self.features = {name: back_feature(image) for name, image in self.references.items()}
         self._features_by_size: dict[int, dict[str, BackFeature]] = {}
 
     @classmethod
@@ -174,7 +185,9 @@ class BackMatcher:
         return cls(images)
 
     def alike(self) -> list[tuple[str, str]]:
-        """Pairs of registered backs the matcher cannot tell apart (`ALIKE_DISTANCE`)."""
+        """Pairs of registered backs the matcher cannot tell apart (`ALIKE_DISTANCE`), as
+        references at their full size: backs that differ only in a fine pattern may still be
+        mixed up on small cards."""
         names = list(self.features)
         return [
             (first, second)
@@ -210,9 +223,10 @@ class BackMatcher:
 def _seen_at(image: np.ndarray, width_px: float) -> np.ndarray:
     """The image as a camera sees it `width_px` wide, brought back to the rectified size the
     way `rectify` enlarges a small card."""
-    height_px = width_px * image.shape[0] / image.shape[1]
+    card = cv2.resize(image, RECTIFIED_SIZE, interpolation=cv2.INTER_AREA)
+    height_px = width_px * RECTIFIED_SIZE[1] / RECTIFIED_SIZE[0]
     small = cv2.resize(
-        image, (max(1, round(width_px)), max(1, round(height_px))), interpolation=cv2.INTER_AREA
+        card, (max(1, round(width_px)), max(1, round(height_px))), interpolation=cv2.INTER_AREA
     )
     return cv2.resize(small, RECTIFIED_SIZE, interpolation=cv2.INTER_LINEAR)
 

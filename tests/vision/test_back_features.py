@@ -6,7 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.backs import BackMatcher, _circular_histogram, _linear_histogram, _seen_at
+from vision.backs import (
+    BackMatcher,
+    _circular_histogram,
+    _linear_histogram,
+    _seen_at,
+    back_feature,
+)
 from vision.geometry import RECTIFIED_SIZE
 
 
@@ -64,6 +70,21 @@ def test_a_black_back_under_a_warm_lamp_is_not_taken_for_a_red_one() -> None:
         matcher.match(np.clip(red * np.float32([1.2, 1.0, 0.8]), 0, 255).astype(np.uint8))[0]
         == "red"
     )
+    # A back printed to its edge, with no white to measure against.
+    bare_black, bare_red = np.full_like(black, 45), np.full_like(red, (40, 40, 190))
+    matcher = BackMatcher({"black": bare_black, "red": bare_red})
+    for cast in ([0.85, 1.0, 1.15], [1.15, 1.0, 0.85]):
+        tinted = np.clip(bare_black * np.float32(cast), 0, 255).astype(np.uint8)
+        assert matcher.match(tinted)[0] == "black"
+
+
+def test_a_reference_photographed_sideways_is_turned_upright() -> None:
+    upright = _bordered((200, 60, 30))
+    upright[40:-40:12, 20:-20] = 255  # stripes across the card
+    matcher = BackMatcher({"sideways": np.ascontiguousarray(np.rot90(upright))})
+    assert matcher.features["sideways"].distance(back_feature(upright)) < 0.01
+    seen = matcher._features_at(64)["sideways"]
+    assert seen.distance(back_feature(_seen_at(upright, 64))) < 0.01
 
 
 def test_a_small_card_is_matched_against_its_design_seen_as_small() -> None:

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 
 from vision.backs import BackMatcher
-from vision.count import _card_sized, _not_between, _not_table, count_backs
+from vision.count import _card_sized, _not_between, _not_table, _table_pixels, count_backs
 from vision.detections import CardDetection
 from vision.onnx_models import RawCard
 
@@ -33,8 +33,9 @@ def test_a_box_across_the_gap_between_two_cards_is_not_counted() -> None:
     assert _not_between([between, left, right, covered]) == [left, right, covered]
 
 
-def _spread_on_wood() -> tuple[np.ndarray, list[CardDetection]]:
-    """Two rows of blue cards on brown wood, a gap between the cards of a row."""
+def _spread_on_wood(painted: bool = True) -> tuple[np.ndarray, list[CardDetection]]:
+    """Two rows of blue cards on brown wood, a gap between the cards of a row; not `painted`,
+    the backs show the wood's own colours and grain."""
     rng = np.random.default_rng(0)
     image = np.empty((300, 500, 3), np.uint8)
     image[:] = (40, 90, 150)
@@ -44,7 +45,8 @@ def _spread_on_wood() -> tuple[np.ndarray, list[CardDetection]]:
         for column in range(5):
             card = replace(_card(20 + 90 * column), score=0.9 - 0.01 * column)
             card = replace(card, quad=card.quad + np.float32([0, 20 + 120 * row]))
-            cv2.fillPoly(image, [card.quad.astype(np.int32)], (200, 90, 40))
+            if painted:
+                cv2.fillPoly(image, [card.quad.astype(np.int32)], (200, 90, 40))
             cards.append(card)
     return image, cards
 
@@ -58,11 +60,29 @@ def test_a_box_over_the_table_between_two_cards_is_not_counted() -> None:
     assert _not_table([*cards, gap, half_on_a_card], image) == cards
 
 
+def test_boxes_at_and_beyond_the_photo_edge_are_judged_by_what_the_photo_shows() -> None:
+    image, cards = _spread_on_wood()
+    off_left = replace(_card(-40), score=0.5)  # its part in the photo is wood
+    off_left = replace(off_left, quad=off_left.quad + np.float32([0, 20]))
+    beyond = [
+        replace(_card(x), quad=_card(x).quad + np.float32([0, y]), score=0.5)
+        for x, y in ((520, 20), (-200, 20), (20, 400), (20, -200))
+    ]
+    kept = _not_table([*cards, off_left, *beyond], image)
+    assert kept == [*cards, *beyond]  # nothing of the photo to judge those by
+
+
 def test_without_table_in_view_nothing_is_judged_table() -> None:
     image, cards = _spread_on_wood()
     close_up = image[20:108, 20:83]  # one card fills the photo
     card = replace(cards[0], quad=cards[0].quad - np.float32([20, 20]))
-    assert _not_table([card], close_up) == [card]
+    assert _table_pixels(close_up, [card]) is None
+
+
+def test_backs_the_colour_of_the_table_are_not_taken_for_table() -> None:
+    image, cards = _spread_on_wood(painted=False)
+    assert _table_pixels(image, cards) is None
+    assert _not_table(cards, image) == cards
 
 
 def test_nothing_found_counts_nothing() -> None:
