@@ -13,7 +13,7 @@ import numpy as np
 
 from simulator.backs import BackDesign, back_from_spec
 from simulator.faces import builtin_design, load_design
-from simulator.labels import card_points_mm
+from simulator.labels import label_scene
 from simulator.render import RenderSettings, TableRenderer
 from simulator.scene import CARD_HEIGHT_MM, CardPose, Scene
 from simulator.sensor import LightSettings
@@ -95,6 +95,8 @@ def edje_test(shared: Path) -> list[tuple[Path, list[tuple[str, np.ndarray]]]]:
     return [(root / "test" / name, boxes) for name, boxes in sorted(by_image.items())]
 
 
+COUNT_TABLE_MM = (900.0, 506.0)
+"""The table a count photo shows: cards about 90 px long at 1280x720."""
 HARSH_LIGHT = LightSettings(colour_temperature=0.25, exposure=(0.6, 1.3), gradient=0.3, hotspot=0.3)
 """A warm or cool lamp (casts to 25%), an under- or overexposed photo, a strong gradient."""
 
@@ -105,28 +107,16 @@ def count_scene(
     """Face-down cards of several backs pushed into overlapping rows, as at a round's count;
     `lights` other than the renderer's own."""
     rng = np.random.default_rng(seed)
-    table_mm = (900.0, 506.0)
     seats = rng.integers(len(backs), size=n_cards)
     cards = []
     per_row = max(6, math.ceil(n_cards / 5))
-    step = (table_mm[0] - 160) / per_row
+    step = (COUNT_TABLE_MM[0] - 160) / per_row
     for i, seat in enumerate(seats):
         row, column = divmod(i, per_row)
         x = 80 + column * step + rng.normal(0, 4)
         y = 80 + row * (CARD_HEIGHT_MM * 0.85) + rng.normal(0, 4)
         cards.append(CardPose("AS", int(seat), float(x), float(y), float(rng.normal(0, 12)), False))
-    renderer = TableRenderer(
-        RenderSettings(
-            size=(1280, 720),
-            table=str(rng.choice(["wood", "felt", "plain"])),
-            table_mm=table_mm,
-            seed=seed,
-            markers=False,
-            lights=lights or LightSettings(),
-        ),
-        [builtin_design()],
-        backs,
-    )
+    renderer = _table_renderer(rng, seed, backs, lights)
     counts = {back.name: int((seats == i).sum()) for i, back in enumerate(backs)}
     return renderer.render(Scene(tuple(cards), ()), 0), counts
 
@@ -136,22 +126,29 @@ def photo_reference(back: BackDesign, seed: int, lights: LightSettings | None = 
     another photo than the count's) and cut out along its true outline."""
     rng = np.random.default_rng(seed)
     pose = CardPose("AS", 0, 450.0, 253.0, float(rng.uniform(-30, 30)), False)
-    renderer = TableRenderer(
+    renderer = _table_renderer(rng, seed, [back], lights)
+    scene = Scene((pose,), ())
+    image = renderer.render(scene, 0)
+    (card, *_), _ = label_scene(renderer, scene)
+    return rectify(image, card.quad)
+
+
+def _table_renderer(
+    rng: np.random.Generator, seed: int, backs: list[BackDesign], lights: LightSettings | None
+) -> TableRenderer:
+    """A 1280x720 view of the count's table."""
+    return TableRenderer(
         RenderSettings(
             size=(1280, 720),
             table=str(rng.choice(["wood", "felt", "plain"])),
-            table_mm=(900.0, 506.0),
+            table_mm=COUNT_TABLE_MM,
             seed=seed,
             markers=False,
             lights=lights or LightSettings(),
         ),
         [builtin_design()],
-        [back],
+        backs,
     )
-    image = renderer.render(Scene((pose,), ()), 0)
-    corners = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float64)
-    quad = np.array([renderer.project(x, y) for x, y in card_points_mm(pose, corners)], np.float32)
-    return rectify(image, quad)
 
 
 def back_reference(back: BackDesign) -> np.ndarray:

@@ -140,8 +140,7 @@ def _circular_histogram(
     lower = np.floor(position)
     upper_share = position - lower
     lower_bin = lower.astype(np.int64) % bins
-    counts = np.bincount(lower_bin, weights * (1 - upper_share), minlength=bins)
-    return counts + np.bincount((lower_bin + 1) % bins, weights * upper_share, minlength=bins)
+    return _shared(lower_bin, (lower_bin + 1) % bins, upper_share, weights, bins)
 
 
 def _linear_histogram(values: np.ndarray, bins: int, top: float, weights: np.ndarray) -> np.ndarray:
@@ -150,8 +149,19 @@ def _linear_histogram(values: np.ndarray, bins: int, top: float, weights: np.nda
     position = np.clip(values.astype(np.float64) / top * (bins - 1), 0, bins - 1)
     lower_bin = np.minimum(np.floor(position).astype(np.int64), bins - 2)
     upper_share = position - lower_bin
+    return _shared(lower_bin, lower_bin + 1, upper_share, weights, bins)
+
+
+def _shared(
+    lower_bin: np.ndarray,
+    upper_bin: np.ndarray,
+    upper_share: np.ndarray,
+    weights: np.ndarray,
+    bins: int,
+) -> np.ndarray:
+    """Each weight split between its lower and upper bin."""
     counts = np.bincount(lower_bin, weights * (1 - upper_share), minlength=bins)
-    return counts + np.bincount(lower_bin + 1, weights * upper_share, minlength=bins)
+    return counts + np.bincount(upper_bin, weights * upper_share, minlength=bins)
 
 
 def _normalised(values: np.ndarray) -> np.ndarray:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 
 import cv2
 import numpy as np
@@ -68,12 +69,11 @@ def _card_sized(cards: list[CardDetection]) -> list[CardDetection]:
 
 
 def _not_between(cards: list[CardDetection]) -> list[CardDetection]:
-    ranked = sorted(cards, key=lambda card: -card.score)
-    between = set()
-    for rank, card in enumerate(ranked):
-        _, own, visible = _own_part(card, ranked[:rank])
-        if 1 - visible.sum() / max(1, int(own.sum())) >= BETWEEN_CARDS_SHARE:
-            between.add(id(card))
+    between = {
+        id(card)
+        for card, _, own, visible in _own_parts(cards)
+        if 1 - visible.sum() / max(1, int(own.sum())) >= BETWEEN_CARDS_SHARE
+    }
     return [card for card in cards if id(card) not in between]
 
 
@@ -82,10 +82,8 @@ def _not_table(cards: list[CardDetection], image: np.ndarray) -> list[CardDetect
     table = _table_pixels(image, cards)
     if table is None:
         return cards
-    ranked = sorted(cards, key=lambda card: -card.score)
     on_table = set()
-    for rank, card in enumerate(ranked):
-        (x, y), _, visible = _own_part(card, ranked[:rank])
+    for card, (x, y), _, visible in _own_parts(cards):
         # Clipped to the photo: a card at its edge has a box partly outside.
         top, left = max(y, 0), max(x, 0)
         bottom = min(y + visible.shape[0], table.shape[0])
@@ -128,15 +126,18 @@ def _table_pixels(image: np.ndarray, cards: list[CardDetection]) -> np.ndarray |
     return is_table[colour]
 
 
-def _own_part(
-    card: CardDetection, others: list[CardDetection]
-) -> tuple[tuple[int, int], np.ndarray, np.ndarray]:
-    """The card's bounding box origin, its mask there, and the part of it no other covers."""
-    x, y, width, height = cv2.boundingRect(card.quad.astype(np.float32))
-    origin = np.array([x, y], np.float32)
-    own = np.zeros((height + 1, width + 1), np.uint8)
-    cv2.fillPoly(own, [np.round(card.quad - origin).astype(np.int32)], 1)
-    under = np.zeros_like(own)
-    for other in others:
-        cv2.fillPoly(under, [np.round(other.quad - origin).astype(np.int32)], 1)
-    return (x, y), own, (own & (1 - under)).astype(bool)
+def _own_parts(
+    cards: list[CardDetection],
+) -> Iterator[tuple[CardDetection, tuple[int, int], np.ndarray, np.ndarray]]:
+    """Best-scored first, each card with its bounding box origin, its mask there, and the
+    part of it no better-scored card covers."""
+    ranked = sorted(cards, key=lambda card: -card.score)
+    for rank, card in enumerate(ranked):
+        x, y, width, height = cv2.boundingRect(card.quad.astype(np.float32))
+        origin = np.array([x, y], np.float32)
+        own = np.zeros((height + 1, width + 1), np.uint8)
+        cv2.fillPoly(own, [np.round(card.quad - origin).astype(np.int32)], 1)
+        under = np.zeros_like(own)
+        for other in ranked[:rank]:
+            cv2.fillPoly(under, [np.round(other.quad - origin).astype(np.int32)], 1)
+        yield card, (x, y), own, (own & (1 - under)).astype(bool)
