@@ -43,15 +43,24 @@ def seen_width(quad: np.ndarray) -> float:
     )
 
 
-def rectify(image: np.ndarray, quad: np.ndarray, margin_mm: float = 0.0) -> np.ndarray:
+def rectify(
+    image: np.ndarray,
+    quad: np.ndarray,
+    margin_mm: float = 0.0,
+    extent_mm: tuple[float, float] | None = None,
+) -> np.ndarray:
     """The card seen square-on, portrait, `RECTIFIED_SIZE` pixels plus `margin_mm` of the
-    table around it on every side (so that shifted index crops can look past its edge)."""
+    table around it on every side (so that shifted index crops can look past its edge); only
+    its top-left `extent_mm` (width, height) and the margin around that, if given: the same
+    pixels as there in the whole card, for less work."""
     margin = margin_mm * RECTIFIED_PX_PER_MM
     width, height = RECTIFIED_SIZE
     target = np.array(
         [[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]], np.float32
     )
     matrix = cv2.getPerspectiveTransform(portrait_order(quad), target + np.float32(margin))
+    if extent_mm is not None:
+        width, height = (round(side * RECTIFIED_PX_PER_MM) for side in extent_mm)
     size = (round(width + 2 * margin), round(height + 2 * margin))
     return cv2.warpPerspective(
         image, matrix, size, flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE

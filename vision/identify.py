@@ -6,6 +6,7 @@ import logging
 from dataclasses import replace
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from models import CARDS_ONNX, CORNERS_ONNX, INDEX_ONNX
@@ -75,6 +76,14 @@ val renders and the edje train photos (floors 0.35, 0.25, 0.2, 0.15, 0.1; 0.7-0.
 with 0.85 named 306 -> 312 of 392 val cards with 33 -> 34 wrong names, and 483 -> 493 of 527
 edje train cards; without the faint rule, floor 0.15 gave 44 wrong val names."""
 FAINT_CORNER_READ_MIN = 0.85
+CORNER_IOU_MAX = 0.85
+"""Index corners whose boxes overlap more than this are one (non-maximum suppression), far
+above the card detector's `DETECTION_IOU_MAX`: the windows of a bridge hand fanned 8-10 mm
+apart overlap by about half, and at 0.45 every other card of such a fan was dropped. Twice-found
+windows are merged later (`_with_index_reading`, `_without_duplicates`). Chosen on the val
+renders and edje train photos (0.45-0.95): 0.85 named 319 -> 322 of 392 val cards with 24 -> 23
+wrong names, edje train 496 of 527 throughout; suppressing by corner distance instead (as pose
+estimators do) did not separate twice-found windows from neighbours' better than boxes."""
 
 
 class CardReader:
@@ -91,16 +100,19 @@ class CardReader:
         self.detector = CardDetector(cards_model)
         self.classifier = IndexClassifier(index_model)
         self.corner_detector = (
-            None if corners_model is None else CardDetector(corners_model, CORNER_SCORE_MIN)
+            None
+            if corners_model is None
+            else CardDetector(corners_model, CORNER_SCORE_MIN, CORNER_IOU_MAX)
         )
         self.none_column = self.classifier.names.index(NONE_CLASS)
         self.sure_read_min = SURE_READ_MIN
 
     def find(self, image: np.ndarray) -> list[RawCard]:
         """Cards and index corners, from one or both detectors."""
-        found = self.detector(image)
+        boxed = self.detector.letterbox(image)
+        found = self.detector(image, boxed)
         if self.corner_detector is not None:
-            found += self.corner_detector(image)
+            found += self.corner_detector(image, boxed)
         return found
 
     def read(self, image: np.ndarray, tiled: bool = False) -> list[CardDetection]:
@@ -112,21 +124,14 @@ class CardReader:
         window = self.classifier.window_mm
         # An index corner is read like the top-left corner of the card its window implies.
         implied = [card_from_window(corner.quad, CORNER_WINDOW_MM) for corner in corners]
-        windows = [
-            shifted
-            for quad, opposite in [(card.quad, True) for card in face_up]
-            + [(quad, False) for quad in implied]
-            for shifted in _per_corner(
-                index_crops(
-                    rectify(image, quad, READ_MARGIN_MM),
-                    READ_SHIFTS_MM,
-                    READ_MARGIN_MM,
-                    window,
-                    opposite=opposite,
-                )
-            )
-        ]
-        readings = self._read_windows(windows)
+        # Each window is read at the top left of a view: a card's two, or an implied card's one.
+        views = [
+            view
+            for card in face_up
+            for whole in [rectify(image, card.quad, READ_MARGIN_MM)]
+            for view in (whole, cv2.rotate(whole, cv2.ROTATE_180))
+        ] + [rectify(image, quad, READ_MARGIN_MM, extent_mm=window) for quad in implied]
+        readings = self._read_windows(views)
         whole = readings[: 2 * len(face_up)].reshape(len(face_up), 2, *readings.shape[1:])
         alone = readings[2 * len(face_up) :]
         found = [
@@ -136,25 +141,37 @@ class CardReader:
         ]
         for card, sides in zip(face_up, _agreed(whole, axis=2), strict=True):
             found.append(self._named(card.quad, card.score, sides))
-        for corner, quad, reading in zip(corners, implied, _agreed(alone, axis=1), strict=True):
-            named = self._named(quad, corner.score, reading[None])
-            if _names_a_card(named, corner.score):
-                found = _with_index_reading(found, named, corner.quad, CORNER_WINDOW_MM)
+        named_alone = [
+            (named, corner.quad)
+            for corner, quad, reading in zip(corners, implied, _agreed(alone, axis=1), strict=True)
+            for named in [self._named(quad, corner.score, reading[None])]
+            if _names_a_card(named, corner.score)
+        ]
+        found = _with_index_readings(found, named_alone, CORNER_WINDOW_MM)
         return _without_duplicates(found)
 
-    def _read_windows(self, windows: list[list[np.ndarray]]) -> np.ndarray:
-        """Class probabilities of every index window's shifted crops, shaped (windows, shifts,
+    def _read_windows(self, views: list[np.ndarray]) -> np.ndarray:
+        """Class probabilities of the index window at the top left of every view (a card
+        rectified with `READ_MARGIN_MM`), from each shifted crop: shaped (views, shifts,
         classes). The unshifted crops are read first; a window read `sure_read_min` surely
-        (`SURE_READ_MIN`; infinity reads every crop) is not read again, and its first reading
-        stands for every shift."""
+        (`SURE_READ_MIN`; infinity reads every crop) is not cut and read again, and its first
+        reading stands for every shift."""
         shifts, classes = len(READ_SHIFTS_MM), len(self.classifier.names)
-        if not windows:
+        if not views:
             return np.zeros((0, shifts, classes), np.float32)
-        first = self.classifier.probabilities([crops[0] for crops in windows])
+
+        def crop(view: np.ndarray, shift: tuple[float, float]) -> np.ndarray:
+            return index_crops(
+                view, (shift,), READ_MARGIN_MM, self.classifier.window_mm, opposite=False
+            )[0]
+
+        first = self.classifier.probabilities([crop(view, READ_SHIFTS_MM[0]) for view in views])
         readings = np.repeat(first[:, None], shifts, axis=1)
         unsure = np.flatnonzero(first.max(axis=1) < self.sure_read_min)
         if len(unsure):
-            shifted = self.classifier.probabilities([c for i in unsure for c in windows[i][1:]])
+            shifted = self.classifier.probabilities(
+                [crop(views[i], shift) for i in unsure for shift in READ_SHIFTS_MM[1:]]
+            )
             readings[unsure, 1:] = shifted.reshape(len(unsure), shifts - 1, classes)
         return readings
 
@@ -178,12 +195,6 @@ class CardReader:
         # The read corner comes first, so the quad says where the index is.
         name = self.classifier.names[best]
         return CardDetection(np.roll(quad, -2 * corner, axis=0), True, score, name, confidence)
-
-
-def _per_corner(crops: list[np.ndarray]) -> list[list[np.ndarray]]:
-    """`index_crops` of several shifts, grouped by the corner they were cut at."""
-    shifts = len(READ_SHIFTS_MM)
-    return [crops[start : start + shifts] for start in range(0, len(crops), shifts)]
 
 
 def _agreed(readings: np.ndarray, axis: int) -> np.ndarray:
@@ -221,29 +232,48 @@ def _without_duplicates(cards: list[CardDetection]) -> list[CardDetection]:
     return kept
 
 
-def _with_index_reading(
+def _with_index_readings(
     cards: list[CardDetection],
-    reading: CardDetection,
-    window: np.ndarray,
+    readings: list[tuple[CardDetection, np.ndarray]],
     window_mm: tuple[float, float],
 ) -> list[CardDetection]:
-    """`cards` with an index corner read on its own: a whole face-up card whose own index
-    window it is takes the more confident of the two names; otherwise it is a card of its own,
-    its outline implied by the window."""
-    for number, card in enumerate(cards):
-        if not card.face_up:
+    """`cards` with index corners read on their own, each a (reading, window quad): a face-up
+    card whose own index window it is (a card found whole, or by an earlier reading) takes
+    the more confident of the two names; otherwise the reading is a card of its own, its
+    outline implied by the window."""
+    cards = list(cards)
+    own = [_own_windows(card, window_mm) for card in cards]
+    for reading, window in readings:
+        same = next(
+            (
+                (number, corner)
+                for number, windows in enumerate(own)
+                for corner, own_window in enumerate(windows)
+                if intersection_over_union(own_window, window) > SAME_WINDOW_IOU
+            ),
+            None,
+        )
+        if same is None:
+            cards.append(reading)
+            own.append(_own_windows(reading, window_mm))
             continue
-        for corner in (0, 1):
-            own = card_window(card.quad, corner, window_mm)
-            if intersection_over_union(own, window) <= SAME_WINDOW_IOU:
-                continue
-            if card.card is None or reading.card_score > card.card_score:
-                quad = np.roll(card.quad, -2 * corner, axis=0)
-                cards[number] = replace(
-                    card, quad=quad, card=reading.card, card_score=reading.card_score
-                )
-            return cards
-    return [*cards, reading]
+        number, corner = same
+        card = cards[number]
+        if card.card is None or reading.card_score > card.card_score:
+            # The read corner comes first, so the quad says where the index is.
+            quad = np.roll(card.quad, -2 * corner, axis=0)
+            cards[number] = replace(
+                card, quad=quad, card=reading.card, card_score=reading.card_score
+            )
+            own[number] = (own[number][corner], own[number][1 - corner])
+    return cards
+
+
+def _own_windows(card: CardDetection, window_mm: tuple[float, float]) -> tuple[np.ndarray, ...]:
+    """A face-up card's two index windows (none for a face-down card), in its quad's order."""
+    if not card.face_up:
+        return ()
+    return tuple(card_window(card.quad, corner, window_mm) for corner in (0, 1))
 
 
 def with_backs(

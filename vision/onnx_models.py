@@ -60,6 +60,9 @@ CORNER_WINDOW_MM = INDEX_WINDOW_MM
 the classifier reads."""
 
 
+Letterboxed = tuple[np.ndarray, float, np.ndarray]
+
+
 @dataclass(frozen=True)
 class RawCard:
     quad: np.ndarray
@@ -74,15 +77,25 @@ class CardDetector:
     """Whole cards, face up or down, each with its four corners, and in newer exports index
     corners on their own (YOLOv8 pose, ONNX)."""
 
-    def __init__(self, path: Path, score_min: float = DETECTION_SCORE_MIN) -> None:
+    def __init__(
+        self,
+        path: Path,
+        score_min: float = DETECTION_SCORE_MIN,
+        iou_max: float = DETECTION_IOU_MAX,
+    ) -> None:
         self.session = _session(path)
         self.input_name = self.session.get_inputs()[0].name
         _, _, self.height, self.width = self.session.get_inputs()[0].shape
         self.names = _names(self.session)
         self.score_min = score_min
+        self.iou_max = iou_max
 
-    def __call__(self, image: np.ndarray) -> list[RawCard]:
-        tensor, scale, pad = self._letterbox(image)
+    def __call__(self, image: np.ndarray, boxed: Letterboxed | None = None) -> list[RawCard]:
+        """Cards in `image`; `boxed`, its `letterbox` made for another detector, is used
+        when the sizes agree (two detectors need not scale one photo twice)."""
+        if boxed is None or boxed[0].shape[2:] != (self.height, self.width):
+            boxed = self.letterbox(image)
+        tensor, scale, pad = boxed
         output = self.session.run(None, {self.input_name: tensor})[0][0].T  # anchors x values
         classes = len(self.names)
         scores = output[:, 4 : 4 + classes]
@@ -94,9 +107,7 @@ class CardDetector:
             return []
         boxes = output[:, :4].copy()
         boxes[:, :2] -= boxes[:, 2:] / 2
-        chosen = cv2.dnn.NMSBoxes(
-            boxes.tolist(), confidence.tolist(), self.score_min, DETECTION_IOU_MAX
-        )
+        chosen = cv2.dnn.NMSBoxes(boxes.tolist(), confidence.tolist(), self.score_min, self.iou_max)
         cards = []
         for i in np.asarray(chosen).reshape(-1):
             points = output[i, 4 + classes :].reshape(-1, 3)[:, :2]
@@ -113,7 +124,8 @@ class CardDetector:
             )
         return cards
 
-    def _letterbox(self, image: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
+    def letterbox(self, image: np.ndarray) -> Letterboxed:
+        """The model's input tensor, and the scale and padding that map it to `image`."""
         height, width = image.shape[:2]
         scale = min(self.width / width, self.height / height)
         new_w, new_h = round(width * scale), round(height * scale)
@@ -143,7 +155,8 @@ class IndexClassifier:
         """Class probabilities, one row per crop (BGR), columns in `names` order."""
         if not crops:
             return np.zeros((0, len(self.names)), np.float32)
-        batch = np.stack([cv2.resize(c, (self.size, self.size)) for c in crops])
+        side = (self.size, self.size)
+        batch = np.stack([c if c.shape[:2] == side else cv2.resize(c, side) for c in crops])
         tensor = batch[:, :, :, ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
         if self.batched:
             return np.asarray(self.session.run(None, {self.input_name: tensor})[0])

@@ -115,6 +115,16 @@ def test_a_margin_keeps_the_card_where_the_plain_rectification_puts_it() -> None
     assert np.abs(inner.astype(int) - plain.astype(int)).mean() < 3
 
 
+def test_a_rectified_extent_is_the_whole_cards_top_left() -> None:
+    image, (quad,) = rendered_table([CardPose("QH", 0, 350, 200, -23.0, True)])
+    whole = rectify(image, quad, margin_mm=2.0)
+    part = rectify(image, quad, margin_mm=2.0, extent_mm=(26.0, 32.0))
+    assert part.shape[:2] == (round(36 * RECTIFIED_PX_PER_MM), round(30 * RECTIFIED_PX_PER_MM))
+    # warpPerspective rounds a few pixels differently in a smaller output.
+    difference = np.abs(part.astype(int) - whole[: part.shape[0], : part.shape[1]].astype(int))
+    assert difference.max() <= 1 and difference.mean() < 0.05
+
+
 def test_shifted_index_crops_come_corner_by_corner_and_move_with_the_shift() -> None:
     card = np.zeros((RECTIFIED_SIZE[1] + 24, RECTIFIED_SIZE[0] + 24, 3), np.uint8)
     card[12 + 30, 12 + 30] = 255  # one bright dot 10 mm into the top-left corner

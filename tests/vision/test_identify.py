@@ -16,19 +16,26 @@ from simulator.faces import builtin_design
 from simulator.render import RenderSettings, TableRenderer
 from simulator.scene import CardPose, Scene
 from vision.detections import CardDetection
-from vision.geometry import CARD_CORNERS_MM, INDEX_WINDOW_MM, LEGACY_INDEX_WINDOW_MM, card_window
+from vision.geometry import (
+    CARD_CORNERS_MM,
+    INDEX_WINDOW_MM,
+    LEGACY_INDEX_WINDOW_MM,
+    RECTIFIED_PX_PER_MM,
+    card_window,
+)
 from vision.identify import (
     CORNER_SCORE_MIN,
     FAINT_CORNER_READ_MIN,
     FAINT_CORNER_SCORE,
     INDEX_SCORE_MIN,
     NO_INDEX_READ_MIN,
+    READ_MARGIN_MM,
     READ_SHIFTS_MM,
     SURE_READ_MIN,
     CardReader,
     _agreed,
     _names_a_card,
-    _with_index_reading,
+    _with_index_readings,
 )
 from vision.onnx_models import DETECTION_SCORE_MIN, IndexClassifier
 
@@ -175,7 +182,7 @@ def _reading(card: CardDetection, corner: int, name: str, score: float) -> tuple
 def test_an_index_corner_names_the_unnamed_card_it_belongs_to() -> None:
     cards = [_card(100), _card(130)]  # fanned 15 mm apart
     reading, window = _reading(cards[1], 1, "9C", 0.9)
-    merged = _with_index_reading(list(cards), reading, window, INDEX_WINDOW_MM)
+    merged = _with_index_readings(cards, [(reading, window)], INDEX_WINDOW_MM)
     assert [c.card for c in merged] == [None, "9C"]
     # The corner it was read at comes first.
     assert merged[1].quad[0] == pytest.approx(cards[1].quad[2])
@@ -184,22 +191,35 @@ def test_an_index_corner_names_the_unnamed_card_it_belongs_to() -> None:
 def test_the_more_confident_name_of_one_corner_wins() -> None:
     named = _card(100, "6C", 0.95)
     reading, window = _reading(named, 0, "9C", 0.7)
-    assert [c.card for c in _with_index_reading([named], reading, window, INDEX_WINDOW_MM)] == [
-        "6C"
-    ]
+    assert [
+        c.card for c in _with_index_readings([named], [(reading, window)], INDEX_WINDOW_MM)
+    ] == ["6C"]
     reading, window = _reading(named, 0, "5C", 0.99)
-    assert [c.card for c in _with_index_reading([named], reading, window, INDEX_WINDOW_MM)] == [
-        "5C"
-    ]
+    assert [
+        c.card for c in _with_index_readings([named], [(reading, window)], INDEX_WINDOW_MM)
+    ] == ["5C"]
 
 
 def test_an_index_corner_of_no_found_card_is_a_card_of_its_own() -> None:
     cards = [_card(100, "2H", 0.9)]
     hidden = _card(400)
     reading, window = _reading(hidden, 0, "KD", 0.8)
-    merged = _with_index_reading(list(cards), reading, window, INDEX_WINDOW_MM)
+    merged = _with_index_readings(cards, [(reading, window)], INDEX_WINDOW_MM)
     assert [c.card for c in merged] == ["2H", "KD"]
     assert merged[1].quad == pytest.approx(hidden.quad)
+
+
+def test_readings_of_one_card_merge_at_either_corner_whichever_came_first() -> None:
+    card = _card(100)
+    first = _reading(card, 1, "9C", 0.8)
+    second = _reading(card, 0, "9C", 0.9)
+    merged = _with_index_readings([card], [first, second], INDEX_WINDOW_MM)
+    assert [(c.card, c.card_score) for c in merged] == [("9C", 0.9)]
+    assert merged[0].quad[0] == pytest.approx(card.quad[0])
+    # A window found twice is one card, also when no whole card was found.
+    hidden = _card(400)
+    twice = [_reading(hidden, 0, "KD", 0.8), _reading(hidden, 0, "KD", 0.85)]
+    assert [c.card for c in _with_index_readings([], twice, INDEX_WINDOW_MM)] == ["KD"]
 
 
 def test_a_faint_index_corner_names_a_card_only_when_read_surely() -> None:
@@ -241,6 +261,7 @@ class _CountingClassifier:
 
     def __init__(self) -> None:
         self.names = ["9H", "none"]
+        self.window_mm = INDEX_WINDOW_MM
         self.crops_read = 0
 
     def probabilities(self, crops: list[np.ndarray]) -> np.ndarray:
@@ -253,8 +274,11 @@ def test_a_sure_window_is_not_read_again_from_its_shifted_crops() -> None:
     reader.classifier = classifier = _CountingClassifier()  # type: ignore[assignment]
     reader.sure_read_min = SURE_READ_MIN
     shifts = len(READ_SHIFTS_MM)
-    sure = [np.full((2, 2), 100, np.uint8)] + [np.zeros((2, 2), np.uint8)] * (shifts - 1)
-    unsure = [np.full((2, 2), 60, np.uint8)] + [np.full((2, 2), 50, np.uint8)] * (shifts - 1)
+    # Views whose unshifted crop starts on a block of its own, unlike every shifted crop's.
+    unshifted = round(READ_MARGIN_MM * RECTIFIED_PX_PER_MM)
+    block = slice(unshifted, unshifted + 4)
+    sure, unsure = np.zeros((120, 120), np.uint8), np.full((120, 120), 50, np.uint8)
+    sure[block, block], unsure[block, block] = 100, 60
     readings = reader._read_windows([sure, unsure])
     assert readings.shape == (2, shifts, 2)
     assert classifier.crops_read == 2 + (shifts - 1)
