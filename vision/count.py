@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from functools import partial
 
 import cv2
 import numpy as np
@@ -12,6 +13,7 @@ from vision.backs import BackMatcher
 from vision.detections import CardDetection
 from vision.geometry import portrait_order, seen_width
 from vision.identify import CardReader, with_backs
+from vision.onnx_models import DETECTION_IOU_MAX
 from vision.tiles import detect_tiled
 
 CARD_AREA_RANGE = (0.55, 1.8)
@@ -41,13 +43,19 @@ MIN_TABLE_SHARE = 0.05
 """Share of the photo that must lie clear of every card to learn the table's colours; with
 less, no detection is judged table."""
 
+COUNT_IOU_MAX = DETECTION_IOU_MAX
+"""Detections of a count photo overlapping more than this are one card: the count's filters
+were tuned with it, and identify's looser `CARD_IOU_MAX` counted the same 60 tuning spreads
+(all exact) while one benchmark spread under harsh light gained a card."""
+
 
 def count_backs(
     image: np.ndarray, reader: CardReader, matcher: BackMatcher, *, tiled: bool = True
 ) -> tuple[dict[str, int], list[CardDetection]]:
     """Cards per registered back (every back listed, zero included) and the cards counted;
     `tiled` also looks at tiles of the photo (`vision/tiles.py`), for small cards."""
-    raw = detect_tiled(reader.detector, image) if tiled else reader.detector(image)
+    detector = partial(reader.detector, iou_max=COUNT_IOU_MAX)
+    raw = detect_tiled(detector, image) if tiled else detector(image)
     # Every card of a count photo is face down, whatever the detector calls it: some backs
     # are pictures (one in decks/backs shows four aces) that it takes for a face.
     cards = [

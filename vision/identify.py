@@ -76,6 +76,12 @@ val renders and the edje train photos (floors 0.35, 0.25, 0.2, 0.15, 0.1; 0.7-0.
 with 0.85 named 306 -> 312 of 392 val cards with 33 -> 34 wrong names, and 483 -> 493 of 527
 edje train cards; without the faint rule, floor 0.15 gave 44 wrong val names."""
 FAINT_CORNER_READ_MIN = 0.85
+CARD_IOU_MAX = 0.5
+"""Whole cards whose boxes overlap more than this are one (non-maximum suppression): the boxes
+of cards spread overlapping, face down or fanned, overlap by half and more. Chosen on the val
+renders and edje train photos (0.45-0.75): 0.5 found 343 -> 356 of 461 face-down cards with 32
+-> 35 reports on no card or twice on one, and named 322 -> 321 of 392 val cards with 23 wrong
+names throughout (0.55: 369 found, 41 such reports, 26 wrong names; 0.75: 393, 168, 29)."""
 CORNER_IOU_MAX = 0.85
 """Index corners whose boxes overlap more than this are one (non-maximum suppression), far
 above the card detector's `DETECTION_IOU_MAX`: the windows of a bridge hand fanned 8-10 mm
@@ -97,7 +103,7 @@ class CardReader:
         index_model: Path = INDEX_ONNX,
         corners_model: Path | None = CORNERS_ONNX,
     ) -> None:
-        self.detector = CardDetector(cards_model)
+        self.detector = CardDetector(cards_model, iou_max=CARD_IOU_MAX)
         self.classifier = IndexClassifier(index_model)
         self.corner_detector = (
             None

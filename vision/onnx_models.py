@@ -90,9 +90,12 @@ class CardDetector:
         self.score_min = score_min
         self.iou_max = iou_max
 
-    def __call__(self, image: np.ndarray, boxed: Letterboxed | None = None) -> list[RawCard]:
+    def __call__(
+        self, image: np.ndarray, boxed: Letterboxed | None = None, iou_max: float | None = None
+    ) -> list[RawCard]:
         """Cards in `image`; `boxed`, its `letterbox` made for another detector, is used
-        when the sizes agree (two detectors need not scale one photo twice)."""
+        when the sizes agree (two detectors need not scale one photo twice); `iou_max`, if
+        given, suppresses overlapping detections in place of the detector's own."""
         if boxed is None or boxed[0].shape[2:] != (self.height, self.width):
             boxed = self.letterbox(image)
         tensor, scale, pad = boxed
@@ -107,7 +110,8 @@ class CardDetector:
             return []
         boxes = output[:, :4].copy()
         boxes[:, :2] -= boxes[:, 2:] / 2
-        chosen = cv2.dnn.NMSBoxes(boxes.tolist(), confidence.tolist(), self.score_min, self.iou_max)
+        overlap_max = self.iou_max if iou_max is None else iou_max
+        chosen = cv2.dnn.NMSBoxes(boxes.tolist(), confidence.tolist(), self.score_min, overlap_max)
         cards = []
         for i in np.asarray(chosen).reshape(-1):
             points = output[i, 4 + classes :].reshape(-1, 3)[:, :2]

@@ -9,7 +9,14 @@ import cv2
 import numpy as np
 
 from vision.backs import BackMatcher
-from vision.count import _card_sized, _not_between, _not_table, _table_pixels, count_backs
+from vision.count import (
+    COUNT_IOU_MAX,
+    _card_sized,
+    _not_between,
+    _not_table,
+    _table_pixels,
+    count_backs,
+)
 from vision.detections import CardDetection
 from vision.onnx_models import RawCard
 
@@ -98,7 +105,8 @@ def test_every_card_of_a_count_photo_is_counted_as_a_back_even_one_taken_for_a_f
         cv2.fillPoly(image, [box], colours[name])
     cv2.circle(image, (600, 40), 8, colours["blue"], -1)  # a crumb, not a card
 
-    def detector(view: np.ndarray) -> list[RawCard]:
+    def detector(view: np.ndarray, iou_max: float) -> list[RawCard]:
+        assert iou_max == COUNT_IOU_MAX
         mask = (view.max(axis=2) > 100).astype(np.uint8)
         contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         # All called face up, as the detector calls a back printed with a picture; and a

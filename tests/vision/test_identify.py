@@ -15,6 +15,7 @@ from simulator.backs import back_from_spec
 from simulator.faces import builtin_design
 from simulator.render import RenderSettings, TableRenderer
 from simulator.scene import CardPose, Scene
+from vision.count import COUNT_IOU_MAX
 from vision.detections import CardDetection
 from vision.geometry import (
     CARD_CORNERS_MM,
@@ -24,6 +25,8 @@ from vision.geometry import (
     card_window,
 )
 from vision.identify import (
+    CARD_IOU_MAX,
+    CORNER_IOU_MAX,
     CORNER_SCORE_MIN,
     FAINT_CORNER_READ_MIN,
     FAINT_CORNER_SCORE,
@@ -37,7 +40,7 @@ from vision.identify import (
     _names_a_card,
     _with_index_readings,
 )
-from vision.onnx_models import DETECTION_SCORE_MIN, IndexClassifier
+from vision.onnx_models import DETECTION_IOU_MAX, DETECTION_SCORE_MIN, IndexClassifier
 
 FACE_UP = {
     "QH": (120, 110, 10.0),
@@ -307,11 +310,8 @@ def test_the_index_corner_detector_keeps_its_own_lower_floor(
 FAN = ["3S", "8D", "JC", "5H", "QD", "9S", "4C"]
 
 
-def test_the_index_corner_detector_names_cards_fanned_under_others(reader: CardReader) -> None:
-    """A hand fanned 22 mm apart shows little more than each card's index strip. (At 18 mm
-    this design's suit, printed beside the rank, is half covered: a half spade reads as a
-    club as readily, so that fan tested guesses.)"""
-    poses = [CardPose(card, 0, 150 + 22.0 * i, 150, 0.0, True) for i, card in enumerate(FAN)]
+def _fan(gap_mm: float) -> np.ndarray:
+    poses = [CardPose(card, 0, 150 + gap_mm * i, 150, 0.0, True) for i, card in enumerate(FAN)]
     renderer = TableRenderer(
         RenderSettings(
             size=(1280, 720), table="felt", table_mm=(640.0, 360.0), seed=5, markers=False
@@ -319,10 +319,31 @@ def test_the_index_corner_detector_names_cards_fanned_under_others(reader: CardR
         [builtin_design()],
         [back_from_spec("blue:dots")],
     )
-    fan = renderer.render(Scene(tuple(poses), ()), 0)
+    return renderer.render(Scene(tuple(poses), ()), 0)
+
+
+def test_the_index_corner_detector_names_cards_fanned_under_others(reader: CardReader) -> None:
+    """A hand fanned 22 mm apart shows little more than each card's index strip. (At 18 mm
+    this design's suit, printed beside the rank, is half covered: a half spade reads as a
+    club as readily, so that fan tested guesses.)"""
+    fan = _fan(22.0)
     assert reader.corner_detector is not None
     assert len(reader.corner_detector(fan)) >= 4
     without = CardReader(corners_model=None)
     named_with = {c.card for c in reader.read(fan)} & set(FAN)
     named_without = {c.card for c in without.read(fan)} & set(FAN)
     assert named_without < named_with and len(named_with - named_without) >= 2
+
+
+def test_index_corners_of_a_tight_fan_are_not_suppressed_as_one(reader: CardReader) -> None:
+    """Seven cards fanned 12 mm apart: their windows overlap by half, so suppression at the
+    card detector's overlap kept every other one."""
+    fan = _fan(12.0)
+    assert reader.corner_detector is not None
+    assert reader.corner_detector.iou_max == CORNER_IOU_MAX
+    kept = reader.corner_detector(fan)
+    assert len(kept) >= len(FAN)
+    assert len(reader.corner_detector(fan, iou_max=DETECTION_IOU_MAX)) < len(kept)
+    # The card detector keeps its own, and the count the one its filters were tuned with.
+    assert reader.detector.iou_max == CARD_IOU_MAX
+    assert DETECTION_IOU_MAX == COUNT_IOU_MAX < CARD_IOU_MAX < CORNER_IOU_MAX
