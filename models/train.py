@@ -272,6 +272,7 @@ def command_data(args: argparse.Namespace) -> None:
         truetype=args.truetype,
         count_spreads=args.count_spreads,
         hand_fans=args.hand_fans,
+        cast_shadows=args.cast_shadows,
     )
 
 
@@ -478,6 +479,14 @@ def main(argv: list[str] | None = None) -> None:
         metavar="WEIGHT",
         help="weight of face-up hands fanned sideways among the piles (default %(default)s; "
         "0 gives the scenes of renders made before them)",
+    )
+    data.add_argument(
+        "--cast-shadows",
+        type=float,
+        default=0.0,
+        metavar="SHARE",
+        help="share of frames half in the shadow of someone leaning over the table (default "
+        "%(default)s, as renders made before it)",
     )
     data.set_defaults(handler=command_data)
     publish = sub.add_parser("publish", help="publish the best weights of a run to models/")

@@ -132,6 +132,36 @@ def add_glare(image: np.ndarray, rng: np.random.Generator, strength: float) -> n
     return cv2.add(image, cv2.merge([lift, lift, lift]))
 
 
+def cast_shadow(image: np.ndarray, rng: np.random.Generator, depth: float) -> np.ndarray:
+    """The shadow of someone leaning over the table to take the photo: a head and shoulders
+    reaching in from one edge, soft-edged, taking `depth` of the light where it is darkest.
+    Real deal photos are often half in such a shadow, with indices on both sides of its edge."""
+    h, w = image.shape[:2]
+    scale = 8  # a shadow has no detail: draw it small, then enlarge
+    small = np.zeros((max(1, h // scale), max(1, w // scale)), np.float32)
+    sh, sw = small.shape
+    diagonal = float(np.hypot(sw, sh))
+    inward = rng.uniform(0, 2 * np.pi)
+    direction = np.array([np.cos(inward), np.sin(inward)])
+    across = np.array([-direction[1], direction[0]]) * rng.uniform(-0.3, 0.3) * diagonal
+    outside = np.array([sw / 2, sh / 2]) - direction * diagonal * 0.6 + across
+    head = outside + direction * diagonal * rng.uniform(0.4, 0.8)  # how far in it comes
+    size = rng.uniform(0.1, 0.22) * diagonal
+    cv2.line(small, _point(outside), _point(head), 1.0, max(1, int(size * 1.4)))
+    cv2.circle(small, _point(head), max(1, int(size * 0.7)), 1.0, -1)
+    softness = rng.uniform(0.01, 0.06) * max(sw, sh)
+    small = cv2.GaussianBlur(small, (0, 0), max(softness, 0.5))
+    mask = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+    # Shade is lit by the sky or the room rather than the lamp: a little cooler.
+    tint = np.array([1.0, 1.0, 1.0 - rng.uniform(0.0, 0.15)], np.float32) * depth
+    keep = 1.0 - mask[..., None] * tint
+    return np.clip(image.astype(np.float32) * keep, 0, 255).astype(np.uint8)
+
+
+def _point(xy: np.ndarray) -> tuple[int, int]:
+    return round(float(xy[0])), round(float(xy[1]))
+
+
 def defocus(image: np.ndarray, sigma: float) -> np.ndarray:
     """Slightly out-of-focus optics."""
     return cv2.GaussianBlur(image, (0, 0), sigma)

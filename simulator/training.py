@@ -59,7 +59,7 @@ from simulator.labels import (
 )
 from simulator.render import RenderSettings, TableRenderer
 from simulator.scene import CARD_HEIGHT_MM
-from simulator.sensor import add_glare, defocus
+from simulator.sensor import add_glare, cast_shadow, defocus
 from simulator.table import TABLES
 from simulator.training_scenes import SceneMix, random_scene
 
@@ -90,6 +90,11 @@ class TrainingSettings:
     glare_probability: float = 0.3
     glare_strength: tuple[float, float] = (0.15, 0.55)
     """Peak brightening of a glare patch, as a share of full white."""
+    cast_shadow_probability: float = 0.0
+    """Share of frames half in someone's shadow (`sensor.cast_shadow`); 0 keeps the random
+    draws, and so the renders, of sets made before it."""
+    cast_shadow_depth: tuple[float, float] = (0.3, 0.65)
+    """Light taken where the shadow is darkest."""
     defocus_probability: float = 0.25
     defocus_sigma: tuple[float, float] = (0.5, 1.4)
     """Gaussian blur of a slightly out-of-focus camera, pixels."""
@@ -173,6 +178,8 @@ def _degrade(frame: np.ndarray, settings: TrainingSettings, rng: np.random.Gener
         frame = add_glare(frame, rng, float(rng.uniform(*settings.glare_strength)))
     if rng.random() < settings.defocus_probability:
         frame = defocus(frame, float(rng.uniform(*settings.defocus_sigma)))
+    if settings.cast_shadow_probability > 0 and rng.random() < settings.cast_shadow_probability:
+        frame = cast_shadow(frame, rng, float(rng.uniform(*settings.cast_shadow_depth)))
     return frame
 
 

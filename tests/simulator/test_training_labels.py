@@ -6,6 +6,8 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 
 from simulator.backs import default_backs
@@ -14,6 +16,7 @@ from simulator.index_finder import find_index_boxes
 from simulator.labels import id_image, label_scene, painting_order
 from simulator.render import RenderSettings, TableRenderer
 from simulator.scene import CardPose, HandPose, Scene
+from simulator.sensor import cast_shadow
 from simulator.training import TrainingSettings, generate_dataset, main
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
@@ -204,3 +207,34 @@ def test_val_designs_stay_out_of_train_images(tmp_path: Path) -> None:
     for meta_path in (tmp_path / "meta").rglob("*.json"):
         designs = {seat["design"] for seat in json.loads(meta_path.read_text())["seats"]}
         assert designs == ({"held-out"} if meta_path.parent.name == "val" else {"builtin"})
+
+
+def test_cast_shadows_darken_part_of_a_frame_and_leave_the_labels(
+    tmp_path: Path, dataset: Path
+) -> None:
+    shaded = tmp_path / "shaded"
+    settings = replace(TINY, cast_shadow_probability=1.0, cast_shadow_depth=(0.5, 0.5))
+    generate_dataset(
+        shaded, 8, 5, [builtin_design()], default_backs(4), settings=settings, progress=False
+    )
+    for label in (dataset / "labels").rglob("*.txt"):
+        assert (shaded / label.relative_to(dataset)).read_text() == label.read_text()
+    darker = []
+    for image in (dataset / "images" / "train").glob("*.jpg"):
+        # Blurred and on lit pixels, so that JPEG's noise does not count as shade.
+        plain, shadow = (
+            cv2.GaussianBlur(cv2.imread(str(path)), (0, 0), 2).mean(axis=2)
+            for path in (image, shaded / image.relative_to(dataset))
+        )
+        ratio = shadow[plain > 60] / plain[plain > 60]
+        darker.append((ratio < 0.7).mean())
+        assert np.percentile(ratio, 0.1) > 0.4
+    assert all(0.02 < share < 0.95 for share in darker)
+
+
+def test_cast_shadow_is_seeded() -> None:
+    image = np.full((90, 160, 3), 200, np.uint8)
+    first = cast_shadow(image, np.random.default_rng(3), 0.5)
+    again = cast_shadow(image, np.random.default_rng(3), 0.5)
+    assert np.array_equal(first, again)
+    assert first.min() >= 200 * 0.5 - 1 and first.max() == 200
