@@ -111,8 +111,7 @@ WHOLE_CARD_VISIBLE = 0.9
 def val_true_corners(reader: CardReader, count: int) -> None:
     """The classifier alone: every wholly visible face-up card of the val renders read from
     its true corners, per design."""
-    real_detector, corner_detector = reader.detector, reader.corner_detector
-    reader.corner_detector = None
+    found_by = reader.find
     per_design: dict[str, list[int]] = {}
     with tempfile.TemporaryDirectory() as folder:
         for path, truth in render_val(Path(folder), SHARED, count, seed=123):
@@ -123,12 +122,12 @@ def val_true_corners(reader: CardReader, count: int) -> None:
                     or card.visible_share < WHOLE_CARD_VISIBLE
                 ):
                     continue
-                reader.detector = lambda _image, quad=card.quad: [RawCard(quad, True, 1.0)]
+                reader.find = lambda _image, quad=card.quad: [RawCard(quad, True, 1.0)]  # type: ignore[method-assign]
                 (read,) = reader.read(image)
                 tally = per_design.setdefault(card.design, [0, 0])
                 tally[0] += read.card == card.card
                 tally[1] += 1
-    reader.detector, reader.corner_detector = real_detector, corner_detector
+    reader.find = found_by  # type: ignore[method-assign]
     for design, (right, total) in sorted(per_design.items()):
         print(f"  true corners, {design}: {right}/{total} whole face-up cards named right")
     right, total = (sum(column) for column in zip(*per_design.values(), strict=True))
