@@ -86,10 +86,11 @@ CORNER_IOU_MAX = 0.85
 """Index corners whose boxes overlap more than this are one (non-maximum suppression), far
 above the card detector's `DETECTION_IOU_MAX`: the windows of a bridge hand fanned 8-10 mm
 apart overlap by about half, and at 0.45 every other card of such a fan was dropped. Twice-found
-windows are merged later (`_with_index_reading`, `_without_duplicates`). Chosen on the val
-renders and edje train photos (0.45-0.95): 0.85 named 319 -> 322 of 392 val cards with 24 -> 23
-wrong names, edje train 496 of 527 throughout; suppressing by corner distance instead (as pose
-estimators do) did not separate twice-found windows from neighbours' better than boxes."""
+windows are merged later (`_with_index_readings`, `_without_duplicates`). Chosen on the val
+renders and edje train photos (0.45-0.95, index corners round 3): 0.85 named 319 -> 322 of 392
+val cards with 24 -> 23 wrong names, edje train 496 of 527 throughout; suppressing by corner
+distance instead (as pose estimators do) did not separate twice-found windows from neighbours'
+better than boxes."""
 
 
 class CardReader:

@@ -61,6 +61,7 @@ the classifier reads."""
 
 
 Letterboxed = tuple[np.ndarray, float, np.ndarray]
+"""A photo as a detector's input: the tensor, the scale and the (left, top) padding."""
 
 
 @dataclass(frozen=True)
