@@ -381,6 +381,7 @@ def command_all(args: argparse.Namespace) -> None:
                 truetype=args.truetype,
                 count_spreads=SceneMix().count_spread_probability,
                 hand_fans=SceneMix().hand_fan_weight,
+                cast_shadows=args.cast_shadows,
             ),
         ),
         ("edje", command_edje, argparse.Namespace(out=str(real), shared=args.shared)),
@@ -502,6 +503,13 @@ def main(argv: list[str] | None = None) -> None:
     every.add_argument("--procedural", type=int, default=40, help="seeded extra designs")
     every.add_argument(
         "--truetype", type=int, default=40, help="seeded extra designs in real typefaces"
+    )
+    every.add_argument(
+        "--cast-shadows",
+        type=float,
+        default=0.5,
+        metavar="SHARE",
+        help="share of renders half in someone's shadow (default %(default)s)",
     )
     every.add_argument("--card-epochs", type=int, default=60)
     every.add_argument("--classifier-epochs", type=int, default=20)
