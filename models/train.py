@@ -40,7 +40,7 @@ from simulator import typefaces
 from simulator.training import CARD_CLASSES, write_data_yaml
 from simulator.training_scenes import SceneMix
 from vision.geometry import INDEX_CROP_PX, INDEX_WINDOW_MM, card_from_window
-from vision.identify import CORNER_IOU_MAX, CORNER_SCORE_MIN
+from vision.identify import CARD_IOU_MAX, CORNER_IOU_MAX, CORNER_SCORE_MIN
 from vision.onnx_models import CORNER_WINDOW_MM, INDEX_WINDOW_KEY, CardDetector
 
 log = logging.getLogger(__name__)
@@ -279,8 +279,11 @@ def command_data(args: argparse.Namespace) -> None:
 def command_crops(args: argparse.Namespace) -> None:
     find = None
     if args.detector or args.corners:
-        detector = CardDetector(Path(args.detector)) if args.detector else None
-        # The runtime's own floor: the classifier learns to refuse the faint windows too.
+        # The runtime's own settings: the classifier learns the cards and faint windows
+        # `identify` reads, and to refuse what it should.
+        detector = (
+            CardDetector(Path(args.detector), iou_max=CARD_IOU_MAX) if args.detector else None
+        )
         corners = (
             CardDetector(Path(args.corners), CORNER_SCORE_MIN, CORNER_IOU_MAX)
             if args.corners
