@@ -35,7 +35,8 @@ log = logging.getLogger(__name__)
 NONE_CLASS = "none"
 """Classifier class for a corner that shows no readable index (covered, or a back)."""
 MIN_CARD_LENGTH_PX = 70.0
-"""Cards shorter than this in a render give index crops too blurred to teach anything."""
+"""Cards shorter than this in a render give no crops (`--min-card-length` in `crops`): the
+classifier rounds up to 20 were trained so, while the issue asks for cards from 50 px long."""
 QUAD_JITTER = 0.08
 """Corners moved by up to this share of the card's size, as the detector's corners are
 (measured: errors of 5-10% are common)."""
@@ -142,10 +143,12 @@ def labelled_crops(
     rng: np.random.Generator,
     find: QuadFinder | None = None,
     window_mm: tuple[float, float] = INDEX_WINDOW_MM,
+    *,
+    min_card_length_px: float = MIN_CARD_LENGTH_PX,
 ) -> Iterator[tuple[str, np.ndarray]]:
-    """(class, 64x64 crop) for every index corner of every labelled card of a split, cut
-    `window_mm` large at jittered true corners and, given `find`, also at the corners it finds
-    (its own errors)."""
+    """(class, 64x64 crop) for every index corner of every labelled card at least
+    `min_card_length_px` long in a split, cut `window_mm` large at jittered true corners and,
+    given `find`, also at the corners it finds (its own errors)."""
     for meta_path in sorted((render_dir / "meta" / split).glob("*.json")):
         meta = json.loads(meta_path.read_text())
         image = cv2.imread(str(render_dir / "images" / split / f"{meta_path.stem}.jpg"))
@@ -157,7 +160,7 @@ def labelled_crops(
             true_quad = np.array([k[:2] for k in card["keypoints"]], np.float32)
             upright = portrait_order(true_quad)
             length = np.linalg.norm(upright[3] - upright[0])
-            if length < MIN_CARD_LENGTH_PX:
+            if length < min_card_length_px:
                 continue
             cuts = [_jittered(true_quad, rng, QUAD_JITTER) for _ in range(CROPS_PER_INDEX)]
             quad = _found_quad(true_quad, found)
@@ -195,6 +198,7 @@ def write_crops(
     *,
     find: QuadFinder | None = None,
     window_mm: tuple[float, float] = INDEX_WINDOW_MM,
+    min_card_length_px: float = MIN_CARD_LENGTH_PX,
 ) -> dict[str, int]:
     """Classification dataset (out/{train,val}/<class>/*.png) from render folders, cut
     `window_mm` large at jittered true corners and, given `find`, also at the corners it finds;
@@ -206,7 +210,11 @@ def write_crops(
     for split in ("train", "val"):
         counts: dict[str, int] = {}
         crops = (
-            c for folder in render_dirs for c in labelled_crops(folder, split, rng, find, window_mm)
+            crop
+            for folder in render_dirs
+            for crop in labelled_crops(
+                folder, split, rng, find, window_mm, min_card_length_px=min_card_length_px
+            )
         )
         for label, crop in tqdm(crops, desc=f"crops {split}", unit=" crops"):
             if label == NONE_CLASS and rng.random() > none_share * 4:

@@ -33,7 +33,7 @@ import numpy as np
 
 from models import CARDS_ONNX, CORNERS_ONNX, INDEX_ONNX, MODELS_DIR
 from models.crop_mix import CropMixError, CropSource, mix_crops
-from models.dataset import crops_window, render_dataset, write_crops
+from models.dataset import MIN_CARD_LENGTH_PX, crops_window, render_dataset, write_crops
 from models.index_corners import CORNER_CLASSES, index_corner_dataset
 from models.real_photos import edje_dataset
 from simulator import typefaces
@@ -303,6 +303,7 @@ def command_crops(args: argparse.Namespace) -> None:
         args.seed,
         find=find,
         window_mm=tuple(args.window_mm),
+        min_card_length_px=args.min_card_length,
     )
 
 
@@ -419,6 +420,7 @@ def command_all(args: argparse.Namespace) -> None:
                 detector=str(Path(args.models_dir) / CARDS_ONNX.name),
                 corners=None,
                 window_mm=INDEX_WINDOW_MM,
+                min_card_length=MIN_CARD_LENGTH_PX,
             ),
         ),
         (
@@ -574,6 +576,13 @@ def main(argv: list[str] | None = None) -> None:
         metavar=("WIDTH", "HEIGHT"),
         help="size of the corner cut that holds the index; the classifier trained on these "
         "crops records it and the runtime cuts the same (default: %(default)s)",
+    )
+    crops.add_argument(
+        "--min-card-length",
+        type=float,
+        default=MIN_CARD_LENGTH_PX,
+        metavar="PX",
+        help="cut no crops of cards shorter than this in the render (default: %(default)s)",
     )
     crops.set_defaults(handler=command_crops)
     for name, handler, imgsz, batch, data_help in (

@@ -86,6 +86,17 @@ def test_found_corners_add_crops_labelled_with_cards_in_the_render(renders: Path
     assert set(found) - {NONE_CLASS} <= face_up
 
 
+def test_cards_shorter_than_the_minimum_length_give_no_crops(renders: Path) -> None:
+    """The renders' cards are drawn 91-125 px long (110-160 px before the camera's tilt)."""
+    default = [label for label, _ in labelled_crops(renders, "train", np.random.default_rng(0))]
+    shorter = labelled_crops(renders, "train", np.random.default_rng(0), min_card_length_px=60)
+    assert [label for label, _ in shorter] == default
+    some = list(labelled_crops(renders, "train", np.random.default_rng(0), min_card_length_px=105))
+    assert 0 < len(some) < len(default)
+    longer = labelled_crops(renders, "train", np.random.default_rng(0), min_card_length_px=250)
+    assert list(longer) == []
+
+
 def test_truetype_designs_without_their_fonts_stop_with_what_to_install(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
