@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import cv2
@@ -120,7 +120,7 @@ def readable_corners(
     return corners
 
 
-def _jittered(quad: np.ndarray, rng: np.random.Generator, share: float) -> np.ndarray:
+def jittered(quad: np.ndarray, rng: np.random.Generator, share: float) -> np.ndarray:
     span = float(np.linalg.norm(quad[2] - quad[0]))
     return quad + rng.uniform(-share, share, quad.shape) * span
 
@@ -129,7 +129,7 @@ QuadFinder = Callable[[np.ndarray], list[np.ndarray]]
 """Card quads found in an image, e.g. by the card detector."""
 
 
-def _found_quad(true_quad: np.ndarray, found: list[np.ndarray]) -> np.ndarray | None:
+def found_quad(true_quad: np.ndarray, found: list[np.ndarray]) -> np.ndarray | None:
     """The found quad that is this card (the most overlapping, if it overlaps enough)."""
     best = max(found, key=lambda quad: intersection_over_union(true_quad, quad), default=None)
     if best is None or intersection_over_union(true_quad, best) <= DETECTION_MATCH_OVERLAP:
@@ -162,10 +162,10 @@ def labelled_crops(
             length = np.linalg.norm(upright[3] - upright[0])
             if length < min_card_length_px:
                 continue
-            cuts = [_jittered(true_quad, rng, QUAD_JITTER) for _ in range(CROPS_PER_INDEX)]
-            quad = _found_quad(true_quad, found)
+            cuts = [jittered(true_quad, rng, QUAD_JITTER) for _ in range(CROPS_PER_INDEX)]
+            quad = found_quad(true_quad, found)
             if quad is not None:
-                cuts += [quad, _jittered(quad, rng, FOUND_JITTER)]
+                cuts += [quad, jittered(quad, rng, FOUND_JITTER)]
             for number, cut in enumerate(cuts):
                 crops = index_crops(rectify(image, cut), window_mm=window_mm)
                 if not card["face_up"]:
@@ -208,7 +208,6 @@ def write_crops(
     out.mkdir(parents=True, exist_ok=True)
     (out / WINDOW_FILE).write_text(json.dumps({"index_window_mm": list(window_mm)}) + "\n")
     for split in ("train", "val"):
-        counts: dict[str, int] = {}
         crops = (
             crop
             for folder in render_dirs
@@ -216,17 +215,31 @@ def write_crops(
                 folder, split, rng, find, window_mm, min_card_length_px=min_card_length_px
             )
         )
-        for label, crop in tqdm(crops, desc=f"crops {split}", unit=" crops"):
-            if label == NONE_CLASS and rng.random() > none_share * 4:
-                continue
-            folder = out / split / label
-            folder.mkdir(parents=True, exist_ok=True)
-            number = counts.get(label, 0)
-            cv2.imwrite(str(folder / f"{number:06d}.png"), crop)
-            counts[label] = number + 1
-        totals[split] = sum(counts.values())
-        log.info("%s: %d crops in %d classes", split, totals[split], len(counts))
+        totals[split] = write_classes(crops, out / split, none_share * 4, rng, f"crops {split}")
     return totals
+
+
+def write_classes(
+    crops: Iterable[tuple[str, np.ndarray]],
+    out: Path,
+    none_keep: float,
+    rng: np.random.Generator,
+    description: str,
+) -> int:
+    """Writes (class, crop) pairs as out/<class>/NNNNNN.png, keeping a `none_keep` share of
+    the `none` crops; returns how many it wrote."""
+    counts: dict[str, int] = {}
+    for label, crop in tqdm(crops, desc=description, unit=" crops"):
+        if label == NONE_CLASS and rng.random() > none_keep:
+            continue
+        folder = out / label
+        folder.mkdir(parents=True, exist_ok=True)
+        number = counts.get(label, 0)
+        cv2.imwrite(str(folder / f"{number:06d}.png"), crop)
+        counts[label] = number + 1
+    total = sum(counts.values())
+    log.info("%s: %d written in %d classes", description, total, len(counts))
+    return total
 
 
 def crops_window(crops: Path) -> tuple[float, float]:

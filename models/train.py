@@ -31,15 +31,16 @@ from typing import Any
 
 import numpy as np
 
-from models import CARDS_ONNX, CORNERS_ONNX, INDEX_ONNX, MODELS_DIR
+from models import CARDS_ONNX, CORNERS_ONNX, FACES_ONNX, INDEX_ONNX, MODELS_DIR
 from models.crop_mix import CropMixError, CropSource, mix_crops
 from models.dataset import MIN_CARD_LENGTH_PX, crops_window, render_dataset, write_crops
+from models.face_crops import write_faces
 from models.index_corners import CORNER_CLASSES, index_corner_dataset
 from models.real_photos import edje_dataset
 from simulator import typefaces
 from simulator.training import CARD_CLASSES, write_data_yaml
 from simulator.training_scenes import SceneMix
-from vision.geometry import INDEX_CROP_PX, INDEX_WINDOW_MM, card_from_window
+from vision.geometry import FACE_CROP_PX, INDEX_CROP_PX, INDEX_WINDOW_MM, card_from_window
 from vision.identify import CARD_IOU_MAX, CORNER_IOU_MAX, CORNER_SCORE_MIN
 from vision.onnx_models import CORNER_WINDOW_MM, INDEX_WINDOW_KEY, CardDetector
 
@@ -189,13 +190,16 @@ PUBLISHED = {
     "cards": (CARDS_ONNX, CARDS_IMGSZ),
     "corners": (CORNERS_ONNX, CARDS_IMGSZ),
     "classifier": (INDEX_ONNX, INDEX_CROP_PX),
+    "faces": (FACES_ONNX, FACE_CROP_PX),
 }
 """What each model publishes, and the input side `publish` exports it at."""
+CLASSIFIERS = ("classifier", "faces")
+"""The classification models: exported with a dynamic batch axis (a photo's crops in one run)."""
 
 
 def _train_and_publish(kind: str, args: argparse.Namespace, **overrides: Any) -> None:
     started = time.time()
-    classifier = kind == "classifier"
+    classifier = kind in CLASSIFIERS
     best = _train(
         kind, "yolov8n-cls.yaml" if classifier else "yolov8n-pose.yaml", args, **overrides
     )
@@ -208,7 +212,7 @@ def _train_and_publish(kind: str, args: argparse.Namespace, **overrides: Any) ->
         args.imgsz,
         metrics,
         batched=classifier,
-        crops=Path(args.data) if classifier else None,
+        crops=Path(args.data) if kind == "classifier" else None,
     )
 
 
@@ -224,6 +228,10 @@ def command_classifier(args: argparse.Namespace) -> None:
     _train_and_publish("classifier", args, **CLASSIFIER_AUGMENTATION)
 
 
+def command_faces(args: argparse.Namespace) -> None:
+    _train_and_publish("faces", args, **CLASSIFIER_AUGMENTATION)
+
+
 def command_publish(args: argparse.Namespace) -> None:
     """Publishes the best weights of a stopped or finished run (e.g. one cut short for time)."""
     run_dir = Path(args.run)
@@ -231,14 +239,13 @@ def command_publish(args: argparse.Namespace) -> None:
     metrics = _final_metrics(run_dir, 0, argparse.Namespace(imgsz=imgsz, data=str(run_dir)))
     metrics["train_seconds"] = round(float(_column(run_dir, "time")[-1]))  # cumulative
     best = run_dir / "weights" / "best.pt"
-    classifier = args.model == "classifier"
     _publish(
         best,
         Path(args.models_dir) / target.name,
         imgsz,
         metrics,
-        batched=classifier,
-        crops=_run_data(run_dir) if classifier else None,
+        batched=args.model in CLASSIFIERS,
+        crops=_run_data(run_dir) if args.model == "classifier" else None,
     )
 
 
@@ -307,6 +314,15 @@ def command_crops(args: argparse.Namespace) -> None:
     )
 
 
+def command_face_crops(args: argparse.Namespace) -> None:
+    detector = CardDetector(Path(args.detector), iou_max=CARD_IOU_MAX) if args.detector else None
+
+    def find(image: np.ndarray) -> list[np.ndarray]:
+        return [card.quad for card in detector(image) if not card.index_corner] if detector else []
+
+    write_faces([Path(folder) for folder in args.renders], Path(args.out), args.seed, find=find)
+
+
 def command_edje(args: argparse.Namespace) -> None:
     try:
         edje_dataset(Path(args.shared), Path(args.out))
@@ -362,6 +378,7 @@ def command_all(args: argparse.Namespace) -> None:
     after an interruption and it goes on where it stopped (training resumes its last epoch)."""
     work = Path(args.work).resolve()
     renders, crops, runs = work / "renders", work / "crops", work / "runs"
+    faces = work / "faces"
     real, mixed, corners = work / "edje", work / "cards.yaml", work / "corners" / "data.yaml"
     common = {"runs": str(runs), "init": None, "seed": args.seed, "fraction": 1.0}
     common |= {"warmup_epochs": DEFAULT_WARMUP_EPOCHS}
@@ -370,6 +387,13 @@ def command_all(args: argparse.Namespace) -> None:
 
     def training(data: Path, epochs: int, imgsz: int, batch: int) -> argparse.Namespace:
         return argparse.Namespace(data=str(data), epochs=epochs, imgsz=imgsz, batch=batch, **common)
+
+    def cutting(out: Path, **options: Any) -> argparse.Namespace:
+        # At the detector just trained: the classifiers learn its corner errors.
+        detector = str(Path(args.models_dir) / CARDS_ONNX.name)
+        return argparse.Namespace(
+            renders=[str(renders)], out=str(out), seed=0, detector=detector, **options
+        )
 
     steps: list[tuple[str, Any, argparse.Namespace]] = [
         (
@@ -412,15 +436,8 @@ def command_all(args: argparse.Namespace) -> None:
         (
             "crops",
             command_crops,
-            argparse.Namespace(
-                renders=[str(renders)],
-                out=str(crops),
-                seed=0,
-                # The detector just trained: the classifier learns its corner errors.
-                detector=str(Path(args.models_dir) / CARDS_ONNX.name),
-                corners=None,
-                window_mm=INDEX_WINDOW_MM,
-                min_card_length=MIN_CARD_LENGTH_PX,
+            cutting(
+                crops, corners=None, window_mm=INDEX_WINDOW_MM, min_card_length=MIN_CARD_LENGTH_PX
             ),
         ),
         (
@@ -428,6 +445,8 @@ def command_all(args: argparse.Namespace) -> None:
             command_classifier,
             training(crops, args.classifier_epochs, INDEX_CROP_PX, 128),
         ),
+        ("face-crops", command_face_crops, cutting(faces)),
+        ("faces", command_faces, training(faces, args.classifier_epochs, FACE_CROP_PX, 128)),
     ]
     for name, handler, step_args in steps:
         done = work / f"{name}.done"
@@ -501,7 +520,7 @@ def main(argv: list[str] | None = None) -> None:
     publish.add_argument("--models-dir", default=str(MODELS_DIR))
     publish.set_defaults(handler=command_publish)
     every = sub.add_parser(
-        "all", help="renders, crops, both models, published: one resumable command"
+        "all", help="renders, crops, every model, published: one resumable command"
     )
     every.add_argument("--work", default=str(REPO / "build" / "all"), help="working folder")
     every.add_argument("--images", type=int, default=4000, help="renders to make")
@@ -517,7 +536,9 @@ def main(argv: list[str] | None = None) -> None:
         help="share of renders half in someone's shadow (default %(default)s)",
     )
     every.add_argument("--card-epochs", type=int, default=60)
-    every.add_argument("--classifier-epochs", type=int, default=20)
+    every.add_argument(
+        "--classifier-epochs", type=int, default=20, help="of the index and the face classifier"
+    )
     every.add_argument("--device", default="cpu", help="cpu, or a CUDA device such as 0")
     every.add_argument("--models-dir", default=str(MODELS_DIR), help="where to publish")
     every.add_argument("--shared", default=str(DEFAULT_SHARED), help="the shared/ folder")
@@ -585,10 +606,22 @@ def main(argv: list[str] | None = None) -> None:
         help="cut no crops of cards shorter than this in the render (default: %(default)s)",
     )
     crops.set_defaults(handler=command_crops)
+    faces = sub.add_parser(
+        "face-crops", help="cut whole-card crops from renders for the face classifier"
+    )
+    faces.add_argument("--renders", required=True, nargs="+", help="render folders")
+    faces.add_argument("--out", required=True)
+    faces.add_argument(
+        "--detector",
+        metavar="CARDS.onnx",
+        help="also cut each card where this detector puts its corners",
+    )
+    faces.set_defaults(handler=command_face_crops)
     for name, handler, imgsz, batch, data_help in (
         ("cards", command_cards, CARDS_IMGSZ, 16, "a data.yaml from 'data' or 'mix'"),
         ("corners", command_corners, CARDS_IMGSZ, 16, "a data.yaml from 'mix --index-corners'"),
         ("classifier", command_classifier, INDEX_CROP_PX, 128, "a crop folder from 'crops'"),
+        ("faces", command_faces, FACE_CROP_PX, 128, "a crop folder from 'face-crops'"),
     ):
         step = sub.add_parser(name, help=f"train and export the {name} model")
         step.add_argument("--data", required=True, help=data_help)

@@ -92,6 +92,19 @@ def index_crops(
     return crops
 
 
+FACE_CROP_PX = 64
+"""Side of the square a whole card's face is squeezed into for the face classifier."""
+
+
+def face_crop(card: np.ndarray, margin_mm: float = 0.0) -> np.ndarray:
+    """A card rectified with `margin_mm`, without the margin, squeezed into a square
+    `FACE_CROP_PX` wide: the whole face (pips, picture and both indices) as the face
+    classifier reads it."""
+    margin = round(margin_mm * RECTIFIED_PX_PER_MM)
+    face = card[margin : card.shape[0] - margin, margin : card.shape[1] - margin]
+    return cv2.resize(face, (FACE_CROP_PX, FACE_CROP_PX), interpolation=cv2.INTER_AREA)
+
+
 CARD_CORNERS_MM = np.array(
     [[0, 0], [CARD_WIDTH_MM, 0], [CARD_WIDTH_MM, CARD_HEIGHT_MM], [0, CARD_HEIGHT_MM]], np.float32
 )

@@ -79,6 +79,14 @@ def test_tiny_training_runs_and_exports(tmp_path: Path, offline: None) -> None:
     readings = classifier.probabilities([np.zeros((64, 64, 3), np.uint8)] * 3)
     assert readings.shape == (3, len(classifier.names))
     assert np.allclose(readings.sum(axis=1), 1.0, atol=1e-3)
+    # The face classifier: whole cards, cut also where the detector puts them.
+    faces = tmp_path / "faces"
+    train(["face-crops", "--renders", str(renders), "--out", str(faces), *detectors[:2]])
+    # At 64 px: ultralytics refuses a last batch of one crop under that size.
+    train(["faces", "--data", str(faces), "--batch", "8", *common])
+    face_reader = IndexClassifier(published / "card_faces.onnx")
+    assert face_reader.batched and face_reader.size == 64
+    assert all(name == "none" or name[-1] in "CDHS" for name in face_reader.names)
 
 
 SHARED = Path(__file__).resolve().parents[3] / "shared"
@@ -107,9 +115,11 @@ def test_the_one_command_pipeline_publishes_and_skips_what_is_done(
     ]
     train(command)
     steps = ("renders", "edje", "mix", "cards", "corners-mix", "corners", "crops", "classifier")
+    steps += ("face-crops", "faces")
     assert all((tmp_path / "work" / f"{step}.done").is_file() for step in steps)
-    published = sorted(p.name for p in (tmp_path / "published").iterdir())
-    assert {"cards.onnx", "index_corners.onnx", "index_classifier.onnx"} <= set(published)
+    published = {p.name for p in (tmp_path / "published").iterdir()}
+    assert {"cards.onnx", "index_corners.onnx", "index_classifier.onnx"} <= published
+    assert "card_faces.onnx" in published
     stamp = (tmp_path / "published" / "cards.onnx").stat().st_mtime_ns
     train(command)  # everything done: nothing is trained or published again
     assert (tmp_path / "published" / "cards.onnx").stat().st_mtime_ns == stamp
