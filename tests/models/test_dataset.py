@@ -10,12 +10,13 @@ import numpy as np
 import pytest
 
 from models.dataset import NONE_CLASS, labelled_crops, readable_corners
+from models.face_crops import VISIBLE_NAMED, VISIBLE_NONE, labelled_faces
 from models.train import main as train_main
 from simulator import typefaces
 from simulator.backs import default_backs
 from simulator.faces import builtin_design
 from simulator.training import TrainingSettings, generate_dataset
-from vision.geometry import CARD_HEIGHT_MM, CARD_WIDTH_MM
+from vision.geometry import CARD_HEIGHT_MM, CARD_WIDTH_MM, FACE_CROP_PX
 
 SCALE = 4.0  # px per mm of an upright card drawn at the origin
 CARD = np.array(
@@ -95,6 +96,21 @@ def test_cards_shorter_than_the_minimum_length_give_no_crops(renders: Path) -> N
     assert 0 < len(some) < len(default)
     longer = labelled_crops(renders, "train", np.random.default_rng(0), min_card_length_px=250)
     assert list(longer) == []
+
+
+def test_faces_are_named_when_whole_and_none_when_mostly_covered(renders: Path) -> None:
+    cards = [
+        card
+        for path in sorted((renders / "meta" / "train").glob("*.json"))
+        for card in json.loads(path.read_text())["cards"]
+    ]
+    whole = {c["card"] for c in cards if c["face_up"] and c["visible"] >= VISIBLE_NAMED}
+    covered = any(c["face_up"] and c["visible"] < VISIBLE_NONE for c in cards)
+    faces = list(labelled_faces(renders, "train", np.random.default_rng(0)))
+    labels = {label for label, _ in faces}
+    assert whole and labels - {NONE_CLASS} == whole
+    assert covered and NONE_CLASS in labels
+    assert all(crop.shape == (FACE_CROP_PX, FACE_CROP_PX, 3) for _, crop in faces)
 
 
 def test_truetype_designs_without_their_fonts_stop_with_what_to_install(
