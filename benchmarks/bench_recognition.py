@@ -2,7 +2,7 @@
 
 Run: .venv/bin/python benchmarks/bench_recognition.py [--val-images 40] [--count-scenes 20]
     [--true-corners] [--tiled] [--cards CANDIDATE.onnx] [--classifier CANDIDATE.onnx]
-    [--corners CANDIDATE.onnx | none]
+    [--corners CANDIDATE.onnx | none] [--faces CANDIDATE.onnx | none]
 Needs ../shared (decks and real photos); prints every figure with the target beside it.
 """
 
@@ -30,7 +30,7 @@ from recognition_data import (
     render_val,
 )
 
-from models import CARDS_ONNX, CORNERS_ONNX, INDEX_ONNX
+from models import CARDS_ONNX, CORNERS_ONNX, FACES_ONNX, INDEX_ONNX
 from simulator.backs import BackDesign, back_from_spec
 from simulator.sensor import LightSettings
 from vision.backs import BackMatcher
@@ -289,10 +289,16 @@ def main() -> None:
         default=CORNERS_ONNX,
         help="index-corner detector to measure, or 'none' to measure without one",
     )
+    parser.add_argument(
+        "--faces",
+        type=lambda text: None if text == "none" else Path(text),
+        default=FACES_ONNX,
+        help="face classifier to measure, or 'none' to read index corners alone",
+    )
     args = parser.parse_args()
     if not SHARED.is_dir():
         raise SystemExit(f"needs the shared folder beside the repository: {SHARED}")
-    reader = CardReader(args.cards, args.classifier, args.corners)
+    reader = CardReader(args.cards, args.classifier, args.corners, args.faces)
 
     def read(image: np.ndarray) -> list[CardDetection]:
         return reader.read(image, tiled=args.tiled)

@@ -28,6 +28,8 @@ from vision.identify import (
     CARD_IOU_MAX,
     CORNER_IOU_MAX,
     CORNER_SCORE_MIN,
+    FACE_NONE_MAX,
+    FACE_WEIGHT,
     FAINT_CORNER_READ_MIN,
     FAINT_CORNER_SCORE,
     INDEX_SCORE_MIN,
@@ -38,6 +40,7 @@ from vision.identify import (
     CardReader,
     _agreed,
     _names_a_card,
+    _with_face,
     _with_index_readings,
 )
 from vision.onnx_models import DETECTION_IOU_MAX, DETECTION_SCORE_MIN, IndexClassifier
@@ -245,6 +248,37 @@ def test_a_card_with_no_index_in_either_corner_is_a_back(reader: CardReader) -> 
     sides[1, names.index("none")] = 0.9 - INDEX_SCORE_MIN
     named = reader._named(quad, 0.8, sides)
     assert named.face_up and named.card == "4S"
+
+
+def test_a_whole_face_outvotes_a_blurred_index(reader: CardReader) -> None:
+    """A small 5H: its index reads 6H a little more surely than 5H; its face, five pips."""
+    names = reader.classifier.names
+    none = names.index("none")
+    sides = np.zeros((2, len(names)), np.float32)
+    sides[:, names.index("6H")], sides[:, names.index("5H")] = 0.7, 0.3
+    face = np.zeros(len(names), np.float32)
+    face[names.index("5H")], face[names.index("6H")] = 0.8, 0.2
+    quad = _card(100).quad
+    assert reader._named(quad, 0.8, sides).card == "6H"
+    named = reader._named(quad, 0.8, sides, face)
+    # Geometric mean, weighted: 5H 0.3^0.3 0.8^0.7 against 6H 0.7^0.3 0.2^0.7.
+    five = 0.3 ** (1 - FACE_WEIGHT) * 0.8**FACE_WEIGHT
+    six = 0.7 ** (1 - FACE_WEIGHT) * 0.2**FACE_WEIGHT
+    assert named.card == "5H" and named.card_score == pytest.approx(five / (five + six), abs=1e-4)
+    # A face read as covered is left out: the index alone names the card.
+    face[none] = FACE_NONE_MAX
+    assert reader._named(quad, 0.8, sides, face).card == "6H"
+    assert _with_face(sides.sum(axis=0), face, none) is None
+
+
+def test_a_face_alone_cannot_name_what_no_index_corner_shows(reader: CardReader) -> None:
+    names = reader.classifier.names
+    sides = np.zeros((2, len(names)), np.float32)
+    sides[:, names.index("none")] = NO_INDEX_READ_MIN
+    sides[:, names.index("4S")] = 1 - NO_INDEX_READ_MIN
+    face = np.zeros(len(names), np.float32)
+    face[names.index("9C")] = 1.0
+    assert not reader._named(_card(100).quad, 0.8, sides, face).face_up
 
 
 def test_shifted_windows_name_only_what_they_agree_on() -> None:
