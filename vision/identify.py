@@ -128,7 +128,7 @@ class CardReader:
         self.none_column = self.classifier.names.index(NONE_CLASS)
         self.sure_read_min = SURE_READ_MIN
         self.face_classifier = None if faces_model is None else IndexClassifier(faces_model)
-        if self.face_classifier and self.face_classifier.names != self.classifier.names:
+        if self.face_classifier is not None and self.face_classifier.names != self.classifier.names:
             raise ModelFileError(f"{faces_model} names other classes than {index_model}")
 
     def find(self, image: np.ndarray) -> list[RawCard]:
@@ -212,7 +212,8 @@ class CardReader:
     ) -> CardDetection:
         """A face-up card from the class probabilities of its index corners: both corners
         vote (one is often covered), unless both read as no index, and with them its whole
-        `face` where that shows (`_with_face`); a face-down card when both corners surely
+        `face` where that shows (`_with_face`; the name's confidence is then the surer of its
+        corner's reading and the combined one); a face-down card when both corners surely
         show none."""
         quad = portrait_order(quad)
         no_index = corners[:, self.none_column].min()
