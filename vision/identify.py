@@ -71,7 +71,8 @@ face; 0.3: 326 with 20; 0.5: 328 with 18; 0.7: 329 with 17. Edje train: 505 of 5
 without."""
 FACE_NONE_MAX = 0.5
 """A face read `none` (covered) at least this surely is left out. Val renders (0.2-0.8, weight
-0.5): 0.2 named 328 with 19 wrong, 0.5 328 with 18, 0.8 326 with 18."""
+0.5): 0.2 named 328 with 19 wrong, 0.5 328 with 18, 0.8 326 with 18; at weight 0.7: 0.3 329
+with 18, 0.5 329 with 17, 0.7 329 with 17 (one more name given)."""
 PROBABILITY_FLOOR = 1e-6
 """Probabilities are raised to this before their logarithm, so that one window's zero does
 not outweigh every other window's reading."""
