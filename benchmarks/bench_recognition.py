@@ -109,8 +109,9 @@ WHOLE_CARD_VISIBLE = 0.9
 
 
 def val_true_corners(reader: CardReader, count: int) -> None:
-    """The classifier alone: every wholly visible face-up card of the val renders read from
-    its true corners, per design."""
+    """The classifiers alone (index corners, and the whole face when the reader has a face
+    model): every wholly visible face-up card of the val renders read from its true corners,
+    per design."""
     found_by = reader.find
     per_design: dict[str, list[int]] = {}
     with tempfile.TemporaryDirectory() as folder:
@@ -275,7 +276,7 @@ def main() -> None:
     parser.add_argument(
         "--true-corners",
         action="store_true",
-        help="also read the val cards from their true corners, per design (the classifier alone)",
+        help="also read the val cards from their true corners, per design (the classifiers alone)",
     )
     parser.add_argument(
         "--cards", type=Path, default=CARDS_ONNX, help="detector to measure (a candidate)"

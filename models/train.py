@@ -33,7 +33,13 @@ import numpy as np
 
 from models import CARDS_ONNX, CORNERS_ONNX, FACES_ONNX, INDEX_ONNX, MODELS_DIR
 from models.crop_mix import CropMixError, CropSource, mix_crops
-from models.dataset import MIN_CARD_LENGTH_PX, crops_window, render_dataset, write_crops
+from models.dataset import (
+    MIN_CARD_LENGTH_PX,
+    QuadFinder,
+    crops_window,
+    render_dataset,
+    write_crops,
+)
 from models.face_crops import write_faces
 from models.index_corners import CORNER_CLASSES, index_corner_dataset
 from models.real_photos import edje_dataset
@@ -283,44 +289,42 @@ def command_data(args: argparse.Namespace) -> None:
     )
 
 
+def _card_finder(detector_path: str | None, corners_path: str | None = None) -> QuadFinder | None:
+    """Card quads where the detector finds whole cards and, given `corners_path`, where the
+    index-corner detector's windows imply cards (None without either), with the runtime's own
+    settings: the classifiers learn the cards and faint windows `identify` reads, and to
+    refuse what they should."""
+    if not (detector_path or corners_path):
+        return None
+    detector = CardDetector(Path(detector_path), iou_max=CARD_IOU_MAX) if detector_path else None
+    corners = (
+        CardDetector(Path(corners_path), CORNER_SCORE_MIN, CORNER_IOU_MAX) if corners_path else None
+    )
+
+    def find(image: np.ndarray) -> list[np.ndarray]:
+        quads = [c.quad for c in (detector(image) if detector else []) if not c.index_corner]
+        # A window found alone is cut where the card it implies lies, as the runtime does.
+        for corner in corners(image) if corners else []:
+            quads.append(card_from_window(corner.quad, CORNER_WINDOW_MM))
+        return quads
+
+    return find
+
+
 def command_crops(args: argparse.Namespace) -> None:
-    find = None
-    if args.detector or args.corners:
-        # The runtime's own settings: the classifier learns the cards and faint windows
-        # `identify` reads, and to refuse what it should.
-        detector = (
-            CardDetector(Path(args.detector), iou_max=CARD_IOU_MAX) if args.detector else None
-        )
-        corners = (
-            CardDetector(Path(args.corners), CORNER_SCORE_MIN, CORNER_IOU_MAX)
-            if args.corners
-            else None
-        )
-
-        def find(image: np.ndarray) -> list[np.ndarray]:
-            quads = [c.quad for c in (detector(image) if detector else []) if not c.index_corner]
-            # A window found alone is cut where the card it implies lies, as the runtime does.
-            for corner in corners(image) if corners else []:
-                quads.append(card_from_window(corner.quad, CORNER_WINDOW_MM))
-            return quads
-
     write_crops(
         [Path(folder) for folder in args.renders],
         Path(args.out),
         args.seed,
-        find=find,
+        find=_card_finder(args.detector, args.corners),
         window_mm=tuple(args.window_mm),
         min_card_length_px=args.min_card_length,
     )
 
 
 def command_face_crops(args: argparse.Namespace) -> None:
-    detector = CardDetector(Path(args.detector), iou_max=CARD_IOU_MAX) if args.detector else None
-
-    def find(image: np.ndarray) -> list[np.ndarray]:
-        return [card.quad for card in detector(image) if not card.index_corner] if detector else []
-
-    write_faces([Path(folder) for folder in args.renders], Path(args.out), args.seed, find=find)
+    renders = [Path(folder) for folder in args.renders]
+    write_faces(renders, Path(args.out), args.seed, find=_card_finder(args.detector))
 
 
 def command_edje(args: argparse.Namespace) -> None:
