@@ -142,11 +142,11 @@ def _publish(
     imgsz: int,
     metrics: dict[str, Any],
     *,
-    batched: bool = False,
+    dynamic: bool = False,
     crops: Path | None = None,
 ) -> None:
-    """Copies the checkpoint and its ONNX export to models/; `batched` exports a dynamic batch
-    axis (the classifier reads every index corner of a photo in one run). A classifier names
+    """Copies the checkpoint and its ONNX export to models/; `dynamic` exports dynamic batch
+    and image axes (`DYNAMIC_EXPORTS`). A classifier names
     its `crops` folder: their index window goes into the ONNX metadata, where the runtime
     reads it, and into the metrics."""
     metadata = {}
@@ -159,7 +159,7 @@ def _publish(
     shutil.copy2(best, onnx_target.with_suffix(".pt"))
     exported = Path(
         ultralytics.YOLO(str(best)).export(
-            format="onnx", imgsz=imgsz, simplify=True, opset=12, dynamic=batched
+            format="onnx", imgsz=imgsz, simplify=True, opset=12, dynamic=dynamic
         )
     )
     if metadata:
@@ -200,6 +200,10 @@ PUBLISHED = {
 }
 """What each model publishes, and the input side `publish` exports it at."""
 CLASSIFIERS = ("classifier", "faces")
+DYNAMIC_EXPORTS = (*CLASSIFIERS, "cards")
+"""Models exported with dynamic axes: a classifier reads every crop of a photo in one run, and
+the card detector looks at photos of small cards larger than its own size
+(`vision.identify.CLOSE_LOOK_SIDE`)."""
 """The classification models: exported with a dynamic batch axis (a photo's crops in one run)."""
 
 
@@ -217,7 +221,7 @@ def _train_and_publish(kind: str, args: argparse.Namespace, **overrides: Any) ->
         Path(args.models_dir) / PUBLISHED[kind][0].name,
         args.imgsz,
         metrics,
-        batched=classifier,
+        dynamic=kind in DYNAMIC_EXPORTS,
         crops=Path(args.data) if kind == "classifier" else None,
     )
 
@@ -250,7 +254,7 @@ def command_publish(args: argparse.Namespace) -> None:
         Path(args.models_dir) / target.name,
         imgsz,
         metrics,
-        batched=args.model in CLASSIFIERS,
+        dynamic=args.model in DYNAMIC_EXPORTS,
         crops=_run_data(run_dir) if args.model == "classifier" else None,
     )
 

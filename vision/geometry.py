@@ -43,6 +43,14 @@ def seen_width(quad: np.ndarray) -> float:
     )
 
 
+def card_length(quad: np.ndarray) -> float:
+    """The card's length in the photo, in pixels: the mean of its two long sides."""
+    top_left, top_right, bottom_right, bottom_left = portrait_order(quad)
+    return (
+        float(np.linalg.norm(bottom_left - top_left) + np.linalg.norm(bottom_right - top_right)) / 2
+    )
+
+
 def rectify(
     image: np.ndarray,
     quad: np.ndarray,

@@ -14,6 +14,7 @@ from vision.backs import BackMatcher
 from vision.detections import CardDetection
 from vision.geometry import (
     card_from_window,
+    card_length,
     card_window,
     face_crop,
     index_crops,
@@ -28,6 +29,7 @@ from vision.onnx_models import (
     DETECTION_SCORE_MIN,
     CardDetector,
     IndexClassifier,
+    Letterboxed,
     ModelFileError,
     RawCard,
 )
@@ -105,6 +107,20 @@ val cards with 24 -> 23 wrong names, edje train 496 of 527 throughout; suppressi
 distance instead (as pose estimators do) did not separate twice-found windows from neighbours'
 better than boxes."""
 
+CLOSE_LOOK_CARD_PX = 30.0
+"""Cards whose index corners imply them shorter than this (median) in the card detector's own
+input, a 416 px square, are looked for at `CLOSE_LOOK_SIDE` instead: there a card 90 px long in
+a 1280 px photo is 29 px, too few to place its corners well or to find it under others. Chosen
+on the val renders (the 40 of the benchmark and 80 others, seed 7) and the edje train photos
+(20-50): without the closer look 592 + 329 of 742 + 392 cards named with 59 + 17 wrong names,
+and 679 + 356 of 855 + 461 face-down cards found; at 30 599 + 334 named, 57 + 19 wrong,
+707 + 376 found; at 40 602 + 332, 57 + 22, 709 + 384; at 50 599 + 332, 55 + 22, 713 + 384. Edje
+train: 505 of 527 throughout (its cards are larger)."""
+CLOSE_LOOK_SIDE = 640
+"""The long side, in pixels, the photo is shrunk to when the card detector looks closer: on the
+benchmark's 40 val renders (at `CLOSE_LOOK_CARD_PX` 40) 512 named 331 with 20 wrong names and
+found 376 face-down cards, 640 332, 22 and 384; 640 takes 55-65 ms on 2 cores, 416 35-50 ms."""
+
 
 class CardReader:
     """Loads the models once; `read(image)` then names the cards of any number of photos.
@@ -128,17 +144,33 @@ class CardReader:
         )
         self.none_column = self.classifier.names.index(NONE_CLASS)
         self.sure_read_min = SURE_READ_MIN
+        self.close_look_side: int | None = CLOSE_LOOK_SIDE
+        self.close_look_card_px = CLOSE_LOOK_CARD_PX
         self.face_classifier = None if faces_model is None else IndexClassifier(faces_model)
         if self.face_classifier is not None and self.face_classifier.names != self.classifier.names:
             raise ModelFileError(f"{faces_model} names other classes than {index_model}")
 
     def find(self, image: np.ndarray) -> list[RawCard]:
-        """Cards and index corners, from one or both detectors."""
+        """Cards and index corners, from one or both detectors: the index corners first, as
+        they tell how large the cards are, and the card detector looks closer at small ones."""
         boxed = self.detector.letterbox(image)
-        found = self.detector(image, boxed)
-        if self.corner_detector is not None:
-            found += self.corner_detector(image, boxed)
-        return found
+        corners = [] if self.corner_detector is None else self.corner_detector(image, boxed)
+        cards = self.detector(image, boxed, long_side=self._card_search_side(corners, boxed))
+        return cards + corners
+
+    def _card_search_side(self, corners: list[RawCard], boxed: Letterboxed) -> int | None:
+        """`self.close_look_side` when the surely found index corners imply cards shorter than
+        `CLOSE_LOOK_CARD_PX` (their median) in the detector's own input; None (its own size)
+        otherwise, or when none is sure or the detector export takes one size only."""
+        lengths = [
+            card_length(card_from_window(corner.quad, CORNER_WINDOW_MM))
+            for corner in corners
+            if corner.score >= FAINT_CORNER_SCORE
+        ]
+        if not lengths or not self.detector.resizable or self.close_look_side is None:
+            return None
+        small = float(np.median(lengths)) * boxed[1] < self.close_look_card_px
+        return self.close_look_side if small else None
 
     def read(self, image: np.ndarray, tiled: bool = False) -> list[CardDetection]:
         """Every card found; `tiled` also looks at tiles of the photo (`vision/tiles.py`):

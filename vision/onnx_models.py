@@ -92,20 +92,35 @@ class CardDetector:
         iou_max: float = DETECTION_IOU_MAX,
     ) -> None:
         self.session = _session(path)
-        self.input_name = self.session.get_inputs()[0].name
-        _, _, self.height, self.width = self.session.get_inputs()[0].shape
+        model_input = self.session.get_inputs()[0]
+        self.input_name = model_input.name
+        _, _, height, width = model_input.shape
+        self.fixed = (height, width) if isinstance(height, int) else None
+        self.own_side = _input_size(self.session)
+        self.stride = int(self.session.get_modelmeta().custom_metadata_map.get("stride", 32))
         self.names = _names(self.session)
         self.score_min = score_min
         self.iou_max = iou_max
 
+    @property
+    def resizable(self) -> bool:
+        """Whether the export takes a photo at any size (`long_side`), not only its own."""
+        return self.fixed is None
+
     def __call__(
-        self, image: np.ndarray, boxed: Letterboxed | None = None, iou_max: float | None = None
+        self,
+        image: np.ndarray,
+        boxed: Letterboxed | None = None,
+        iou_max: float | None = None,
+        long_side: int | None = None,
     ) -> list[RawCard]:
         """Cards in `image`; `boxed`, its `letterbox` made for another detector, is used
         when the sizes agree (two detectors need not scale one photo twice); `iou_max`, if
-        given, suppresses overlapping detections in place of the detector's own."""
-        if boxed is None or boxed[0].shape[2:] != (self.height, self.width):
-            boxed = self.letterbox(image)
+        given, suppresses overlapping detections in place of the detector's own; `long_side`
+        (a resizable export only) shrinks the photo to that many pixels instead of the
+        model's own size."""
+        if boxed is None or boxed[0].shape[2:] != self._canvas(image, long_side)[1]:
+            boxed = self.letterbox(image, long_side)
         tensor, scale, pad = boxed
         output = self.session.run(None, {self.input_name: tensor})[0][0].T  # anchors x values
         classes = len(self.names)
@@ -136,18 +151,36 @@ class CardDetector:
             )
         return cards
 
-    def letterbox(self, image: np.ndarray) -> Letterboxed:
+    def letterbox(self, image: np.ndarray, long_side: int | None = None) -> Letterboxed:
         """The model's input tensor, and the scale and padding that map it to `image`."""
+        scale, (canvas_h, canvas_w) = self._canvas(image, long_side)
         height, width = image.shape[:2]
-        scale = min(self.width / width, self.height / height)
         new_w, new_h = round(width * scale), round(height * scale)
-        canvas = np.full((self.height, self.width, 3), LETTERBOX_GREY, np.uint8)
-        left, top = (self.width - new_w) // 2, (self.height - new_h) // 2
+        canvas = np.full((canvas_h, canvas_w, 3), LETTERBOX_GREY, np.uint8)
+        left, top = (canvas_w - new_w) // 2, (canvas_h - new_h) // 2
         canvas[top : top + new_h, left : left + new_w] = cv2.resize(
             image, (new_w, new_h), interpolation=cv2.INTER_AREA
         )
         tensor = canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
         return np.ascontiguousarray(tensor), scale, np.array([left, top], np.float32)
+
+    def _canvas(self, image: np.ndarray, long_side: int | None) -> tuple[float, tuple[int, int]]:
+        """The scale `image` is shrunk by, and the (height, width) of the input it fills: at
+        the model's own size the square it was trained on; at another, only as much more as
+        the model's stride needs (a wide photo fills little of a square)."""
+        height, width = image.shape[:2]
+        if self.fixed is not None:
+            if long_side not in (None, self.own_side):
+                raise ValueError(f"this detector export takes {self.fixed} inputs only")
+            return min(self.fixed[1] / width, self.fixed[0] / height), self.fixed
+        if long_side in (None, self.own_side):
+            return self.own_side / max(height, width), (self.own_side, self.own_side)
+        scale = long_side / max(height, width)
+
+        def padded(side: int) -> int:
+            return -(-round(side * scale) // self.stride) * self.stride
+
+        return scale, (padded(height), padded(width))
 
 
 class IndexClassifier:

@@ -47,6 +47,8 @@ def test_tiny_training_runs_and_exports(tmp_path: Path, offline: None) -> None:
     train(["cards", "--data", str(renders / "data.yaml"), "--imgsz", "96", "--batch", "2", *common])
     published = tmp_path / "published"
     assert (published / "cards.onnx").stat().st_size > 100_000
+    # Exported resizable: the runtime looks closer at small cards at a larger size.
+    assert CardDetector(published / "cards.onnx").resizable
     # The index-corner detector, on the same renders labelled with their index windows.
     corners = tmp_path / "mix" / "data.yaml"
     train(["mix", "--out", str(corners), "--renders", str(renders), "--index-corners"])
@@ -56,7 +58,8 @@ def test_tiny_training_runs_and_exports(tmp_path: Path, offline: None) -> None:
     assert not (published / "index_corners.onnx").exists()
     run = tmp_path / "runs" / "corners"
     train(["publish", "corners", "--run", str(run), "--models-dir", str(published)])
-    assert CardDetector(published / "index_corners.onnx").names == list(CORNER_CLASSES)
+    index_corners = CardDetector(published / "index_corners.onnx")
+    assert index_corners.names == list(CORNER_CLASSES) and not index_corners.resizable
     # Crops cut also where both detectors put the cards.
     found = tmp_path / "crops_found"
     detectors = ["--detector", str(published / "cards.onnx")]
