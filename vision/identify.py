@@ -70,7 +70,7 @@ weighted geometric mean of the two readings, the face's with this weight. The fa
 a small card's index blurs away (a 5 and a 6 differ by a pip in the middle). Chosen on the val
 renders (0.3-0.7, face classifier round 1): 324 named of 392 with 21 wrong names without the
 face; 0.3: 326 with 20; 0.5: 328 with 18; 0.7: 329 with 17. Edje train: 505 of 527 with and
-without."""
+without. Kept for round 3 (`models/card_faces.md`)."""
 FACE_NONE_MAX = 0.5
 """A face read `none` (covered) at least this surely is left out. Val renders (0.2-0.8, weight
 0.5): 0.2 named 328 with 19 wrong, 0.5 328 with 18, 0.8 326 with 18; at weight 0.7: 0.3 329
