@@ -226,7 +226,8 @@ def counting(
 
 SMALL_CARDS_PX = 80
 """The speed is also measured on the first val render whose cards are shorter than this
-(median): `identify` looks at such a photo twice (`CLOSE_LOOK_CARD_PX`)."""
+(median): there `identify` has many more windows to read, and its card detector looks closer
+(`CLOSE_LOOK_CARD_PX`)."""
 
 
 def speed(reader: CardReader, tiled: bool) -> None:

@@ -200,11 +200,11 @@ PUBLISHED = {
 }
 """What each model publishes, and the input side `publish` exports it at."""
 CLASSIFIERS = ("classifier", "faces")
+"""The classification models (YOLOv8n-cls)."""
 DYNAMIC_EXPORTS = (*CLASSIFIERS, "cards")
 """Models exported with dynamic axes: a classifier reads every crop of a photo in one run, and
 the card detector looks at photos of small cards larger than its own size
 (`vision.identify.CLOSE_LOOK_SIDE`)."""
-"""The classification models: exported with a dynamic batch axis (a photo's crops in one run)."""
 
 
 def _train_and_publish(kind: str, args: argparse.Namespace, **overrides: Any) -> None:
