@@ -6,6 +6,9 @@ pixels. Cards are poker size; a rectified card is portrait, its first corner top
 
 from __future__ import annotations
 
+import math
+from functools import lru_cache
+
 import cv2
 import numpy as np
 
@@ -27,28 +30,29 @@ RECTIFIED_SIZE = (
 )
 
 
+def side_lengths(quad: np.ndarray) -> list[float]:
+    """The lengths of a quad's four sides, the first from its first corner to its second."""
+    points = np.asarray(quad, np.float32).reshape(4, 2).tolist()
+    return [math.dist(points[i], points[(i + 1) % 4]) for i in range(4)]
+
+
 def portrait_order(quad: np.ndarray) -> np.ndarray:
     """The same four corners (clockwise) starting where the first edge is a short side."""
     quad = np.asarray(quad, np.float32).reshape(4, 2)
-    first = np.linalg.norm(quad[1] - quad[0]) + np.linalg.norm(quad[3] - quad[2])
-    second = np.linalg.norm(quad[2] - quad[1]) + np.linalg.norm(quad[0] - quad[3])
-    return quad if first <= second else np.roll(quad, -1, axis=0)
+    top, right, bottom, left = side_lengths(quad)
+    return quad if top + bottom <= right + left else quad[[1, 2, 3, 0]]
 
 
 def seen_width(quad: np.ndarray) -> float:
     """The card's width in the photo, in pixels: the mean of its two short sides."""
-    top_left, top_right, bottom_right, bottom_left = portrait_order(quad)
-    return (
-        float(np.linalg.norm(top_right - top_left) + np.linalg.norm(bottom_right - bottom_left)) / 2
-    )
+    top, _, bottom, _ = side_lengths(portrait_order(quad))
+    return (top + bottom) / 2
 
 
 def card_length(quad: np.ndarray) -> float:
     """The card's length in the photo, in pixels: the mean of its two long sides."""
-    top_left, top_right, bottom_right, bottom_left = portrait_order(quad)
-    return (
-        float(np.linalg.norm(bottom_left - top_left) + np.linalg.norm(bottom_right - top_right)) / 2
-    )
+    _, right, _, left = side_lengths(portrait_order(quad))
+    return (right + left) / 2
 
 
 def rectify(
@@ -140,10 +144,20 @@ def card_from_window(window: np.ndarray, window_mm: tuple[float, float]) -> np.n
     """The whole card's corners (the window's corner first) estimated from an index window's
     image quad. Affine, fitted to all four points: a perspective fit would stretch a few
     pixels of corner error in a window a third of the card's size into a skewed card."""
-    source = np.column_stack([corner_window_mm(0, window_mm), np.ones(4, np.float32)])
-    fit, *_ = np.linalg.lstsq(source, np.asarray(window, np.float32).reshape(4, 2), rcond=None)
+    window = np.asarray(window, np.float32).reshape(4, 2)
+    return (_window_to_card(tuple(window_mm)) @ window).astype(np.float32)
+
+
+@lru_cache(maxsize=8)
+def _window_to_card(window_mm: tuple[float, float]) -> np.ndarray:
+    """The least-squares affine fit of `card_from_window` as one linear map of the window's
+    four image points, worked out once per window size: the card's corners are
+    card @ pinv(window) @ points."""
+    window = np.column_stack([corner_window_mm(0, window_mm), np.ones(4, np.float32)])
     card = np.column_stack([CARD_CORNERS_MM, np.ones(4, np.float32)])
-    return (card @ fit).astype(np.float32)
+    mapping = card @ np.linalg.pinv(window)
+    mapping.setflags(write=False)
+    return mapping
 
 
 def overlap_of_smaller(a: np.ndarray, b: np.ndarray) -> float:

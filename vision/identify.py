@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 from pathlib import Path
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -331,12 +332,14 @@ def _with_index_readings(
     cards = list(cards)
     own = [_own_windows(card, window_mm) for card in cards]
     for reading, window in readings:
+        box = _Window.of(window).box
         same = next(
             (
                 (number, corner)
                 for number, windows in enumerate(own)
                 for corner, own_window in enumerate(windows)
-                if intersection_over_union(own_window, window) > SAME_WINDOW_IOU
+                if own_window.meets(box)
+                and intersection_over_union(own_window.quad, window) > SAME_WINDOW_IOU
             ),
             None,
         )
@@ -356,11 +359,28 @@ def _with_index_readings(
     return cards
 
 
-def _own_windows(card: CardDetection, window_mm: tuple[float, float]) -> tuple[np.ndarray, ...]:
+class _Window(NamedTuple):
+    """An index window's image quad and its bounding box (left, top, right, bottom): windows
+    whose boxes do not meet cannot overlap, and most pairs are told apart so, cheaply."""
+
+    quad: np.ndarray
+    box: tuple[float, float, float, float]
+
+    @classmethod
+    def of(cls, quad: np.ndarray) -> _Window:
+        (left, top), (right, bottom) = quad.min(axis=0).tolist(), quad.max(axis=0).tolist()
+        return cls(quad, (left, top, right, bottom))
+
+    def meets(self, box: tuple[float, float, float, float]) -> bool:
+        left, top, right, bottom = self.box
+        return left <= box[2] and box[0] <= right and top <= box[3] and box[1] <= bottom
+
+
+def _own_windows(card: CardDetection, window_mm: tuple[float, float]) -> tuple[_Window, ...]:
     """A face-up card's two index windows (none for a face-down card), in its quad's order."""
     if not card.face_up:
         return ()
-    return tuple(card_window(card.quad, corner, window_mm) for corner in (0, 1))
+    return tuple(_Window.of(card_window(card.quad, corner, window_mm)) for corner in (0, 1))
 
 
 def with_backs(

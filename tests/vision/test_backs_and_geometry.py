@@ -186,6 +186,18 @@ def test_a_card_is_implied_by_either_index_window_with_that_corner_first() -> No
     assert corner_window_mm(1)[0].tolist() == CARD_CORNERS_MM[2].tolist()
 
 
+def test_a_card_implied_by_a_skewed_window_is_the_least_squares_affine_fit() -> None:
+    """Detected windows are a few pixels off every way; the card is the affine map that fits
+    all four of their points best, extended to the card's corners."""
+    rng = np.random.default_rng(4)
+    for _ in range(20):
+        window = rng.uniform(0, 400, (4, 2)).astype(np.float32)
+        points_mm = np.column_stack([corner_window_mm(0, (26.0, 32.0)), np.ones(4)])
+        fit, *_ = np.linalg.lstsq(points_mm, window.astype(np.float64), rcond=None)
+        expected = np.column_stack([CARD_CORNERS_MM, np.ones(4)]) @ fit
+        assert card_from_window(window, (26.0, 32.0)) == pytest.approx(expected, abs=1e-2)
+
+
 def test_without_the_opposite_corner_only_the_first_is_cut() -> None:
     image, (quad,) = rendered_table([CardPose("QH", 0, 350, 200, 37.0, True)])
     card = rectify(image, quad, 2.0)
