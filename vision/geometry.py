@@ -152,10 +152,10 @@ def card_from_window(window: np.ndarray, window_mm: tuple[float, float]) -> np.n
 def _window_to_card(window_mm: tuple[float, float]) -> np.ndarray:
     """The least-squares affine fit of `card_from_window` as one linear map of the window's
     four image points, worked out once per window size: the card's corners are
-    card @ pinv(window) @ points."""
-    window = np.column_stack([corner_window_mm(0, window_mm), np.ones(4, np.float32)])
-    card = np.column_stack([CARD_CORNERS_MM, np.ones(4, np.float32)])
-    mapping = card @ np.linalg.pinv(window)
+    card_points @ pinv(window_points) @ image_points."""
+    window_points = np.column_stack([corner_window_mm(0, window_mm), np.ones(4, np.float32)])
+    card_points = np.column_stack([CARD_CORNERS_MM, np.ones(4, np.float32)])
+    mapping = card_points @ np.linalg.pinv(window_points)
     mapping.setflags(write=False)
     return mapping
 
