@@ -163,12 +163,14 @@ class CardReader:
         """`self.close_look_side` when the surely found index corners imply cards shorter than
         `CLOSE_LOOK_CARD_PX` (their median) in the detector's own input; None (its own size)
         otherwise, or when none is sure or the detector export takes one size only."""
+        if not self.detector.resizable or self.close_look_side is None:
+            return None
         lengths = [
             card_length(card_from_window(corner.quad, CORNER_WINDOW_MM))
             for corner in corners
             if corner.score >= FAINT_CORNER_SCORE
         ]
-        if not lengths or not self.detector.resizable or self.close_look_side is None:
+        if not lengths:
             return None
         small = float(np.median(lengths)) * boxed[1] < self.close_look_card_px
         return self.close_look_side if small else None
@@ -332,14 +334,13 @@ def _with_index_readings(
     cards = list(cards)
     own = [_own_windows(card, window_mm) for card in cards]
     for reading, window in readings:
-        box = _Window.of(window).box
+        read_window = _Window.of(window)
         same = next(
             (
                 (number, corner)
                 for number, windows in enumerate(own)
                 for corner, own_window in enumerate(windows)
-                if own_window.meets(box)
-                and intersection_over_union(own_window.quad, window) > SAME_WINDOW_IOU
+                if own_window.overlaps(read_window, SAME_WINDOW_IOU)
             ),
             None,
         )
@@ -371,9 +372,13 @@ class _Window(NamedTuple):
         (left, top), (right, bottom) = quad.min(axis=0).tolist(), quad.max(axis=0).tolist()
         return cls(quad, (left, top, right, bottom))
 
-    def meets(self, box: tuple[float, float, float, float]) -> bool:
+    def overlaps(self, other: _Window, iou_min: float) -> bool:
+        """Whether the two windows' intersection over union exceeds `iou_min`."""
         left, top, right, bottom = self.box
-        return left <= box[2] and box[0] <= right and top <= box[3] and box[1] <= bottom
+        other_left, other_top, other_right, other_bottom = other.box
+        if other_right < left or right < other_left or other_bottom < top or bottom < other_top:
+            return False
+        return intersection_over_union(self.quad, other.quad) > iou_min
 
 
 def _own_windows(card: CardDetection, window_mm: tuple[float, float]) -> tuple[_Window, ...]:
