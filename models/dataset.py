@@ -75,12 +75,14 @@ def render_dataset(
     truetype: int = 0,
     count_spreads: float = SceneMix().count_spread_probability,
     hand_fans: float = SceneMix().hand_fan_weight,
+    tight_fans: float = SceneMix().tight_fan_share,
     cast_shadows: float = 0.0,
 ) -> None:
     """Renders of the train decks, the built-in design, `procedural` seeded Hershey designs
     and `truetype` seeded designs in real typefaces (`typefaces.available()` must be True);
     `count_spreads` is the share of end-of-round count scenes, `hand_fans` the weight of
-    face-up hands fanned sideways among the piles (`SceneMix`), `cast_shadows` the share of
+    face-up hands fanned sideways among the piles (`SceneMix`), `tight_fans` the share of those
+    fanned tightly, `cast_shadows` the share of
     frames half in someone's shadow."""
     folders, back_files = shared_decks(shared)
     decks = [load_design(folder) for folder in folders] + [builtin_design()]
@@ -91,7 +93,11 @@ def render_dataset(
     settings = TrainingSettings(
         size=size,
         card_length_px=(50.0 * scale, 400.0 * scale),
-        scene_mix=SceneMix(count_spread_probability=count_spreads, hand_fan_weight=hand_fans),
+        scene_mix=SceneMix(
+            count_spread_probability=count_spreads,
+            hand_fan_weight=hand_fans,
+            tight_fan_share=tight_fans,
+        ),
         cast_shadow_probability=cast_shadows,
     )
     log.info("rendering %d images from %d designs and %d backs", count, len(decks), len(backs))

@@ -289,6 +289,7 @@ def command_data(args: argparse.Namespace) -> None:
         truetype=args.truetype,
         count_spreads=args.count_spreads,
         hand_fans=args.hand_fans,
+        tight_fans=args.tight_fans,
         cast_shadows=args.cast_shadows,
     )
 
@@ -417,6 +418,7 @@ def command_all(args: argparse.Namespace) -> None:
                 truetype=args.truetype,
                 count_spreads=SceneMix().count_spread_probability,
                 hand_fans=SceneMix().hand_fan_weight,
+                tight_fans=SceneMix().tight_fan_share,
                 cast_shadows=args.cast_shadows,
             ),
         ),
@@ -512,6 +514,14 @@ def main(argv: list[str] | None = None) -> None:
         metavar="WEIGHT",
         help="weight of face-up hands fanned sideways among the piles (default %(default)s; "
         "0 gives the scenes of renders made before them)",
+    )
+    data.add_argument(
+        "--tight-fans",
+        type=float,
+        default=SceneMix().tight_fan_share,
+        metavar="SHARE",
+        help="share of those hands fanned 5-9 mm apart and stepped down the card, as bridge "
+        "hands are photographed (default %(default)s, the scenes of renders made before)",
     )
     data.add_argument(
         "--cast-shadows",

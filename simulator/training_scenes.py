@@ -29,6 +29,10 @@ class SceneMix:
     hand_fan_weight: float = 0.15
     """Relative frequency, beside `pile_weights`, of a face-up hand fanned sideways; with 0 the
     scenes are exactly those of renders made before hand fans."""
+    tight_fan_share: float = 0.0
+    """Share of hand fans laid `TIGHT_FAN_STEP_MM` apart and stepped down the card as well, as
+    bridge hands are often photographed: a strip narrower than the index window shows of each
+    card. With 0 the scenes are exactly those of renders made before tight fans."""
     face_down_single_share: float = 0.3
     max_hands: int = 2
     hand_probability: float = 0.5
@@ -79,21 +83,35 @@ def _sideways(angle: float) -> np.ndarray:
     return np.array([math.cos(a), -math.sin(a)])
 
 
+HAND_FAN_STEP_MM = (9.0, 26.0)
+"""Range of the sideways step between the cards of a hand fan."""
+TIGHT_FAN_STEP_MM = (5.0, 9.0)
+"""Range of the sideways step of a tight fan (`SceneMix.tight_fan_share`)."""
+TIGHT_FAN_DROP = (-0.6, 0.6)
+"""Range of a tight fan's step down the card, as a share of its sideways step."""
+
+
 def _hand_fan(
-    dealer: _Dealer, at: np.ndarray, angle: float, rng: np.random.Generator
+    dealer: _Dealer, at: np.ndarray, angle: float, rng: np.random.Generator, tight_share: float
 ) -> list[CardPose]:
     """Face-up cards laid side by side, each covering all but a strip of the last one with
     its index, turning a little from card to card: a hand spread on the table (as bridge
-    deals are photographed)."""
+    deals are photographed); a share of them tight, each step also a little down the card."""
     seat = int(rng.integers(len(dealer.decks)))
-    step, turn = rng.uniform(9, 26), rng.uniform(-5, 5)
+    step, turn = rng.uniform(*HAND_FAN_STEP_MM), rng.uniform(-5, 5)
+    drop = 0.0
+    # Drawn only when asked for, so that renders made before tight fans stay reproducible.
+    if tight_share > 0 and rng.random() < tight_share:
+        step = rng.uniform(*TIGHT_FAN_STEP_MM)
+        drop = step * rng.uniform(*TIGHT_FAN_DROP)
     cards = []
     for i in range(int(rng.integers(3, 14))):
         drawn = dealer.draw(seat)
         if drawn is None:
             break
         card_angle = angle + turn * i + float(rng.normal(0, 1.5))
-        pos = at + step * i * _sideways(angle + turn * i / 2) + rng.normal(0, 1.0, 2)
+        bend = angle + turn * i / 2
+        pos = at + step * i * _sideways(bend) + drop * i * _along(bend) + rng.normal(0, 1.0, 2)
         cards.append(CardPose(drawn[0], drawn[1], float(pos[0]), float(pos[1]), card_angle, True))
     return cards
 
@@ -283,7 +301,7 @@ def random_scene(
         lambda at, a: _spread(dealer, at, a, rng),
         lambda at, a: _single(dealer, at, a, rng, mix.face_down_single_share),
         lambda at, a: _nerts_pile(dealer, at, a, rng),
-        lambda at, a: _hand_fan(dealer, at, a, rng),
+        lambda at, a: _hand_fan(dealer, at, a, rng, mix.tight_fan_share),
     ]
     cards: list[CardPose] = []
     layout_mm = table_for_seats(n_seats)
