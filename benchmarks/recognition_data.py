@@ -34,18 +34,22 @@ class TruthCard:
     visible_share: float = 1.0
 
 
+FIRST_SCENES = SceneMix(count_spread_probability=0.0, hand_fan_weight=0.0)
+"""The scenes of the first measurements, kept so that figures compare across sessions
+(count spreads and hand fans came later; bidly measures fanned hands on real photos).
+The cards changed once: since commit 61fcc75 back images are printed as opaque cards,
+so face-down figures from before it are not comparable."""
+HAND_FAN_SCENES = SceneMix(count_spread_probability=0.0, hand_fan_weight=1.0, tight_fan_share=0.5)
+"""Scenes where half the piles are hands fanned on the table, half of those tightly."""
+
+
 def render_val(
-    out: Path, shared: Path, count: int, seed: int
+    out: Path, shared: Path, count: int, seed: int, scenes: SceneMix = FIRST_SCENES
 ) -> list[tuple[Path, list[TruthCard]]]:
     """Renders of decks/val designs (never trained on), with their labelled cards."""
     folders = sorted(p for p in (shared / "decks" / "val").iterdir() if (p / "AS.png").is_file())
     decks = [load_design(p) for p in folders]
     backs = [back_from_spec(str(p)) for p in sorted((shared / "decks" / "backs").glob("*.png"))]
-    # The scenes of the first measurements, kept so that figures compare across sessions
-    # (count spreads and hand fans came later; bidly measures fanned hands on real photos).
-    # The cards changed once: since commit 61fcc75 back images are printed as opaque cards,
-    # so face-down figures from before it are not comparable.
-    scenes = SceneMix(count_spread_probability=0.0, hand_fan_weight=0.0)
     settings = TrainingSettings(size=(1280, 720), val_fraction=0.0, scene_mix=scenes)
     generate_dataset(out, count, seed, decks, backs, settings=settings, progress=False)
     samples = []
