@@ -288,7 +288,7 @@ def main() -> None:
         "--val-fans",
         action="store_true",
         help="also measure val renders where half the piles are hands fanned on the table, half "
-        "of those tightly, as bridge hands are photographed (seed 7)",
+        f"of those tightly, as bridge hands are photographed (seed {HAND_FANS_SEED})",
     )
     parser.add_argument("--count-scenes", type=int, default=20)
     parser.add_argument(

@@ -82,8 +82,7 @@ def render_dataset(
     and `truetype` seeded designs in real typefaces (`typefaces.available()` must be True);
     `count_spreads` is the share of end-of-round count scenes, `hand_fans` the weight of
     face-up hands fanned sideways among the piles (`SceneMix`), `tight_fans` the share of those
-    fanned tightly, `cast_shadows` the share of
-    frames half in someone's shadow."""
+    fanned tightly, `cast_shadows` the share of frames half in someone's shadow."""
     folders, back_files = shared_decks(shared)
     decks = [load_design(folder) for folder in folders] + [builtin_design()]
     decks += [procedural_design(seed * 1000 + number) for number in range(procedural)]
