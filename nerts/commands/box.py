@@ -23,6 +23,10 @@ log = logging.getLogger(__name__)
 
 # How long `box send` and `box test` wait, in all, for the box to acknowledge their commands.
 DEFAULT_SEND_TIMEOUT_S = 10.0
+# How often the emulator's main thread wakes while it serves without a keyboard: the kernel may
+# deliver Ctrl-C to the serving thread, and a main thread in a wait without a timeout would then
+# never run Python's handler (the CI once saw the emulator ignore SIGINT for 30 s).
+INTERRUPT_POLL_S = 0.2
 # The colours `box test` lights the seats in, in turn.
 TEST_COLOURS = ("FF0000", "00FF00", "0000FF", "FFFF00", "FF00FF", "00FFFF", "FFFFFF", "FF8000")
 
@@ -211,5 +215,6 @@ def run_emulator(args: argparse.Namespace) -> int:
             display.show("keys: 0-7 seat button, r reset, q quit")
             read_keys(frontend.press_button, frontend.reset, stop, args.seats, sys.stdin)
         else:
-            stop.wait()
+            while not stop.wait(INTERRUPT_POLL_S):
+                pass
     return 0

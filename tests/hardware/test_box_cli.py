@@ -154,3 +154,41 @@ def test_render_shows_lights_display_and_scores() -> None:
     plain = "0●#FF0000 1○ 2◎#00FF00  [hi              ]  scores 1:-4"
     assert render(device.state, colour=False) == plain
     assert "\x1b[38;2;255;0;0m●\x1b[0m" in render(device.state)
+
+
+# The emulator under the command line, with Ctrl-C delivered to its serving thread rather than
+# its main thread (the kernel may pick either): Python runs the handler in the main thread only
+# once that thread wakes.
+CTRL_C_TO_THE_SERVING_THREAD = """
+import signal, sys, threading, time
+from nerts.cli import main
+
+def interrupt_the_serving_thread():
+    while True:
+        serving = [t for t in threading.enumerate() if t.name == "PtyEmulator"]
+        if serving and serving[0].ident is not None:
+            break
+        time.sleep(0.01)
+    time.sleep(0.3)
+    signal.pthread_kill(serving[0].ident, signal.SIGINT)
+
+threading.Thread(target=interrupt_the_serving_thread, daemon=True).start()
+sys.exit(main(["box-emulator", "--pty", "--no-colour"]))
+"""
+
+
+def test_box_emulator_stops_on_ctrl_c_whichever_thread_receives_it() -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-c", CTRL_C_TO_THE_SERVING_THREAD],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.wait(timeout=EXIT_WAIT_S) == INTERRUPTED
+        assert process.stderr is not None and "interrupted" in process.stderr.read()
+    finally:
+        process.kill()
+        if process.stderr:
+            process.stderr.close()
