@@ -92,9 +92,16 @@ EXIT_WAIT_S = 30
 INTERRUPTED = 130
 
 
+# Python's own Ctrl-C handler, for children: a shell that runs the suite in the background hands
+# them SIGINT ignored, and Python then leaves it ignored.
+WITH_CTRL_C = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+NERTS_WITH_CTRL_C = WITH_CTRL_C + "import runpy; runpy.run_module('nerts', run_name='__main__')"
+EMULATOR_ARGUMENTS = ("box-emulator", "--pty", "--no-colour", "--seats", "3")
+
+
 def test_box_emulator_command_serves_a_pty() -> None:
     process = subprocess.Popen(
-        [sys.executable, "-m", "nerts", "box-emulator", "--pty", "--no-colour", "--seats", "3"],
+        [sys.executable, "-c", NERTS_WITH_CTRL_C, *EMULATOR_ARGUMENTS],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         text=True,
@@ -179,7 +186,7 @@ sys.exit(main(["box-emulator", "--pty", "--no-colour"]))
 
 def test_box_emulator_stops_on_ctrl_c_whichever_thread_receives_it() -> None:
     process = subprocess.Popen(
-        [sys.executable, "-c", CTRL_C_TO_THE_SERVING_THREAD],
+        [sys.executable, "-c", WITH_CTRL_C + CTRL_C_TO_THE_SERVING_THREAD],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
