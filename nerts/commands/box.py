@@ -25,7 +25,7 @@ log = logging.getLogger(__name__)
 DEFAULT_SEND_TIMEOUT_S = 10.0
 # How often the emulator's main thread wakes while it serves without a keyboard: the kernel may
 # deliver Ctrl-C to the serving thread, and a main thread in a wait without a timeout would then
-# never run Python's handler (the CI once saw the emulator ignore SIGINT for 30 s).
+# never run Python's handler.
 INTERRUPT_POLL_S = 0.2
 # The colours `box test` lights the seats in, in turn.
 TEST_COLOURS = ("FF0000", "00FF00", "0000FF", "FFFF00", "FF00FF", "00FFFF", "FFFFFF", "FF8000")
