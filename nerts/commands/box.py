@@ -23,9 +23,9 @@ log = logging.getLogger(__name__)
 
 # How long `box send` and `box test` wait, in all, for the box to acknowledge their commands.
 DEFAULT_SEND_TIMEOUT_S = 10.0
-# How often the emulator's main thread wakes while it serves without a keyboard: the kernel may
-# deliver Ctrl-C to the serving thread, and a main thread in a wait without a timeout would then
-# never run Python's handler.
+# How often the main thread wakes while it waits (for acknowledgements, or while the emulator
+# serves without a keyboard): the kernel may deliver Ctrl-C to another thread (the driver's
+# reader, the emulator's server), and Python runs its handler only once the main thread wakes.
 INTERRUPT_POLL_S = 0.2
 # The colours `box test` lights the seats in, in turn.
 TEST_COLOURS = ("FF0000", "00FF00", "0000FF", "FFFF00", "FF00FF", "00FFFF", "FFFFFF", "FF8000")
@@ -144,9 +144,18 @@ def _read_commands(args: argparse.Namespace) -> list[str]:
     return commands
 
 
+def _wait_interruptibly(deliveries: list[Delivery], timeout: float) -> None:
+    """`concurrent.futures.wait` in steps of `INTERRUPT_POLL_S`, so that Ctrl-C stops it at once."""
+    deadline = time.monotonic() + timeout
+    pending = [delivery for delivery in deliveries if not delivery.done()]
+    while pending and (left := deadline - time.monotonic()) > 0:
+        wait(pending, timeout=min(INTERRUPT_POLL_S, left))
+        pending = [delivery for delivery in pending if not delivery.done()]
+
+
 def _report(driver: BoxDriver, deliveries: list[Delivery], texts: list[str], timeout: float) -> int:
     """Wait for the deliveries; say what failed; 0 only if every command was acknowledged."""
-    wait(deliveries, timeout=timeout)
+    _wait_interruptibly(deliveries, timeout)
     failed = 0
     for text, delivery in zip(texts, deliveries, strict=True):
         if not delivery.done():

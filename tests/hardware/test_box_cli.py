@@ -163,30 +163,38 @@ def test_render_shows_lights_display_and_scores() -> None:
     assert "\x1b[38;2;255;0;0m●\x1b[0m" in render(device.state)
 
 
-# The emulator under the command line, with Ctrl-C delivered to its serving thread rather than
-# its main thread (the kernel may pick either): Python runs the handler in the main thread only
-# once that thread wakes.
-CTRL_C_TO_THE_SERVING_THREAD = """
-import signal, sys, threading, time
+# A command with a helper thread, Ctrl-C delivered to that thread rather than the main thread
+# (the kernel may pick either): Python runs the handler in the main thread only once that thread
+# wakes. Without waking, `box send` would wait out its --timeout of a minute.
+CTRL_C_TO_A_HELPER_THREAD = """
+import signal, socket, sys, threading, time
 from nerts.cli import main
 
-def interrupt_the_serving_thread():
+def interrupt(thread_name_start):
     while True:
-        serving = [t for t in threading.enumerate() if t.name == "PtyEmulator"]
-        if serving and serving[0].ident is not None:
+        helper = [t for t in threading.enumerate() if t.name.startswith(thread_name_start)]
+        if helper and helper[0].ident is not None:
             break
         time.sleep(0.01)
     time.sleep(0.3)
-    signal.pthread_kill(serving[0].ident, signal.SIGINT)
+    signal.pthread_kill(helper[0].ident, signal.SIGINT)
 
-threading.Thread(target=interrupt_the_serving_thread, daemon=True).start()
-sys.exit(main(["box-emulator", "--pty", "--no-colour"]))
+silent = socket.create_server(("127.0.0.1", 0))  # takes the connection, never answers
+commands = {
+    "emulator": (["box-emulator", "--pty", "--no-colour"], "PtyEmulator"),
+    "send": (["box", "send", "--port", f"socket://127.0.0.1:{silent.getsockname()[1]}",
+              "--timeout", "60", "BUZZ BEEP"], "box socket://"),
+}
+arguments, thread_name_start = commands[sys.argv[1]]
+threading.Thread(target=interrupt, args=(thread_name_start,), daemon=True).start()
+sys.exit(main(arguments))
 """
 
 
-def test_box_emulator_stops_on_ctrl_c_whichever_thread_receives_it() -> None:
+@pytest.mark.parametrize("command", ["emulator", "send"])
+def test_ctrl_c_stops_whichever_thread_receives_it(command: str) -> None:
     process = subprocess.Popen(
-        [sys.executable, "-c", WITH_CTRL_C + CTRL_C_TO_THE_SERVING_THREAD],
+        [sys.executable, "-c", WITH_CTRL_C + CTRL_C_TO_A_HELPER_THREAD, command],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
