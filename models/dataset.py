@@ -73,25 +73,20 @@ def render_dataset(
     *,
     procedural: int = 0,
     truetype: int = 0,
-    packaged_typefaces: bool = False,
     count_spreads: float = SceneMix().count_spread_probability,
     hand_fans: float = SceneMix().hand_fan_weight,
     tight_fans: float = SceneMix().tight_fan_share,
     cast_shadows: float = 0.0,
 ) -> None:
     """Renders of the train decks, the built-in design, `procedural` seeded Hershey designs
-    and `truetype` seeded designs in real typefaces (`typefaces.available()` must be True;
-    `packaged_typefaces` adds the font packages' faces to theirs);
+    and `truetype` seeded designs in real typefaces (`typefaces.available()` must be True);
     `count_spreads` is the share of end-of-round count scenes, `hand_fans` the weight of
     face-up hands fanned sideways among the piles (`SceneMix`), `tight_fans` the share of those
     fanned tightly, `cast_shadows` the share of frames half in someone's shadow."""
     folders, back_files = shared_decks(shared)
     decks = [load_design(folder) for folder in folders] + [builtin_design()]
     decks += [procedural_design(seed * 1000 + number) for number in range(procedural)]
-    decks += [
-        truetype_design(seed * 1000 + TRUETYPE_SEEDS + number, packaged_typefaces)
-        for number in range(truetype)
-    ]
+    decks += [truetype_design(seed * 1000 + TRUETYPE_SEEDS + number) for number in range(truetype)]
     backs = [back_from_spec(str(path)) for path in back_files]
     scale = size[0] / 1280
     settings = TrainingSettings(

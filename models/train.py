@@ -287,7 +287,6 @@ def command_data(args: argparse.Namespace) -> None:
         size,
         procedural=args.procedural,
         truetype=args.truetype,
-        packaged_typefaces=args.packaged_typefaces,
         count_spreads=args.count_spreads,
         hand_fans=args.hand_fans,
         tight_fans=args.tight_fans,
@@ -417,7 +416,6 @@ def command_all(args: argparse.Namespace) -> None:
                 shared=args.shared,
                 procedural=args.procedural,
                 truetype=args.truetype,
-                packaged_typefaces=False,
                 count_spreads=SceneMix().count_spread_probability,
                 hand_fans=SceneMix().hand_fan_weight,
                 tight_fans=SceneMix().tight_fan_share,
@@ -500,12 +498,6 @@ def main(argv: list[str] | None = None) -> None:
         metavar="N",
         help="also draw N seeded designs in real typefaces (simulator/typefaces.py; needs the "
         "train extra's matplotlib fonts)",
-    )
-    data.add_argument(
-        "--packaged-typefaces",
-        action="store_true",
-        help="draw the --truetype designs' ranks also in the faces of the font packages "
-        "(simulator/typefaces.py PACKAGED_TYPEFACES; the train extra installs them)",
     )
     data.add_argument(
         "--count-spreads",

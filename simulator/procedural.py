@@ -26,7 +26,7 @@ from simulator.faces import (
 )
 from simulator.glyphs import paint_mask, suit_mask, text_mask
 from simulator.scene import CARD_HEIGHT_MM, CARD_WIDTH_MM
-from simulator.typefaces import SUIT_TYPEFACES, rank_typefaces, suit_glyph_mask, truetype_mask
+from simulator.typefaces import RANK_TYPEFACES, SUIT_TYPEFACES, suit_glyph_mask, truetype_mask
 
 HERSHEY_FACES = (
     cv2.FONT_HERSHEY_SIMPLEX,
@@ -82,7 +82,7 @@ class IndexStyle:
     inks: dict[str, tuple[int, int, int]]
     stock: tuple[int, int, int]
     typeface: str | None = None
-    """A TrueType face (`typefaces.rank_typefaces`) for the ranks; None: the Hershey `font`."""
+    """A TrueType file (`typefaces.RANK_TYPEFACES`) for the ranks; None: the Hershey `font`."""
     suit_typeface: str | None = None
     """A TrueType file for the suits; None: the geometric suits of `glyphs.suit_mask`."""
     emboldening: float = 0.0
@@ -213,18 +213,16 @@ def procedural_design(seed: int) -> CardDesign:
     return _design(f"procedural-{seed}", _style(np.random.default_rng(seed)))
 
 
-def truetype_design(seed: int, packaged_typefaces: bool = False) -> CardDesign:
+def truetype_design(seed: int) -> CardDesign:
     """One design in a TrueType face, the same for the same seed (`typefaces.available()`
-    must be True); with `packaged_typefaces` its ranks may also be drawn in the faces of the
-    font packages (`typefaces.PACKAGED_TYPEFACES`)."""
-    faces = rank_typefaces(packaged_typefaces)
+    must be True)."""
     rng = np.random.default_rng(seed)
     style = _style(rng)
     suits = rng.integers(len(SUIT_TYPEFACES))
     emboldening = rng.uniform(0.0, MAX_EMBOLDENING)
     style = replace(
         style,
-        typeface=faces[rng.integers(len(faces))],
+        typeface=RANK_TYPEFACES[rng.integers(len(RANK_TYPEFACES))],
         suit_typeface=None if rng.random() < GEOMETRIC_SUIT_SHARE else SUIT_TYPEFACES[suits],
         emboldening=emboldening if rng.random() < EMBOLDENED_SHARE else 0.0,
     )

@@ -40,18 +40,6 @@ RANK_TYPEFACES = (
     "cmti10.ttf",
 )
 """Faces with Latin digits and capitals at their usual code points."""
-PACKAGED_TYPEFACES = (
-    "font_roboto",
-    "font_source_sans_pro",
-    "font_source_serif_pro",
-    "font_caladea",
-    "font_fredoka_one",
-    "font_amatic_sc",
-)
-"""Python packages of the `fonts` project whose TrueType files (`files/*.ttf`: every weight,
-from hairline to black, in sans, serif, rounded and hand-lettered faces) widen the rank faces
-when asked for (`rank_typefaces(packaged=True)`): the train extra installs them. Named
-`package/file.ttf`."""
 SUIT_TYPEFACES = ("DejaVuSans.ttf", "STIXGeneral.ttf")
 """Faces whose suit symbols differ in shape (DejaVu's faces share one set)."""
 SUIT_CHARACTERS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
@@ -62,31 +50,6 @@ box: large enough that the reduction anti-aliases the edges."""
 
 def available() -> bool:
     return all(importlib.util.find_spec(name) is not None for name in ("PIL", "matplotlib"))
-
-
-@lru_cache(maxsize=2)
-def rank_typefaces(packaged: bool = False) -> tuple[str, ...]:
-    """`RANK_TYPEFACES`, and with `packaged` those of every `PACKAGED_TYPEFACES` package."""
-    if not packaged:
-        return RANK_TYPEFACES
-    return RANK_TYPEFACES + tuple(
-        f"{package}/{path.name}"
-        for package in PACKAGED_TYPEFACES
-        for path in sorted(_package_fonts(package).glob("*.ttf"))
-    )
-
-
-def _typeface_file(typeface: str) -> Path:
-    """A face's file: `package/file.ttf` in a `PACKAGED_TYPEFACES` package, else matplotlib's."""
-    package, _, name = typeface.rpartition("/")
-    return (_package_fonts(package) if package else _font_folder()) / name
-
-
-def _package_fonts(package: str) -> Path:
-    spec = importlib.util.find_spec(package)
-    if spec is None or spec.origin is None:
-        raise RuntimeError(f"typeface package {package} is missing: pip install -e '.[train]'")
-    return Path(spec.origin).parent / "files"
 
 
 def _font_folder() -> Path:
@@ -117,7 +80,7 @@ def truetype_mask(
     from PIL import Image, ImageDraw, ImageFont  # noqa: PLC0415 (the train extra only)
 
     size = bitmap_size or DRAW_PX * SUPERSAMPLE
-    font = ImageFont.truetype(str(_typeface_file(typeface)), size)
+    font = ImageFont.truetype(str(_font_folder() / typeface), size)
     stroke = 1 if bitmap_size and bold_bitmap else round(emboldening * size)
     canvas = Image.new("L", (size * (len(text) + 1) + 4 * stroke, 2 * size + 4 * stroke), 0)
     draw = ImageDraw.Draw(canvas)

@@ -5,7 +5,6 @@ are skipped (CI installs the extra)."""
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable
 
 import numpy as np
@@ -16,11 +15,6 @@ from simulator.faces import ALL_CARDS, FACE_SIZE, CardDesign
 from simulator.procedural import procedural_design, truetype_design
 
 needs_fonts = pytest.mark.skipif(not typefaces.available(), reason="needs pillow and matplotlib")
-needs_font_packages = pytest.mark.skipif(
-    not typefaces.available()
-    or any(importlib.util.find_spec(package) is None for package in typefaces.PACKAGED_TYPEFACES),
-    reason="needs the train extra's font packages",
-)
 DESIGN_KINDS = [
     pytest.param(procedural_design, id="hershey"),
     pytest.param(truetype_design, id="truetype", marks=needs_fonts),
@@ -126,29 +120,3 @@ def test_some_truetype_designs_print_in_pale_inks() -> None:
     levels = [ink_darkness(seed) for seed in range(40)]
     assert min(levels) < 60
     assert max(levels) > 100
-
-
-def test_designs_keep_matplotlib_faces_unless_asked_for_the_packaged_ones() -> None:
-    assert typefaces.rank_typefaces() == typefaces.RANK_TYPEFACES
-
-
-@needs_font_packages
-def test_packaged_typefaces_come_from_every_package_and_draw_the_ranks_apart() -> None:
-    faces = typefaces.rank_typefaces(packaged=True)
-    assert faces[: len(typefaces.RANK_TYPEFACES)] == typefaces.RANK_TYPEFACES
-    added = faces[len(typefaces.RANK_TYPEFACES) :]
-    assert {face.partition("/")[0] for face in added} == set(typefaces.PACKAGED_TYPEFACES)
-    for face in added:
-        two, eight = (typefaces.truetype_mask(rank, 30, 40, face) for rank in ("2", "8"))
-        assert two.max() > 0.5 and np.abs(two - eight).mean() > 0.05, face
-
-
-@needs_font_packages
-def test_packaged_typefaces_draw_other_ranks_from_the_same_seed() -> None:
-    pairs = [(truetype_design(seed), truetype_design(seed, True)) for seed in range(12)]
-    # The face is drawn from a longer list, so most seeds pick another one.
-    differ = [
-        not np.array_equal(plain.faces["2S"], packaged.faces["2S"]) for plain, packaged in pairs
-    ]
-    assert sum(differ) >= 6
-    assert all(set(packaged.faces) == set(ALL_CARDS) for _, packaged in pairs)
