@@ -8,7 +8,13 @@ import pytest
 from models import CARDS_ONNX, CORNERS_ONNX
 from vision.geometry import CARD_CORNERS_MM, CARD_HEIGHT_MM, card_length, card_window
 from vision.identify import CLOSE_LOOK_CARD_PX, CLOSE_LOOK_SIDE, CardReader
-from vision.onnx_models import CORNER_WINDOW_MM, DETECTION_SCORE_MIN, CardDetector, RawCard
+from vision.onnx_models import (
+    CORNER_WINDOW_MM,
+    DETECTION_SCORE_MIN,
+    LETTERBOX_GREY,
+    CardDetector,
+    RawCard,
+)
 
 PHOTO = np.zeros((720, 1280, 3), np.uint8)
 
@@ -27,6 +33,15 @@ def test_the_card_detector_sees_its_own_square_or_pads_a_closer_look_to_its_stri
     tensor, scale, pad = detector.letterbox(PHOTO, 640)
     # 640 x 360, padded to 384 rows: the next multiple of the stride, 32.
     assert tensor.shape == (1, 3, 384, 640) and scale == 0.5 and pad.tolist() == [0, 12]
+
+
+def test_a_photo_goes_in_as_rgb_planes_from_0_to_1() -> None:
+    photo = np.full((720, 1280, 3), (10, 20, 30), np.uint8)  # blue, green, red
+    tensor, _, pad = CardDetector(CARDS_ONNX).letterbox(photo)
+    assert tensor.dtype == np.float32 and tensor.flags.c_contiguous
+    rgb = np.float32([30, 20, 10]) / np.float32(255)
+    assert np.array_equal(tensor[0, :, int(pad[1]) + 100, 200], rgb)
+    assert np.array_equal(tensor[0, :, 0, 0], np.float32([LETTERBOX_GREY] * 3) / np.float32(255))
 
 
 def test_an_export_of_one_size_takes_no_other() -> None:
