@@ -13,6 +13,7 @@ import math
 import statistics
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -55,6 +56,24 @@ Reader = Callable[[np.ndarray], list[CardDetection]]
 
 HAND_FANS_SEED = 7
 """Seed of the val renders in hand fans (`--val-fans`)."""
+LENGTH_GROUPS_PX = (80, 120)
+"""Card lengths in the photo at which the val figures are broken down (README's advice)."""
+WHOLE_SHARE = 0.95
+"""A card showing this share of itself or more counts as lying whole in the breakdown."""
+
+
+def _group_names() -> tuple[str, ...]:
+    """The breakdown's groups, in the order printed: card lengths, then how the card lies."""
+    short, long = LENGTH_GROUPS_PX
+    lengths = (f"under {short} px", f"{short}-{long - 1} px", f"{long} px and longer")
+    return (*lengths, "lying whole", "partly covered")
+
+
+def _groups(card: TruthCard) -> tuple[str, str]:
+    """The breakdown groups of a card: its length in the photo, and whether it lies whole."""
+    names = _group_names()
+    size = names[sum(card_length(card.quad) >= edge for edge in LENGTH_GROUPS_PX)]
+    return size, names[3] if card.visible_share >= WHOLE_SHARE else names[4]
 
 
 def val_designs(read: Reader, count: int, fans: bool = False) -> None:
@@ -68,6 +87,8 @@ def val_designs(read: Reader, count: int, fans: bool = False) -> None:
         else:
             samples = render_val(Path(folder), SHARED, count, seed=123)
         named = to_name = right = names_right = 0
+        group_total: Counter[str] = Counter()
+        group_right: Counter[str] = Counter()
         down_found = down_total = down_extra = 0
         for path, truth in samples:
             found = read(cv2.imread(str(path)))
@@ -76,7 +97,10 @@ def val_designs(read: Reader, count: int, fans: bool = False) -> None:
                 matched = best is not None and iou(best.quad, card.quad) > MATCH_OVERLAP
                 if card.face_up and card.index_visible:
                     to_name += 1
-                    right += matched and best.card == card.card  # type: ignore[union-attr]
+                    named_right = matched and best.card == card.card  # type: ignore[union-attr]
+                    right += named_right
+                    group_total.update(_groups(card))
+                    group_right.update(_groups(card) if named_right else ())
                 elif not card.face_up:
                     down_total += 1
                     down_found += matched and not best.face_up  # type: ignore[union-attr]
@@ -97,6 +121,15 @@ def val_designs(read: Reader, count: int, fans: bool = False) -> None:
         f"cards whose index is too covered to be labelled as wrong: {right / max(1, named):.1%}); "
         f"face-down found {down_found}/{down_total} = {down_found / max(1, down_total):.1%} "
         f"(target 100%; {down_extra} face-down reports on no card or on a card reported already)"
+    )
+    print(
+        "  named right, by card: "
+        + "; ".join(
+            f"{group} {group_right[group]}/{group_total[group]} "
+            f"= {group_right[group] / group_total[group]:.0%}"
+            for group in _group_names()
+            if group_total[group]
+        )
     )
 
 
