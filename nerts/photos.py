@@ -13,6 +13,8 @@ MAX_MEGAPIXELS = 64
 
 
 def read_photo(path: Path) -> np.ndarray:
+    if path.is_dir():
+        raise UserError(f"{path} is a folder: give the photos in it, e.g. {path / '*.jpg'}")
     if not path.is_file():
         raise UserError(f"image not found: {path}")
     image = cv2.imread(str(path), cv2.IMREAD_COLOR)

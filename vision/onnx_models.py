@@ -49,8 +49,17 @@ def _session(path: Path):  # type: ignore[no-untyped-def]
     options.log_severity_level = 3
     try:
         return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-    except (RuntimeError, OSError, ValueError) as error:  # onnxruntime errors are RuntimeErrors
+    except (RuntimeError, OSError, ValueError, *_onnxruntime_load_errors()) as error:
         raise ModelFileError(f"cannot load model {path}: {error}") from None
+
+
+def _onnxruntime_load_errors() -> tuple[type[Exception], ...]:
+    """What onnxruntime raises for a file that is no model (a truncated download, a Git LFS
+    pointer): its own classes, derived from Exception alone, not RuntimeError."""
+    from onnxruntime.capi import onnxruntime_pybind11_state as state  # noqa: PLC0415
+
+    names = ("Fail", "InvalidArgument", "InvalidGraph", "InvalidProtobuf", "NoSuchFile")
+    return tuple(getattr(state, name) for name in names if hasattr(state, name))
 
 
 def _names(session) -> list[str]:  # type: ignore[no-untyped-def]

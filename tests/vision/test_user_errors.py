@@ -1,0 +1,73 @@
+"""`identify` and `count` on bad input: exit status 2 and one line naming the file, no traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+import nerts.commands.identify as identify_command
+from nerts.cli import main
+from vision.onnx_models import CardDetector, IndexClassifier, ModelFileError
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    photo, back, text = tmp_path / "table.png", tmp_path / "back.png", tmp_path / "notes.jpg"
+    cv2.imwrite(str(photo), np.full((72, 128, 3), 90, np.uint8))
+    cv2.imwrite(str(back), np.full((88, 63, 3), (200, 40, 40), np.uint8))
+    text.write_text("not a picture")
+    return {"photo": photo, "back": back, "text": text, "folder": tmp_path}
+
+
+CASES = {
+    "missing photo": (["identify", "{folder}/gone.jpg"], "image not found: {folder}/gone.jpg"),
+    "a folder": (["identify", "{folder}"], "{folder} is a folder: give the photos in it"),
+    "not a picture": (["identify", "{text}"], "cannot read image {text}"),
+    "count, not a picture": (
+        ["count", "{text}", "--backs", "a={back}"],
+        "cannot read image {text}",
+    ),
+    "back without a name": (["count", "{photo}", "--backs", "{back}"], "--backs takes NAME=IMAGE"),
+    "missing reference": (
+        ["count", "{photo}", "--backs", "a={folder}/gone.png"],
+        "back 'a': reference image not found: {folder}/gone.png",
+    ),
+    "reference not a picture": (
+        ["count", "{photo}", "--backs", "a={text}"],
+        "cannot read image {text}",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_bad_input_is_one_line_naming_it(
+    case: str, files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    arguments, message = CASES[case]
+    assert main([argument.format(**files) for argument in arguments]) == 2
+    error = capsys.readouterr().err
+    assert message.format(**files) in error
+    assert error.count("\n") == 1 and "Traceback" not in error
+
+
+def test_a_missing_or_broken_model_file_is_named(tmp_path: Path) -> None:
+    with pytest.raises(ModelFileError, match=f"model file not found: {tmp_path / 'gone.onnx'}"):
+        CardDetector(tmp_path / "gone.onnx")
+    broken = tmp_path / "broken.onnx"
+    broken.write_bytes(b"not a model")
+    with pytest.raises(ModelFileError, match=f"cannot load model {broken}"):
+        IndexClassifier(broken)
+
+
+def test_identify_reports_a_missing_model_as_a_user_error(
+    files: dict[str, Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def no_model() -> None:
+        raise ModelFileError("model file not found: models/cards.onnx (it is committed in models/)")
+
+    monkeypatch.setattr(identify_command, "CardReader", no_model)
+    assert main(["identify", str(files["photo"])]) == 2
+    assert "model file not found: models/cards.onnx" in capsys.readouterr().err
