@@ -28,22 +28,24 @@ def read_events(path: Path) -> Iterator[Event]:
 def read_numbered_events(path: Path) -> Iterator[tuple[int, Event]]:
     """Yields (line number, event) pairs, so later errors can still name the line."""
     try:
-        handle = path.open(encoding="utf-8")
+        handle = path.open("rb")
     except OSError as error:
         raise UserError(f"cannot read {path}: {error.strerror or error}") from None
     with handle:
-        line_number = 0
-        try:
-            for line_number, line in enumerate(handle, start=1):
+        # Decoded line by line, not by the text reader's chunks, so that an error names its line.
+        for line_number, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8")
                 if not line.strip():
                     continue
-                yield line_number, event_from_dict(json.loads(line))
-        except json.JSONDecodeError as error:
-            raise UserError(f"{path}:{line_number}: not valid JSON ({error.msg})") from None
-        except RefereeInputError as error:
-            raise UserError(f"{path}:{line_number}: {error}") from None
-        except UnicodeDecodeError:
-            raise UserError(f"{path}:{line_number}: not UTF-8 text") from None
+                event = event_from_dict(json.loads(line))
+            except UnicodeDecodeError:
+                raise UserError(f"{path}:{line_number}: not UTF-8 text") from None
+            except json.JSONDecodeError as error:
+                raise UserError(f"{path}:{line_number}: not valid JSON ({error.msg})") from None
+            except RefereeInputError as error:
+                raise UserError(f"{path}:{line_number}: {error}") from None
+            yield line_number, event
 
 
 class EventWriter:

@@ -65,6 +65,9 @@ def test_not_json_and_missing_file(tmp_path: Path, capsys) -> None:  # type: ign
     assert status == 2 and f"{log}:2: not valid JSON" in err
     status, _, err = run(capsys, "referee", str(tmp_path / "nope.jsonl"))
     assert status == 2 and "cannot read" in err and "nope.jsonl" in err
+    log.write_bytes(b'{"frame": 0, "t": 0, "type": "stuck"}\n\n{"frame": 1, "t": 0.1\xff}\n')
+    status, _, err = run(capsys, "referee", str(log))
+    assert status == 2 and f"{log}:3: not UTF-8 text" in err
 
 
 def test_bad_option_is_a_clear_error(capsys) -> None:  # type: ignore[no-untyped-def]
@@ -108,6 +111,9 @@ def test_scores_errors_do_not_write(tmp_path: Path, capsys) -> None:  # type: ig
     assert game.read_text() == before
     status, _, err = run(capsys, "scores", str(tmp_path / "none.jsonl"))
     assert status == 2 and "start one with 'new --players" in err
+    game.write_bytes(before.encode() + b'{"type": "round", "points": {"0": 3\xff}}\n')
+    status, _, err = run(capsys, "scores", str(game), "add", "Anna=3", "Ben=1")
+    assert status == 2 and f"{game}:2: not UTF-8 text" in err and "Traceback" not in err
 
 
 def test_scores_from_refereed_events(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]

@@ -127,7 +127,7 @@ def _seat_points(values: list[str]) -> dict[str, int]:
 
 def _load(path: Path) -> Scoresheet:
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = path.read_bytes().splitlines()
     except OSError as error:
         hint = " (start one with 'new --players ...')" if not path.exists() else ""
         raise UserError(f"cannot read {path}: {error.strerror or error}{hint}") from None
@@ -135,7 +135,9 @@ def _load(path: Path) -> Scoresheet:
     for number, line in enumerate(lines, start=1):
         if line.strip():
             try:
-                entries.append(json.loads(line))
+                entries.append(json.loads(line.decode("utf-8")))
+            except UnicodeDecodeError:
+                raise UserError(f"{path}:{number}: not UTF-8 text") from None
             except json.JSONDecodeError as error:
                 raise UserError(f"{path}:{number}: not valid JSON ({error.msg})") from None
     return Scoresheet.from_journal(entries)
