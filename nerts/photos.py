@@ -10,6 +10,9 @@ import numpy as np
 from nerts.errors import UserError
 
 MAX_MEGAPIXELS = 64
+MIN_SIDE_PX = 32
+"""Photos narrower or lower than this hold no card the models could find (cards are found
+from about 50 px long); refused with a clear message."""
 
 
 def read_photo(path: Path) -> np.ndarray:
@@ -20,7 +23,13 @@ def read_photo(path: Path) -> np.ndarray:
     image = cv2.imread(str(path), cv2.IMREAD_COLOR)
     if image is None:
         raise UserError(f"cannot read image {path} (not a picture OpenCV can decode)")
-    if image.shape[0] * image.shape[1] > MAX_MEGAPIXELS * 1_000_000:
+    height, width = image.shape[:2]
+    if min(height, width) < MIN_SIDE_PX:
+        raise UserError(
+            f"image {path} is {width} x {height} pixels: too small to show a card "
+            f"(at least {MIN_SIDE_PX} each way)"
+        )
+    if height * width > MAX_MEGAPIXELS * 1_000_000:
         raise UserError(f"image {path} is larger than {MAX_MEGAPIXELS} megapixels")
     return image
 

@@ -164,7 +164,7 @@ class CardDetector:
         """The model's input tensor, and the scale and padding that map it to `image`."""
         scale, (canvas_h, canvas_w) = self._canvas(image, long_side)
         height, width = image.shape[:2]
-        new_w, new_h = round(width * scale), round(height * scale)
+        new_w, new_h = max(1, round(width * scale)), max(1, round(height * scale))
         canvas = np.full((canvas_h, canvas_w, 3), LETTERBOX_GREY, np.uint8)
         left, top = (canvas_w - new_w) // 2, (canvas_h - new_h) // 2
         canvas[top : top + new_h, left : left + new_w] = cv2.resize(

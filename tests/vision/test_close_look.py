@@ -44,6 +44,11 @@ def test_a_photo_goes_in_as_rgb_planes_from_0_to_1() -> None:
     assert np.array_equal(tensor[0, :, 0, 0], np.float32([LETTERBOX_GREY] * 3) / np.float32(255))
 
 
+def test_a_photo_a_pixel_high_still_goes_in() -> None:
+    tensor, scale, _ = CardDetector(CARDS_ONNX).letterbox(np.zeros((1, 5000, 3), np.uint8))
+    assert tensor.shape == (1, 3, 416, 416) and scale == 416 / 5000
+
+
 def test_an_export_of_one_size_takes_no_other() -> None:
     detector = CardDetector(CORNERS_ONNX)
     assert not detector.resizable

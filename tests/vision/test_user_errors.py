@@ -19,13 +19,16 @@ def files(tmp_path: Path) -> dict[str, Path]:
     cv2.imwrite(str(photo), np.full((72, 128, 3), 90, np.uint8))
     cv2.imwrite(str(back), np.full((88, 63, 3), (200, 40, 40), np.uint8))
     text.write_text("not a picture")
-    return {"photo": photo, "back": back, "text": text, "folder": tmp_path}
+    strip = tmp_path / "strip.png"
+    cv2.imwrite(str(strip), np.zeros((1, 5000, 3), np.uint8))
+    return {"photo": photo, "back": back, "text": text, "strip": strip, "folder": tmp_path}
 
 
 CASES = {
     "missing photo": (["identify", "{folder}/gone.jpg"], "image not found: {folder}/gone.jpg"),
     "a folder": (["identify", "{folder}"], "{folder} is a folder: give the photos in it"),
     "not a picture": (["identify", "{text}"], "cannot read image {text}"),
+    "a strip of pixels": (["identify", "{strip}"], "image {strip} is 5000 x 1 pixels: too small"),
     "count, not a picture": (
         ["count", "{text}", "--backs", "a={back}"],
         "cannot read image {text}",
