@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 import cv2
@@ -34,7 +35,19 @@ def read_photo(path: Path) -> np.ndarray:
     return image
 
 
+def picture_path(text: str) -> Path:
+    """An --annotate argument: a path OpenCV can write a picture to, told by its extension
+    (checked before any photo is read, so a mistyped name costs no work)."""
+    if not cv2.haveImageWriter(text):
+        raise argparse.ArgumentTypeError(f"cannot write a picture to {text!r}: name a .png or .jpg")
+    return Path(text)
+
+
 def write_annotated(path: Path, image: np.ndarray) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if not cv2.imwrite(str(path), image):
-        raise UserError(f"cannot write {path} (use a .png or .jpg name)")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        written = cv2.imwrite(str(path), image)
+    except (OSError, cv2.error) as error:
+        raise UserError(f"cannot write {path}: {error}") from None
+    if not written:
+        raise UserError(f"cannot write {path}")

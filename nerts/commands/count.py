@@ -10,7 +10,7 @@ from pathlib import Path
 
 from nerts.commands.identify import load_reader
 from nerts.errors import UserError
-from nerts.photos import read_photo, write_annotated
+from nerts.photos import picture_path, read_photo, write_annotated
 from vision.annotate import annotate
 from vision.backs import BackMatcher, BackReferenceError
 from vision.count import count_backs
@@ -46,7 +46,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="each player's back: a name and an image of that back",
     )
     parser.add_argument("--json", action="store_true", help='print {"NAME": count, ...}')
-    parser.add_argument("--annotate", type=Path, metavar="OUT.png", help="draw each counted card")
+    parser.add_argument(
+        "--annotate", type=picture_path, metavar="OUT.png", help="draw each counted card"
+    )
     parser.set_defaults(handler=run)
 
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from nerts.errors import UserError
-from nerts.photos import read_photo, write_annotated
+from nerts.photos import picture_path, read_photo, write_annotated
 from referee.cards import Card
 from vision.annotate import annotate
 from vision.identify import CardReader
@@ -37,7 +37,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument(
         "--annotate",
-        type=Path,
+        type=picture_path,
         metavar="OUT.png",
         help="draw what was found (with several images: OUT-<n>.png)",
     )
