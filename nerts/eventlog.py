@@ -34,18 +34,30 @@ def read_numbered_events(path: Path) -> Iterator[tuple[int, Event]]:
     with handle:
         # Decoded line by line, not by the text reader's chunks, so that an error names its line.
         for line_number, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            data = json_line(raw, path, line_number)
             try:
-                line = raw.decode("utf-8")
-                if not line.strip():
-                    continue
-                event = event_from_dict(json.loads(line))
-            except UnicodeDecodeError:
-                raise UserError(f"{path}:{line_number}: not UTF-8 text") from None
-            except json.JSONDecodeError as error:
-                raise UserError(f"{path}:{line_number}: not valid JSON ({error.msg})") from None
+                event = event_from_dict(data)
             except RefereeInputError as error:
                 raise UserError(f"{path}:{line_number}: {error}") from None
             yield line_number, event
+
+
+def json_line(raw: bytes, path: Path, line_number: int) -> object:
+    """One line of a JSON Lines file, parsed; errors name the line."""
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UserError(f"{path}:{line_number}: not UTF-8 text") from None
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as error:
+        raise UserError(f"{path}:{line_number}: not valid JSON ({error.msg})") from None
+    except RecursionError:
+        raise UserError(f"{path}:{line_number}: JSON nested too deeply") from None
+    except ValueError:  # Python refuses to convert integers of thousands of digits
+        raise UserError(f"{path}:{line_number}: a number in it is too long") from None
 
 
 class EventWriter:

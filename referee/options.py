@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from referee.errors import RefereeInputError
@@ -28,5 +29,8 @@ class RuleOptions:
             raise RefereeInputError(f"caller bonus must not be negative, got {self.caller_bonus}")
         if not 1 <= self.nerts_pile_size <= 52:
             raise RefereeInputError(f"Nerts pile size must be 1..52, got {self.nerts_pile_size}")
-        if self.in_air_grace_s < 0:
-            raise RefereeInputError(f"in-air grace must not be negative, got {self.in_air_grace_s}")
+        if not 0 <= self.in_air_grace_s < math.inf:  # also refuses NaN
+            raise RefereeInputError(
+                f"in-air grace must be a finite number of seconds, not negative; "
+                f"got {self.in_air_grace_s}"
+            )

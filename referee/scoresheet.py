@@ -26,9 +26,14 @@ class Scoresheet:
     rounds: list[dict[int, int]] = field(default_factory=list)
 
     @classmethod
-    def from_journal(cls, entries: Iterable[Mapping[str, Any]]) -> Scoresheet:
+    def from_journal(cls, entries: Iterable[object]) -> Scoresheet:
+        """The sheet a journal's entries (parsed JSON, each an object) describe."""
         sheet: Scoresheet | None = None
         for number, entry in enumerate(entries, start=1):
+            if not isinstance(entry, Mapping):
+                raise ScoresheetError(
+                    f"entry {number}: must be a JSON object, got {type(entry).__name__}"
+                )
             kind = entry.get("type")
             if number == 1:
                 if kind != "game":

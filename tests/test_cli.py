@@ -73,6 +73,11 @@ def test_not_json_and_missing_file(tmp_path: Path, capsys) -> None:  # type: ign
 def test_bad_option_is_a_clear_error(capsys) -> None:  # type: ignore[no-untyped-def]
     status, _, err = run(capsys, "referee", str(GOLDEN / "races.input.jsonl"), "--target", "0")
     assert status == 2 and "target score must be positive" in err
+    for grace in ("-1", "nan", "inf"):
+        status, _, err = run(
+            capsys, "referee", str(GOLDEN / "races.input.jsonl"), "--in-air-grace", grace
+        )
+        assert status == 2 and "in-air grace must be a finite number of seconds" in err
 
 
 def test_demo_runs_on_built_in_material(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
@@ -130,3 +135,29 @@ def test_help_teaches(capsys) -> None:  # type: ignore[no-untyped-def]
         main(["--help"])
     text = capsys.readouterr().out
     assert "referee" in text and "scores" in text and "examples:" in text
+
+
+PLAY_BEFORE_ROUND = '{"frame": 5, "t": 0.1, "type": "play", "seat": 0, "card": "AD", "pile": "F0"}'
+BROKEN_LINES = {
+    "a play before any round": (PLAY_BEFORE_ROUND, "play at frame 5 comes before any round_start"),
+    "nested too deeply": ("[" * 100_000, ":1: JSON nested too deeply"),
+    "a number too long": ('{"frame": ' + "9" * 5000 + "}", ":1: a number in it is too long"),
+}
+
+
+@pytest.mark.parametrize("case", BROKEN_LINES)
+def test_referee_names_lines_it_cannot_use(case: str, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    line, message = BROKEN_LINES[case]
+    log = tmp_path / "log.jsonl"
+    log.write_text(line + "\n")
+    status, _, err = run(capsys, "referee", str(log))
+    assert status == 2 and f"{log}" in err and message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("line", ["[1, 2]", "5", "null", "[" * 100_000])
+def test_scores_names_journal_lines_it_cannot_use(line: str, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    game = tmp_path / "club.jsonl"
+    game.write_text(line + "\n")
+    status, _, err = run(capsys, "scores", str(game))
+    assert status == 2 and str(game) in err and "Traceback" not in err
+    assert "must be a JSON object" in err or "nested too deeply" in err

@@ -121,7 +121,11 @@ def referee_log(
                 raise UserError(f"{log_path}:{line_number}: {error}") from None
             for out in decisions:
                 publish(out)
-        for out in referee.finish():
+        try:
+            finished = referee.finish()
+        except RefereeInputError as error:  # the log's last frame, decided once it ends
+            raise UserError(f"{log_path}: {error}") from None
+        for out in finished:
             publish(out)
     return decided
 

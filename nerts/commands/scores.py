@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from nerts.errors import UserError
-from nerts.eventlog import read_events
+from nerts.eventlog import json_line, read_events
 from referee.errors import RefereeInputError
 from referee.events import RoundEnd
 from referee.options import DEFAULT_TARGET_SCORE
@@ -131,16 +131,9 @@ def _load(path: Path) -> Scoresheet:
     except OSError as error:
         hint = " (start one with 'new --players ...')" if not path.exists() else ""
         raise UserError(f"cannot read {path}: {error.strerror or error}{hint}") from None
-    entries = []
-    for number, line in enumerate(lines, start=1):
-        if line.strip():
-            try:
-                entries.append(json.loads(line.decode("utf-8")))
-            except UnicodeDecodeError:
-                raise UserError(f"{path}:{number}: not UTF-8 text") from None
-            except json.JSONDecodeError as error:
-                raise UserError(f"{path}:{number}: not valid JSON ({error.msg})") from None
-    return Scoresheet.from_journal(entries)
+    return Scoresheet.from_journal(
+        json_line(line, path, number) for number, line in enumerate(lines, start=1) if line.strip()
+    )
 
 
 def _append(path: Path, entries: list[dict[str, Any]]) -> None:
