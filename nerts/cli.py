@@ -7,8 +7,9 @@ import importlib
 import logging
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
-from nerts.errors import UserError
+from nerts.errors import UserError, make_folder
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +68,11 @@ def configure_logging(verbosity: int, log_file: str | None) -> None:
     console.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
     handlers: list[logging.Handler] = [console]
     if log_file:
-        file_handler = logging.FileHandler(log_file, encoding="utf-8")
+        make_folder(Path(log_file).parent)
+        try:
+            file_handler = logging.FileHandler(log_file, encoding="utf-8")
+        except OSError as error:
+            raise UserError(f"cannot write {log_file}: {error.strerror or error}") from None
         file_handler.setLevel(logging.DEBUG)
         file_handler.setFormatter(
             logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -79,7 +84,11 @@ def configure_logging(verbosity: int, log_file: str | None) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    configure_logging(args.verbose, args.log_file)
+    try:
+        configure_logging(args.verbose, args.log_file)
+    except UserError as error:
+        sys.stderr.write(f"nerts: error: {error}\n")
+        return 2
     try:
         status: int = args.handler(args)
     except UserError as error:

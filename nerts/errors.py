@@ -1,5 +1,20 @@
 """Errors caused by what the user gave us: reported as one clear line, never a traceback."""
 
+from __future__ import annotations
+
+from pathlib import Path
+
 
 class UserError(Exception):
     """A mistake in the user's input (a file, an option, a device URL) that we can explain."""
+
+
+def make_folder(folder: Path) -> None:
+    """Makes `folder` and its parents, or says in one line why it cannot be made."""
+    blocking = next((part for part in (folder, *folder.parents) if part.is_file()), None)
+    if blocking is not None:
+        raise UserError(f"cannot make folder {folder}: {blocking} is a file")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UserError(f"cannot make folder {folder}: {error.strerror or error}") from None

@@ -10,7 +10,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
-from nerts.errors import UserError
+from nerts.errors import UserError, make_folder
 from referee.errors import RefereeInputError
 from referee.events import Event, event_from_dict
 
@@ -75,8 +75,8 @@ class EventWriter:
 
     def __enter__(self) -> EventWriter:
         if self._stream is None and self.path is not None:
+            make_folder(self.path.parent)
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._stream = self.path.open("w", encoding="utf-8")
             except OSError as error:
                 raise UserError(f"cannot write {self.path}: {error.strerror or error}") from None

@@ -8,7 +8,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from nerts.errors import UserError
+from nerts.errors import UserError, make_folder
 
 MAX_MEGAPIXELS = 64
 MIN_SIDE_PX = 32
@@ -44,10 +44,10 @@ def picture_path(text: str) -> Path:
 
 
 def write_annotated(path: Path, image: np.ndarray) -> None:
+    make_folder(path.parent)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         written = cv2.imwrite(str(path), image)
-    except (OSError, cv2.error) as error:
+    except cv2.error as error:
         raise UserError(f"cannot write {path}: {error}") from None
     if not written:
         raise UserError(f"cannot write {path}")

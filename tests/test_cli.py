@@ -161,3 +161,17 @@ def test_scores_names_journal_lines_it_cannot_use(line: str, tmp_path: Path, cap
     status, _, err = run(capsys, "scores", str(game))
     assert status == 2 and str(game) in err and "Traceback" not in err
     assert "must be a JSON object" in err or "nested too deeply" in err
+
+
+def test_files_that_cannot_be_written_are_named(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    plain = tmp_path / "plain"
+    plain.write_text("")
+    races = str(GOLDEN / "races.input.jsonl")
+    status, _, err = run(capsys, "--log-file", str(plain / "x.log"), "referee", races)
+    assert status == 2 and f"cannot make folder {plain}: {plain} is a file" in err
+    status, _, err = run(capsys, "--log-file", str(tmp_path), "referee", races)
+    assert status == 2 and f"cannot write {tmp_path}: Is a directory" in err
+    status, _, err = run(capsys, "referee", races, "--out", str(plain / "events.jsonl"))
+    assert status == 2 and f"{plain} is a file" in err and "Traceback" not in err
+    status, _, _ = run(capsys, "--log-file", str(tmp_path / "new" / "x.log"), "referee", races)
+    assert status == 0 and (tmp_path / "new" / "x.log").is_file()

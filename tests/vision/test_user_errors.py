@@ -45,7 +45,7 @@ CASES = {
     ),
     "annotation inside a file": (
         ["count", "{photo}", "--backs", "a={back}", "--annotate", "{photo}/found.png"],
-        "cannot write {photo}/found.png",
+        "cannot make folder {photo}: {photo} is a file",
     ),
     "reference not a picture": (
         ["count", "{photo}", "--backs", "a={text}"],
