@@ -64,6 +64,11 @@ tuning count spreads of all 35 designs: 203 -> 138 cards' backs named wrong (on 
 unlike backs, 0 -> 1)."""
 
 
+REFERENCE_MIN_SIDE_PX = 32
+"""A back reference narrower than this shows no pattern to match (backs are told apart by
+colour and pattern); refused rather than matched by colour alone."""
+
+
 class BackReferenceError(ValueError):
     """A back reference that cannot be used: the message names the file."""
 
@@ -191,6 +196,19 @@ class BackMatcher:
             image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
             if image is None:
                 raise BackReferenceError(f"back {name!r}: cannot read image {path}")
+            if image.dtype == np.uint16:  # 16-bit PNG and TIFF files
+                image = (image >> 8).astype(np.uint8)
+            if image.dtype != np.uint8:
+                raise BackReferenceError(
+                    f"back {name!r}: {path} holds {image.dtype} pixels; "
+                    "give an 8- or 16-bit picture"
+                )
+            height, width = image.shape[:2]
+            if min(height, width) < REFERENCE_MIN_SIDE_PX:
+                raise BackReferenceError(
+                    f"back {name!r}: {path} is {width} x {height} pixels; give a picture of the "
+                    f"whole back, at least {REFERENCE_MIN_SIDE_PX} pixels each way"
+                )
             images[name] = _on_white(image)
         return cls(images)
 

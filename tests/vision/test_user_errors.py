@@ -11,6 +11,7 @@ import pytest
 
 import nerts.commands.identify as identify_command
 from nerts.cli import main
+from vision.backs import BackMatcher
 from vision.onnx_models import CardDetector, IndexClassifier, ModelFileError
 
 
@@ -46,6 +47,10 @@ CASES = {
     "annotation inside a file": (
         ["count", "{photo}", "--backs", "a={back}", "--annotate", "{photo}/found.png"],
         "cannot make folder {photo}: {photo} is a file",
+    ),
+    "reference a pixel wide": (
+        ["count", "{photo}", "--backs", "a={strip}"],
+        "back 'a': {strip} is 5000 x 1 pixels; give a picture of the whole back",
     ),
     "reference not a picture": (
         ["count", "{photo}", "--backs", "a={text}"],
@@ -92,3 +97,11 @@ def test_identify_reports_a_missing_model_as_a_user_error(
     monkeypatch.setattr(identify_command, "CardReader", no_model)
     assert main(["identify", str(files["photo"])]) == 2
     assert "model file not found: models/cards.onnx" in capsys.readouterr().err
+
+
+def test_a_16_bit_back_reference_reads_as_its_8_bit_twin(files: dict[str, Path]) -> None:
+    back = cv2.imread(str(files["back"]))
+    deep = files["folder"] / "back16.png"
+    cv2.imwrite(str(deep), back.astype(np.uint16) * 257)
+    matcher = BackMatcher.from_files({"eight": files["back"], "sixteen": deep})
+    assert matcher.features["eight"].distance(matcher.features["sixteen"]) == 0
