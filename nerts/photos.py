@@ -30,9 +30,28 @@ def read_photo(path: Path) -> np.ndarray:
             f"image {path} is {width} x {height} pixels: too small to show a card "
             f"(at least {MIN_SIDE_PX} each way)"
         )
+    if _cut_short(path, image):
+        raise UserError(
+            f"image {path} is cut short: its last rows are the grey a JPEG decoder puts where "
+            "data is missing (copy the file again)"
+        )
     if height * width > MAX_MEGAPIXELS * 1_000_000:
         raise UserError(f"image {path} is larger than {MAX_MEGAPIXELS} megapixels")
     return image
+
+
+JPEG_MISSING_GREY = 128
+"""What libjpeg paints every pixel of a truncated JPEG's missing part (OpenCV only warns)."""
+CUT_SHORT_ROWS = 8
+"""Bottom rows of exactly that grey, one block high, that mark a JPEG as cut short: a real
+photo's rows always vary, so the check costs no true photo."""
+
+
+def _cut_short(path: Path, image: np.ndarray) -> bool:
+    with path.open("rb") as handle:
+        if handle.read(2) != b"\xff\xd8":  # not a JPEG
+            return False
+    return bool((image[-CUT_SHORT_ROWS:] == JPEG_MISSING_GREY).all())
 
 
 def picture_path(text: str) -> Path:

@@ -11,6 +11,7 @@ import pytest
 
 import nerts.commands.identify as identify_command
 from nerts.cli import main
+from nerts.photos import JPEG_MISSING_GREY, read_photo
 from vision.backs import BackMatcher
 from vision.onnx_models import CardDetector, IndexClassifier, ModelFileError
 
@@ -23,13 +24,24 @@ def files(tmp_path: Path) -> dict[str, Path]:
     text.write_text("not a picture")
     strip = tmp_path / "strip.png"
     cv2.imwrite(str(strip), np.zeros((1, 5000, 3), np.uint8))
-    return {"photo": photo, "back": back, "text": text, "strip": strip, "folder": tmp_path}
+    noise = np.random.default_rng(0).integers(0, 256, (200, 200, 3), np.uint8)
+    cut = tmp_path / "cut.jpg"
+    cut.write_bytes(cv2.imencode(".jpg", noise)[1].tobytes()[:20_000])  # half a photo
+    return {
+        "photo": photo,
+        "back": back,
+        "text": text,
+        "strip": strip,
+        "cut": cut,
+        "folder": tmp_path,
+    }
 
 
 CASES = {
     "missing photo": (["identify", "{folder}/gone.jpg"], "image not found: {folder}/gone.jpg"),
     "a folder": (["identify", "{folder}"], "{folder} is a folder: give the photos in it"),
     "not a picture": (["identify", "{text}"], "cannot read image {text}"),
+    "a JPEG cut short": (["identify", "{cut}"], "image {cut} is cut short"),
     "a strip of pixels": (["identify", "{strip}"], "image {strip} is 5000 x 1 pixels: too small"),
     "count, not a picture": (
         ["count", "{text}", "--backs", "a={back}"],
@@ -105,3 +117,11 @@ def test_a_16_bit_back_reference_reads_as_its_8_bit_twin(files: dict[str, Path])
     cv2.imwrite(str(deep), back.astype(np.uint16) * 257)
     matcher = BackMatcher.from_files({"eight": files["back"], "sixteen": deep})
     assert matcher.features["eight"].distance(matcher.features["sixteen"]) == 0
+
+
+def test_a_whole_jpeg_is_not_taken_for_one_cut_short(tmp_path: Path) -> None:
+    noise = np.random.default_rng(0).integers(0, 256, (200, 200, 3), np.uint8)
+    noise[-20:] = JPEG_MISSING_GREY + 1  # flat, but not the decoder's grey
+    whole = tmp_path / "whole.jpg"
+    whole.write_bytes(cv2.imencode(".jpg", noise)[1].tobytes())
+    assert read_photo(whole).shape == (200, 200, 3)
