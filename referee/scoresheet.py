@@ -64,10 +64,12 @@ class Scoresheet:
         """Seat -> points from a mapping keyed by seat number or player name."""
         if not isinstance(value, Mapping) or not value:
             raise ScoresheetError(f"scores must be an object of seat -> points, got {value!r}")
-        scores = {
-            self.seat_of(str(key)): _int(points, f"points of {key}", None)
-            for key, points in value.items()
-        }
+        scores: dict[int, int] = {}
+        for key, points in value.items():
+            seat = self.seat_of(str(key))
+            if seat in scores:
+                raise ScoresheetError(f"seat {seat} ({self.players[seat]}) is given twice")
+            scores[seat] = _int(points, f"points of {key}", None)
         missing = sorted(set(self.players) - set(scores))
         if complete and missing:
             names = ", ".join(self.players[s] for s in missing)
@@ -122,9 +124,14 @@ def _int(value: Any, what: str, minimum: int | None = 1) -> int:
 def _players(value: Any) -> dict[int, str]:
     if not isinstance(value, Mapping) or len(value) < 2:
         raise ScoresheetError(f"'players' must name at least two seats, got {value!r}")
-    players = {}
+    players: dict[int, str] = {}
     for seat, name in value.items():
-        if not str(seat).isdigit() or not isinstance(name, str) or not name:
+        if not str(seat).isdigit() or not isinstance(name, str):
             raise ScoresheetError(f"'players' must map seat numbers to names, got {value!r}")
+        if not name.strip() or name.strip().isdigit():
+            # Points are given as NAME=POINTS or SEAT=POINTS: a name must not read as a seat.
+            raise ScoresheetError(f"a player needs a name that is not blank or a number: {name!r}")
+        if name.casefold() in (known.casefold() for known in players.values()):
+            raise ScoresheetError(f"two players are called {name!r}; give each their own name")
         players[int(seat)] = name
     return players

@@ -175,3 +175,20 @@ def test_files_that_cannot_be_written_are_named(tmp_path: Path, capsys) -> None:
     assert status == 2 and f"{plain} is a file" in err and "Traceback" not in err
     status, _, _ = run(capsys, "--log-file", str(tmp_path / "new" / "x.log"), "referee", races)
     assert status == 0 and (tmp_path / "new" / "x.log").is_file()
+
+
+def test_scores_refuse_names_and_points_that_could_mean_two_seats(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    game = str(tmp_path / "club.jsonl")
+    for players, message in [
+        (["Anna", "anna"], "two players are called 'anna'"),
+        (["  ", "Ben"], "a player needs a name that is not blank or a number: '  '"),
+        (["1", "0"], "a player needs a name that is not blank or a number: '1'"),
+    ]:
+        status, _, err = run(capsys, "scores", game, "new", "--players", *players)
+        assert status == 2 and message in err and not Path(game).exists()
+    run(capsys, "scores", game, "new", "--players", "Anna", "Ben")
+    status, _, err = run(capsys, "scores", game, "add", "Anna=1", "Anna=2", "Ben=0")
+    assert status == 2 and "Anna is given twice" in err
+    status, _, err = run(capsys, "scores", game, "add", "Anna=1", "0=2", "Ben=0")
+    assert status == 2 and "seat 0 (Anna) is given twice" in err
+    assert len(Path(game).read_text().splitlines()) == 1

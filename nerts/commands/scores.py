@@ -114,6 +114,8 @@ def _seat_points(values: list[str]) -> dict[str, int]:
     points: dict[str, int] = {}
     for value in values:
         seat, sep, number = value.partition("=")
+        if seat in points:
+            raise UserError(f"{seat} is given twice")
         try:
             points[seat] = int(number)
         except ValueError:
