@@ -47,7 +47,7 @@ def read_numbered_events(path: Path) -> Iterator[tuple[int, Event]]:
 def json_line(raw: bytes, path: Path, line_number: int) -> object:
     """One line of a JSON Lines file, parsed; errors name the line."""
     try:
-        line = raw.decode("utf-8")
+        line = raw.decode("utf-8-sig")  # Windows editors start a file with a byte-order mark
     except UnicodeDecodeError:
         raise UserError(f"{path}:{line_number}: not UTF-8 text") from None
     try:

@@ -20,7 +20,8 @@ def read_photo(path: Path) -> np.ndarray:
     if path.is_dir():
         raise UserError(f"{path} is a folder: give the photos in it, e.g. {path / '*.jpg'}")
     if not path.is_file():
-        raise UserError(f"image not found: {path}")
+        found = path.exists()
+        raise UserError(f"{path} is not a regular file" if found else f"image not found: {path}")
     image = cv2.imread(str(path), cv2.IMREAD_COLOR)
     if image is None:
         raise UserError(f"cannot read image {path} (not a picture OpenCV can decode)")

@@ -192,3 +192,18 @@ def test_scores_refuse_names_and_points_that_could_mean_two_seats(tmp_path: Path
     status, _, err = run(capsys, "scores", game, "add", "Anna=1", "0=2", "Ben=0")
     assert status == 2 and "seat 0 (Anna) is given twice" in err
     assert len(Path(game).read_text().splitlines()) == 1
+
+
+def test_scores_refuse_values_an_action_does_not_take(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    game = str(tmp_path / "club.jsonl")
+    run(capsys, "scores", game, "new", "--players", "Anna", "Ben")
+    status, _, err = run(capsys, "scores", game, "undo", "extra")
+    assert status == 2 and "undo takes no values, got extra" in err
+
+
+def test_a_log_saved_with_a_byte_order_mark_reads_as_without(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    marked = tmp_path / "marked.jsonl"
+    marked.write_bytes(b"\xef\xbb\xbf" + (GOLDEN / "game_to_target.input.jsonl").read_bytes())
+    with_mark = run(capsys, "referee", str(marked), "--target", "20")
+    plain = run(capsys, "referee", str(GOLDEN / "game_to_target.input.jsonl"), "--target", "20")
+    assert with_mark == plain and with_mark[0] == 0

@@ -61,7 +61,8 @@ def _references(specs: list[str]) -> dict[str, Path]:
         if name in references:
             raise UserError(f"back {name!r} is given twice")
         if not Path(path).is_file():
-            raise UserError(f"back {name!r}: reference image not found: {path}")
+            why = "not a picture file" if Path(path).exists() else "reference image not found"
+            raise UserError(f"back {name!r}: {why}: {path}")
         references[name] = Path(path)
     return references
 

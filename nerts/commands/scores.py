@@ -87,6 +87,10 @@ def _new(args: argparse.Namespace) -> Scoresheet:
 
 
 def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
+    if args.action in ("show", "undo") and args.values:
+        raise UserError(f"{args.action} takes no values, got {' '.join(args.values)}")
+    if args.action == "add" and args.from_events and args.values:
+        raise UserError("add takes either --from EVENTS.jsonl or SEAT=POINTS, not both")
     entries: list[dict[str, Any]] = []
     if args.action == "add" and args.from_events:
         rounds = [e for e in read_events(args.from_events) if isinstance(e, RoundEnd)]

@@ -60,6 +60,10 @@ CASES = {
         ["count", "{photo}", "--backs", "a={back}", "--annotate", "{photo}/found.png"],
         "cannot make folder {photo}: {photo} is a file",
     ),
+    "reference a folder": (
+        ["count", "{photo}", "--backs", "a={folder}"],
+        "back 'a': not a picture file: {folder}",
+    ),
     "reference a pixel wide": (
         ["count", "{photo}", "--backs", "a={strip}"],
         "back 'a': {strip} is 5000 x 1 pixels; give a picture of the whole back",
