@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import time
 from typing import Protocol, cast
+from urllib.parse import parse_qs, urlsplit
 
 import serial  # type: ignore[import-untyped, unused-ignore]
 import serial.tools.list_ports  # type: ignore[import-untyped, unused-ignore]
@@ -26,6 +27,10 @@ WRITE_TIMEOUT_S = 0.100
 # How long auto-detection waits for each port's `ID` reply.
 DETECT_REPLY_TIMEOUT_S = 2.0
 AUTO_URL = "auto"
+# TCP port numbers, for socket:// URLs and the emulator's --tcp (0 lets the system pick).
+MAX_TCP_PORT = 65535
+# The one option pyserial's socket:// URLs take: ?logging=LEVEL.
+SOCKET_URL_LOGGING_LEVELS = ("debug", "info", "warning", "error")
 
 # The errors a port raises when it is absent, unplugged or closed by the other side.
 PortError: tuple[type[BaseException], ...] = (serial.SerialException, OSError)
@@ -61,11 +66,35 @@ def check_url(url: str) -> str:
     """Return `url` if pyserial understands its form, else raise ValueError with the reason."""
     if url == AUTO_URL:
         return url
+    if url.lower().startswith("socket://"):
+        _check_socket_url(url)
     try:
         serial.serial_for_url(url, do_not_open=True)
     except (ValueError, serial.SerialException) as error:
         raise ValueError(f"{url!r} is not a serial port URL pyserial knows: {error}") from error
     return url
+
+
+def _check_socket_url(url: str) -> None:
+    """Raise ValueError unless `url`, a socket:// URL, names a host and a port. pyserial checks
+    these only when it opens the port, in the driver's thread, and says so in terms of its
+    internals (or a TypeError when the port is missing)."""
+    form = "give socket://HOST:PORT"
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:  # a port not a number or outside 0-65535, or an unclosed [IPv6 address
+        raise ValueError(
+            f"{url!r}: not a host and a port number 0 to {MAX_TCP_PORT}; {form}"
+        ) from None
+    if not parts.hostname:
+        raise ValueError(f"{url!r} names no host; {form}")
+    if port is None:
+        raise ValueError(f"{url!r} names no port number; {form}")
+    for option, values in parse_qs(parts.query, keep_blank_values=True).items():
+        if option != "logging" or values[0] not in SOCKET_URL_LOGGING_LEVELS:
+            levels = "|".join(SOCKET_URL_LOGGING_LEVELS)
+            raise ValueError(f"{url!r}: the only option is ?logging={levels}")
 
 
 def _answers_as_box(device: str) -> bool:

@@ -207,3 +207,9 @@ def test_a_log_saved_with_a_byte_order_mark_reads_as_without(tmp_path: Path, cap
     with_mark = run(capsys, "referee", str(marked), "--target", "20")
     plain = run(capsys, "referee", str(GOLDEN / "game_to_target.input.jsonl"), "--target", "20")
     assert with_mark == plain and with_mark[0] == 0
+
+
+def test_referee_refuses_a_box_url_without_a_port(capsys) -> None:  # type: ignore[no-untyped-def]
+    races = str(GOLDEN / "races.input.jsonl")
+    status, _, err = run(capsys, "referee", races, "--box", "socket://127.0.0.1")
+    assert status == 2 and "'socket://127.0.0.1' names no port number" in err

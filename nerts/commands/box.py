@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import sys
 import threading
 import time
@@ -15,7 +16,7 @@ from hardware.driver import BoxDriver, CommandRejected, Delivery
 from hardware.emulator import PtyEmulator, TcpEmulator
 from hardware.faults import FaultPlan, FaultyDevice
 from hardware.framing import check_command_text
-from hardware.ports import AUTO_URL, check_url
+from hardware.ports import AUTO_URL, MAX_TCP_PORT, check_url
 from hardware.terminal import TerminalDisplay, read_keys
 from nerts.errors import UserError
 
@@ -23,6 +24,10 @@ log = logging.getLogger(__name__)
 
 # How long `box send` and `box test` wait, in all, for the box to acknowledge their commands.
 DEFAULT_SEND_TIMEOUT_S = 10.0
+# The longest --timeout accepted. A box that is there acknowledges within a second or so (the driver
+# resends every quarter second and reopens an unplugged port every half second), and ten minutes
+# leaves time to plug it in; more is surely a typo, and inf or 1e308 would wait for ever.
+MAX_SEND_TIMEOUT_S = 600.0
 # How often the main thread wakes while it waits (for acknowledgements, or while the emulator
 # serves without a keyboard): the kernel may deliver Ctrl-C to another thread (the driver's
 # reader, the emulator's server), and Python runs its handler only once the main thread wakes.
@@ -55,6 +60,30 @@ examples:
 """
 
 
+def send_timeout(text: str) -> float:
+    """argparse type of --timeout: seconds, finite, above 0 and at most `MAX_SEND_TIMEOUT_S`."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not (math.isfinite(seconds) and 0 < seconds <= MAX_SEND_TIMEOUT_S):
+        raise argparse.ArgumentTypeError(
+            f"must be more than 0 and at most {MAX_SEND_TIMEOUT_S:g} seconds, not {text!r}"
+        )
+    return seconds
+
+
+def tcp_port(text: str) -> int:
+    """argparse type of --tcp: a TCP port number, 0 (any free port) to `MAX_TCP_PORT`."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= port <= MAX_TCP_PORT:
+        raise argparse.ArgumentTypeError(f"must be 0 to {MAX_TCP_PORT}, not {port}")
+    return port
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     box = subparsers.add_parser(
         "box",
@@ -73,10 +102,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         parser.add_argument("--port", required=True, metavar="URL", help="the box's pyserial URL")
         parser.add_argument(
             "--timeout",
-            type=float,
+            type=send_timeout,
             default=DEFAULT_SEND_TIMEOUT_S,
             metavar="S",
-            help=f"seconds to wait for every acknowledgement (default {DEFAULT_SEND_TIMEOUT_S:g})",
+            help=(
+                "seconds to wait for every acknowledgement "
+                f"(default {DEFAULT_SEND_TIMEOUT_S:g}, at most {MAX_SEND_TIMEOUT_S:g})"
+            ),
         )
     send.set_defaults(handler=run_send)
     test.set_defaults(handler=run_test)
@@ -90,7 +122,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     where = emulator.add_mutually_exclusive_group()
     where.add_argument("--pty", action="store_true", help="serve on a new pty (the default)")
-    where.add_argument("--tcp", type=int, metavar="PORT", help="serve on this TCP port")
+    where.add_argument("--tcp", type=tcp_port, metavar="PORT", help="serve on this TCP port")
     emulator.add_argument("--host", default="127.0.0.1", help="TCP address (default 127.0.0.1)")
     emulator.add_argument("--seats", type=int, default=DEFAULT_SEATS, help="seats (1-8)")
     emulator.add_argument(
@@ -123,7 +155,7 @@ def _driver_url(url: str) -> str:
     try:
         return check_url(url)
     except ValueError as error:
-        raise UserError(str(error)) from error
+        raise UserError(f"--port {error}") from None
 
 
 def _read_commands(args: argparse.Namespace) -> list[str]:
@@ -201,10 +233,16 @@ def run_test(args: argparse.Namespace) -> int:
 def run_emulator(args: argparse.Namespace) -> int:
     if not 1 <= args.seats <= MAX_SEATS:
         raise UserError(f"--seats must be 1 to {MAX_SEATS}")
+    # FaultPlan checks these too, but names its fields; these messages name the options.
+    for option, rate in (("--corrupt", args.corrupt), ("--lose", args.lose)):
+        if not 0.0 <= rate <= 1.0:  # also refuses nan
+            raise UserError(f"{option} must be between 0 and 1")
+    if args.reset_every < 0:
+        raise UserError("--reset-every must be 0 (never) or a positive count")
     try:
         plan = FaultPlan(args.corrupt, args.lose, args.reset_every, args.seed)
     except ValueError as error:
-        raise UserError(str(error)) from error
+        raise UserError(f"--port {error}") from None
     device = BoxDevice(seats=args.seats)
     display = TerminalDisplay(device.state, sys.stdout, colour=not args.no_colour)
     device.on_command = display.show_command

@@ -207,3 +207,85 @@ def test_ctrl_c_stops_whichever_thread_receives_it(command: str) -> None:
         process.kill()
         if process.stderr:
             process.stderr.close()
+
+
+def last_error_line(capsys: pytest.CaptureFixture[str]) -> str:
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return err.splitlines()[-1]
+
+
+# Well under the shortest --timeout a hang would wait (the default, 10 s), well over a slow start.
+QUICK_S = 5
+
+
+def exit_status_quickly(arguments: list[str]) -> int | str | None:
+    """`main(arguments)`'s exit status (argparse's too), failing instead of hanging if it hangs."""
+    outcome: list[int | str | None] = []
+
+    def run() -> None:
+        try:
+            outcome.append(main(arguments))
+        except SystemExit as exited:
+            outcome.append(exited.code)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(QUICK_S)
+    assert outcome, f"nerts {' '.join(arguments)} still running after {QUICK_S} s"
+    return outcome[0]
+
+
+@pytest.mark.parametrize("timeout", ["inf", "1e308", "0", "-1", "nan", "601"])
+@pytest.mark.parametrize("action", [["send", "BUZZ BEEP"], ["test"]])
+def test_timeout_must_be_finite_positive_and_bounded(
+    action: list[str], timeout: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    arguments = ["box", action[0], "--port", "loop://", "--timeout", timeout, *action[1:]]
+    assert exit_status_quickly(arguments) == 2
+    assert last_error_line(capsys).endswith(
+        f"argument --timeout: must be more than 0 and at most 600 seconds, not {timeout!r}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("socket://127.0.0.1", "names no port number; give socket://HOST:PORT"),
+        ("socket://127.0.0.1:99999", "not a host and a port number 0 to 65535"),
+        ("socket://127.0.0.1:-1", "not a host and a port number 0 to 65535"),
+        ("socket://[::1:7000", "not a host and a port number 0 to 65535"),
+        ("socket://:7000", "names no host; give socket://HOST:PORT"),
+        ("socket://127.0.0.1:7000?logging=loud", "the only option is ?logging=debug|info"),
+    ],
+)
+def test_socket_urls_need_a_host_and_a_port(
+    url: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert exit_status_quickly(["box", "send", "--port", url, "--timeout", "2", "BUZZ BEEP"]) == 2
+    line = last_error_line(capsys)
+    assert line.startswith(f"nerts box: error: --port {url!r}") and message in line
+
+
+@pytest.mark.parametrize("port", ["-1", "99999", "65536"])
+def test_emulator_tcp_port_must_be_in_range(port: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["box-emulator", "--tcp", port, "--no-colour"])
+    assert exited.value.code == 2
+    assert last_error_line(capsys).endswith(f"argument --tcp: must be 0 to 65535, not {port}")
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--corrupt", "2"], "--corrupt must be between 0 and 1"),
+        (["--corrupt", "nan"], "--corrupt must be between 0 and 1"),
+        (["--lose", "-0.5"], "--lose must be between 0 and 1"),
+        (["--reset-every", "-1"], "--reset-every must be 0 (never) or a positive count"),
+    ],
+)
+def test_emulator_fault_errors_name_the_options(
+    arguments: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["box-emulator", "--pty", "--no-colour", *arguments]) == 2
+    assert last_error_line(capsys) == f"nerts box-emulator: error: {message}"
