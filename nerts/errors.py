@@ -14,6 +14,8 @@ def make_folder(folder: Path) -> None:
     blocking = next((part for part in (folder, *folder.parents) if part.is_file()), None)
     if blocking is not None:
         raise UserError(f"cannot make folder {folder}: {blocking} is a file")
+    if folder.exists() and not folder.is_dir():  # a device such as /dev/null
+        raise UserError(f"cannot make folder {folder}: it is not a folder")
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:

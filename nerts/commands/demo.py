@@ -50,6 +50,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    # Checked now, not minutes later when the simulated round is written.
+    written = ("events.jsonl",) if args.example else ("events.jsonl", "truth.jsonl", "video.mp4")
+    simulate.make_out_dir(args.out, written)
     if args.example:
         out_path = args.out / "events.jsonl"
         with resources.as_file(resources.files("nerts.data") / EXAMPLE_LOG) as log_path:

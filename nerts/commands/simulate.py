@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
+import re
 import sys
 from pathlib import Path
 
 from tqdm import tqdm
 
-from nerts.errors import UserError
+from nerts.errors import UserError, make_folder
 from nerts.eventlog import EventWriter
 from referee.game import GameReferee
 from referee.options import RuleOptions
@@ -22,7 +24,7 @@ from simulator.render import (
     default_backs,
     load_design,
 )
-from simulator.timeline import RoundSimulation, SimulationSettings
+from simulator.timeline import MAX_ROUND_S, RoundSimulation, SimulationSettings
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +42,15 @@ examples:
   nerts simulate --out fast --no-video          # truth only, in a second
 """
 TABLES = ("wood", "felt", "plain")
+MIN_SIDE = 64
+"""Smallest frame side: below this the cards are a few pixels and nothing can be seen."""
+MAX_SIZE = (3840, 2160)
+"""Largest frame (4K UHD, what good overhead cameras film): one 8K frame took a minute and 5 GB
+of memory to render, and far larger sizes run out of memory."""
+# The frame rates cameras film at. OpenCV's mp4v writer refused to open at 0.001 and at 1e6
+# fps, and far outside this range a move lasts under one frame or a round spans millions.
+MIN_FPS = 1.0
+MAX_FPS = 240.0
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -69,7 +80,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", type=int, default=4, metavar="N", help="2 to 8 (default 4)")
     parser.add_argument("--seed", type=int, default=0, metavar="S", help="default 0")
     parser.add_argument(
-        "--seconds", type=float, metavar="T", help="stop after T seconds (default: round's end)"
+        "--seconds",
+        type=float,
+        metavar="T",
+        help=f"stop after T seconds, at most {MAX_ROUND_S:g} (default: round's end)",
     )
     parser.add_argument(
         "--race-rate",
@@ -100,22 +114,36 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="one back per seat: a colour (red, blue, #2040a0, blue:dots) or an image file "
         "(default: distinct built-in backs)",
     )
-    parser.add_argument("--size", default="1280x720", metavar="WxH", help="default 1280x720")
-    parser.add_argument("--fps", type=float, default=30.0, metavar="F", help="default 30")
+    parser.add_argument(
+        "--size",
+        default="1280x720",
+        metavar="WxH",
+        help=f"even numbers, {MIN_SIDE}x{MIN_SIDE} to {MAX_SIZE[0]}x{MAX_SIZE[1]} "
+        "(default 1280x720)",
+    )
+    parser.add_argument(
+        "--fps",
+        type=float,
+        default=30.0,
+        metavar="F",
+        help=f"{MIN_FPS:g} to {MAX_FPS:g} (default 30)",
+    )
     parser.add_argument("--table", choices=TABLES, default="wood", help="table surface")
     parser.add_argument("--no-video", action="store_true", help="write truth.jsonl only")
 
 
 def _size(text: str) -> tuple[int, int]:
-    width, sep, height = text.lower().partition("x")
-    valid = sep and width.isdigit() and height.isdigit() and min(int(width), int(height)) >= 64
+    # ASCII digits only: str.isdigit() also passes "²", which int() then refuses.
+    match = re.fullmatch(r"([0-9]+)x([0-9]+)", text.strip().lower())
+    width, height = (int(match[1]), int(match[2])) if match else (0, 0)
+    valid = min(width, height) >= MIN_SIDE and width <= MAX_SIZE[0] and height <= MAX_SIZE[1]
     # The mp4 encoder silently crops odd sizes, so they are refused here.
-    if not valid or int(width) % 2 or int(height) % 2:
+    if not valid or width % 2 or height % 2:
         raise UserError(
-            f"--size must be WIDTHxHEIGHT, even numbers, at least 64x64, e.g. 1280x720; "
-            f"got {text!r}"
+            f"--size must be WIDTHxHEIGHT, even numbers, from {MIN_SIDE}x{MIN_SIDE} to "
+            f"{MAX_SIZE[0]}x{MAX_SIZE[1]}, e.g. 1280x720; got {text!r}"
         )
-    return int(width), int(height)
+    return width, height
 
 
 def _settings(args: argparse.Namespace) -> SimulationSettings:
@@ -124,8 +152,19 @@ def _settings(args: argparse.Namespace) -> SimulationSettings:
     for name in ("race_rate", "mistake_rate"):
         if not 0.0 <= getattr(args, name) <= 1.0:
             raise UserError(f"--{name.replace('_', '-')} must be between 0 and 1")
-    if args.fps <= 0 or (args.seconds is not None and args.seconds <= 0):
-        raise UserError("--fps and --seconds must be positive")
+    # NaN and infinity pass a plain "> 0" and then break the frame count.
+    if not (math.isfinite(args.fps) and MIN_FPS <= args.fps <= MAX_FPS):
+        raise UserError(f"--fps must be {MIN_FPS:g} to {MAX_FPS:g}, got {args.fps:g}")
+    if args.seconds is not None:
+        if not (math.isfinite(args.seconds) and 0 < args.seconds <= MAX_ROUND_S):
+            raise UserError(
+                f"--seconds must be more than 0 and at most {MAX_ROUND_S:g}, got {args.seconds:g}"
+            )
+        if int(args.seconds * args.fps) < 1:  # as the simulation counts its frames
+            raise UserError(
+                f"--seconds {args.seconds:g} at --fps {args.fps:g} is less than one frame; "
+                f"give --seconds {1 / args.fps:g} or more"
+            )
     return SimulationSettings(
         players=args.players,
         seed=args.seed,
@@ -159,10 +198,20 @@ def _designs(args: argparse.Namespace) -> tuple[list, list]:  # type: ignore[typ
     return decks * players if len(decks) == 1 else decks, backs
 
 
+def make_out_dir(out: Path, files: tuple[str, ...] = ()) -> None:
+    """Makes the --out folder, or says why it cannot, before any long work starts; `files`,
+    the names the command will write in it, must not be folders."""
+    make_folder(out)
+    for name in files:
+        if (out / name).is_dir():
+            raise UserError(f"cannot write {out / name}: it is a folder")
+
+
 def run(args: argparse.Namespace) -> int:
     settings = _settings(args)
     size = _size(args.size)
     decks, backs = _designs(args)
+    make_out_dir(args.out, ("truth.jsonl",) if args.no_video else ("truth.jsonl", "video.mp4"))
     settings = SimulationSettings(**{**settings.__dict__, "backs": tuple(b.name for b in backs)})
     simulation = RoundSimulation(settings)
     renderer = None
@@ -171,7 +220,6 @@ def run(args: argparse.Namespace) -> int:
             size=size, table=args.table, table_mm=simulation.geometry.table_mm, seed=args.seed
         )
         renderer = TableRenderer(render_settings, decks, backs)
-    args.out.mkdir(parents=True, exist_ok=True)
     referee = GameReferee(settings.options)
     total = int(settings.seconds * settings.fps) if settings.seconds else None
     frames = tqdm(
@@ -184,7 +232,12 @@ def run(args: argparse.Namespace) -> int:
     video = VideoSink(args.out / "video.mp4", settings.fps, size) if renderer else None
     with EventWriter(args.out / "truth.jsonl") as truth:
         if video is not None:
-            video.__enter__()
+            try:
+                video.__enter__()
+            except OSError as error:
+                raise UserError(
+                    f"{error}: try another --size or --fps, or check the folder is writable"
+                ) from None
         try:
             for state in frames:
                 for event in state.events:

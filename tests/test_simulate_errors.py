@@ -1,0 +1,126 @@
+"""`nerts simulate` and `nerts demo` refuse bad options and unusable --out folders in one line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from nerts.cli import main
+from nerts.commands import simulate
+from simulator.render import VideoSink
+
+# The smallest, quickest round that still runs the whole command.
+FAST = ("--seconds", "1", "--players", "2", "--size", "160x90")
+
+
+def fails(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    """Runs `nerts ARGV`, expects a user error, and returns its one stderr line."""
+    status = main(list(argv))
+    err = capsys.readouterr().err
+    assert status == 2
+    assert "Traceback" not in err
+    return err.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "1e308"])
+def test_seconds_must_be_finite_and_at_most_a_round(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    line = fails(capsys, "simulate", "--out", str(tmp_path / "s"), "--no-video", "--seconds", value)
+    expected = f"--seconds must be more than 0 and at most 900, got {float(value):g}"
+    assert line == f"nerts simulate: error: {expected}"
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "0.001", "1e6"])
+def test_fps_must_be_a_camera_frame_rate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    line = fails(
+        capsys, "simulate", "--out", str(tmp_path / "s"), *FAST, "--no-video", "--fps", value
+    )
+    assert line == f"nerts simulate: error: --fps must be 1 to 240, got {float(value):g}"
+    assert not (tmp_path / "s").exists()
+
+
+def test_run_shorter_than_a_frame_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "s"
+    line = fails(capsys, "simulate", "--out", str(out), *FAST, "--no-video", "--seconds", "0.01")
+    assert line == (
+        "nerts simulate: error: --seconds 0.01 at --fps 30 is less than one frame; "
+        "give --seconds 0.0333333 or more"
+    )
+
+
+@pytest.mark.parametrize("size", ["100000x100000", "3842x2160", "1280x4320", "²x90"])
+def test_size_has_an_upper_limit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], size: str
+) -> None:
+    argv = ("--seconds", "1", "--players", "2", "--no-video", "--size", size)
+    line = fails(capsys, "simulate", "--out", str(tmp_path / "s"), *argv)
+    assert line == (
+        "nerts simulate: error: --size must be WIDTHxHEIGHT, even numbers, from 64x64 to "
+        f"3840x2160, e.g. 1280x720; got {size!r}"
+    )
+
+
+def test_out_that_is_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    plain = tmp_path / "plainfile"
+    plain.write_text("keep me\n")
+    line = fails(capsys, "simulate", "--out", str(plain), *FAST, "--no-video")
+    assert line == f"nerts simulate: error: cannot make folder {plain}: {plain} is a file"
+    line = fails(capsys, "simulate", "--out", str(plain / "x"), *FAST, "--no-video")
+    assert line == f"nerts simulate: error: cannot make folder {plain / 'x'}: {plain} is a file"
+    assert plain.read_text() == "keep me\n"
+
+
+@pytest.mark.parametrize(
+    ("out", "reason"),
+    [("/dev/null", "it is not a folder"), ("/proc/x", "No such file or directory")],
+)
+def test_out_that_cannot_be_made(capsys: pytest.CaptureFixture[str], out: str, reason: str) -> None:
+    if not Path(out).parent.is_dir():
+        pytest.skip(f"no {Path(out).parent} here")
+    line = fails(capsys, "simulate", "--out", out, *FAST, "--no-video")
+    assert line == f"nerts simulate: error: cannot make folder {out}: {reason}"
+
+
+def test_video_path_that_is_a_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "video.mp4").mkdir()
+    line = fails(capsys, "simulate", "--out", str(tmp_path), *FAST)
+    assert line == f"nerts simulate: error: cannot write {tmp_path / 'video.mp4'}: it is a folder"
+
+
+def test_video_writer_that_will_not_open(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(sink: VideoSink) -> VideoSink:
+        raise OSError(f"cannot open video writer for {sink.path} ({sink.fourcc})")
+
+    monkeypatch.setattr(VideoSink, "__enter__", refuse)
+    line = fails(capsys, "simulate", "--out", str(tmp_path), *FAST)
+    assert line == (
+        f"nerts simulate: error: cannot open video writer for {tmp_path / 'video.mp4'} (mp4v): "
+        "try another --size or --fps, or check the folder is writable"
+    )
+
+
+def test_demo_checks_out_before_simulating(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def never(args: object) -> int:
+        raise AssertionError("the demo simulated a round into an unusable --out")
+
+    monkeypatch.setattr(simulate, "run", never)
+    plain = tmp_path / "plainfile"
+    plain.touch()
+    for extra in ((), ("--example",)):
+        line = fails(capsys, "demo", "--out", str(plain), *extra)
+        assert line == f"nerts demo: error: cannot make folder {plain}: {plain} is a file"
+    (tmp_path / "sx" / "video.mp4").mkdir(parents=True)
+    line = fails(capsys, "demo", "--out", str(tmp_path / "sx"))
+    assert (
+        line == f"nerts demo: error: cannot write {tmp_path / 'sx' / 'video.mp4'}: it is a folder"
+    )
