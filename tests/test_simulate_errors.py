@@ -124,3 +124,12 @@ def test_demo_checks_out_before_simulating(
     assert (
         line == f"nerts demo: error: cannot write {tmp_path / 'sx' / 'video.mp4'}: it is a folder"
     )
+
+
+def test_a_round_cut_at_the_cap_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Bots that only ever make mistakes neither call Nerts nor get stuck.
+    argv = ["simulate", "--out", str(tmp_path), "--no-video", "--players", "2"]
+    assert main([*argv, "--mistake-rate", "1", "--fps", "1"]) == 0
+    assert "the round was cut at the 900 s cap" in capsys.readouterr().err
+    assert main(argv) == 0
+    assert "cap" not in capsys.readouterr().err

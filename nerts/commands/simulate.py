@@ -252,6 +252,11 @@ def run(args: argparse.Namespace) -> int:
             truth.write(decided)
     played = simulation.frames_played
     sys.stdout.write(f"simulated {played / settings.fps:.1f} s of play ({played} frames)\n")
+    if args.seconds is None and played >= int(MAX_ROUND_S * settings.fps):
+        log.warning(
+            "the round was cut at the %g s cap: the bots neither called Nerts nor got stuck",
+            MAX_ROUND_S,
+        )
     if video is not None:
         sys.stdout.write(f"video: {args.out / 'video.mp4'}\n")
     sys.stdout.write(f"truth: {args.out / 'truth.jsonl'} ({truth.count} events)\n")
