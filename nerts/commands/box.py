@@ -32,6 +32,12 @@ MAX_SEND_TIMEOUT_S = 600.0
 # serves without a keyboard): the kernel may deliver Ctrl-C to another thread (the driver's
 # reader, the emulator's server), and Python runs its handler only once the main thread wakes.
 INTERRUPT_POLL_S = 0.2
+# The emulator's fault options, by the FaultPlan field each sets.
+FAULT_OPTIONS = {
+    "corrupt_rate": "--corrupt",
+    "lose_reply_rate": "--lose",
+    "reset_every": "--reset-every",
+}
 # The colours `box test` lights the seats in, in turn.
 TEST_COLOURS = ("FF0000", "00FF00", "0000FF", "FFFF00", "FF00FF", "00FFFF", "FFFFFF", "FF8000")
 
@@ -233,16 +239,13 @@ def run_test(args: argparse.Namespace) -> int:
 def run_emulator(args: argparse.Namespace) -> int:
     if not 1 <= args.seats <= MAX_SEATS:
         raise UserError(f"--seats must be 1 to {MAX_SEATS}")
-    # FaultPlan checks these too, but names its fields; these messages name the options.
-    for option, rate in (("--corrupt", args.corrupt), ("--lose", args.lose)):
-        if not 0.0 <= rate <= 1.0:  # also refuses nan
-            raise UserError(f"{option} must be between 0 and 1")
-    if args.reset_every < 0:
-        raise UserError("--reset-every must be 0 (never) or a positive count")
     try:
         plan = FaultPlan(args.corrupt, args.lose, args.reset_every, args.seed)
-    except ValueError as error:
-        raise UserError(f"--port {error}") from None
+    except ValueError as error:  # FaultPlan names its fields; the user knows the options
+        message = str(error)
+        for field, option in FAULT_OPTIONS.items():
+            message = message.replace(field, option)
+        raise UserError(message) from None
     device = BoxDevice(seats=args.seats)
     display = TerminalDisplay(device.state, sys.stdout, colour=not args.no_colour)
     device.on_command = display.show_command
