@@ -31,7 +31,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Self
 
-from hardware.driver import BoxDriver
+from hardware.driver import BoxDriver, CommandRejected, Delivery
 from hardware.lifecycle import Service
 from hardware.ports import check_url
 
@@ -171,7 +171,8 @@ class BoxAnnouncer(Service):
             if self.seats is None or (_seat_of(command) or 0) < self.seats
         ]
         if commands:
-            self.driver.send_all(commands)
+            for delivery in self.driver.send_all(commands):
+                delivery.add_done_callback(_warn_if_rejected)
 
     def button_presses(self) -> list[int]:
         """The seats whose Nerts! button was pressed since the last call, in order."""
@@ -189,6 +190,12 @@ class BoxAnnouncer(Service):
         if undelivered:
             log.warning("box: %d announcements never delivered: %s",
                         len(undelivered), "; ".join(undelivered))  # fmt: skip
+
+
+def _warn_if_rejected(delivery: Delivery) -> None:
+    """Nobody awaits an announcement, so a rejection is logged here (once)."""
+    if not delivery.cancelled() and isinstance(delivery.exception(), CommandRejected):
+        log.warning("%s", delivery.exception())
 
 
 def _seat_of(command: str) -> int | None:

@@ -165,8 +165,8 @@ class HostProtocol(Generic[Ticket]):
             log.debug("stale box reply %s %d (in flight: %d)", kind, number, head.seq)
         else:
             code = None if kind == "ok" else " ".join(rest) or "?"
-            if code is not None:
-                log.warning("box rejected %r: %s", head.text, code)
+            if code is not None:  # whoever awaits the delivery reports it; see also announce
+                log.info("box rejected %r: %s", head.text, code)
             self._settle(code, actions)
             self._transmit(now, actions)
 

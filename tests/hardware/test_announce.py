@@ -89,6 +89,20 @@ def test_seats_beyond_the_table_are_not_sent() -> None:
         ]  # fmt: skip
 
 
+def test_a_rejected_announcement_is_warned_once(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO)
+    with (
+        TcpEmulator(FaultyDevice(BoxDevice(seats=2), FaultPlan())) as box,
+        BoxAnnouncer(box.url) as announcer,
+    ):
+        announcer.announce(GAME[2])  # seat 1: lit; then GAME[3]'s seat 2 is no seat here
+        announcer.announce(GAME[3])
+    rejections = [r for r in caplog.records if "rejected" in r.getMessage()]
+    assert [(r.levelno, r.getMessage()) for r in rejections if r.levelno >= logging.WARNING] == [
+        (logging.WARNING, "box rejected 'LIGHT 2 FF8000 BLINK': SEAT")
+    ]
+
+
 def test_button_presses_come_out_in_order() -> None:
     presses: list[int] = []
     with (
