@@ -16,10 +16,15 @@ def format_scoreboard(events: Iterable[Event]) -> str:
     caller: int | None = None
     false_calls = 0
     stucks = 0
+    stuck_frame: int | None = None
+    in_play: RoundStart | None = None
+    last: Event | None = None
     for event in events:
+        last = event
         if isinstance(event, RoundStart):
             backs = {info.seat: info.back for info in event.seats}
-            verdicts, caller, false_calls, stucks = Counter(), None, 0, 0
+            verdicts, caller, false_calls, stucks, stuck_frame = Counter(), None, 0, 0, None
+            in_play = event
         elif isinstance(event, Play) and event.verdict is not None:
             verdicts[event.verdict.value] += 1
         elif isinstance(event, NertsCall):
@@ -28,11 +33,14 @@ def format_scoreboard(events: Iterable[Event]) -> str:
             false_calls += not event.valid
         elif isinstance(event, Stuck):
             stucks += 1
+            stuck_frame = event.frame
         elif isinstance(event, RoundEnd):
             totals.update({s: v + event.bonus.get(s, 0) for s, v in event.scores.items()})
-            lines += _round_table(event, backs, totals, caller)
+            how = _how_it_ended(caller, stuck_frame, event)
+            lines += _round_table(event, backs, totals, caller, how)
             lines.append(_round_summary(verdicts, false_calls, stucks))
             lines.append("")
+            in_play = None
         elif isinstance(event, GameEnd):
             lines.append(
                 f"GAME OVER: seat {event.winner} ({backs.get(event.winner, '?')}) wins "
@@ -40,15 +48,31 @@ def format_scoreboard(events: Iterable[Event]) -> str:
             )
             lines.append("")
             totals = Counter()
+    if in_play is not None and last is not None:
+        lines.append(
+            f"Round {in_play.round} (not scored: no valid Nerts call and no final stuck "
+            f"by the log's end, frame {last.frame}, {last.t:.1f} s)"
+        )
+        lines.append(_round_summary(verdicts, false_calls, stucks))
+        lines.append("")
     if not lines:
         return "No round ended in this log (no valid Nerts call and no final stuck).\n"
     return "\n".join(lines)
 
 
+def _how_it_ended(caller: int | None, stuck_frame: int | None, end: RoundEnd) -> str:
+    """The referee ends a round at a valid call, at a second stuck without progress in
+    between, or, with neither, when the next round starts."""
+    if caller is not None:
+        return f"Nerts! called by seat {caller}"
+    if stuck_frame == end.frame:
+        return "everyone stuck"
+    return "no Nerts call; ended when the next round started"
+
+
 def _round_table(
-    end: RoundEnd, backs: dict[int, str], totals: Counter[int], caller: int | None
+    end: RoundEnd, backs: dict[int, str], totals: Counter[int], caller: int | None, how: str
 ) -> list[str]:
-    how = f"Nerts! called by seat {caller}" if caller is not None else "everyone stuck"
     lines = [
         f"Round {end.round} ({how}, frame {end.frame}, {end.t:.1f} s)",
         f"  {'seat':>4}  {'back':<10} {'centre':>6} {'nerts':>5} {'bonus':>5} {'round':>5} "

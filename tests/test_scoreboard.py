@@ -1,0 +1,56 @@
+"""The printed scoreboard: how each round ended, and a round the log leaves unfinished."""
+
+from __future__ import annotations
+
+from nerts.scoreboard import format_scoreboard
+from referee.events import Event, event_from_dict
+from referee.game import GameReferee
+
+SEATS = [{"seat": 0, "back": "red"}, {"seat": 1, "back": "blue"}]
+
+
+def refereed(*events: dict[str, object]) -> list[Event]:
+    return GameReferee().referee_all(event_from_dict(event) for event in events)
+
+
+def start(frame: int, number: int) -> dict[str, object]:
+    return {"frame": frame, "t": frame / 10, "type": "round_start", "round": number,
+            "seats": SEATS, "nerts_pile": 13}  # fmt: skip
+
+
+def test_a_round_cut_short_by_the_next_and_one_left_in_play() -> None:
+    board = format_scoreboard(
+        refereed(
+            start(0, 1),
+            {"frame": 5, "t": 0.5, "type": "play", "seat": 0, "card": "AH", "pile": "p1"},
+            {"frame": 9, "t": 0.9, "type": "nerts_call", "seat": 0, "valid": True},
+            start(20, 2),
+            {"frame": 25, "t": 2.5, "type": "play", "seat": 1, "card": "AS", "pile": "p1"},
+        )
+    )
+    assert board.splitlines() == [
+        "Round 1 (no Nerts call; ended when the next round started, frame 9, 0.9 s)",
+        "  seat  back       centre nerts bonus round total",
+        "     0  red             1    13     0   -25   -25",
+        "     1  blue            0    13     0   -26   -26",
+        "  plays: 1 accepted, 0 tie, 0 late, 0 illegal, 1 false Nerts call(s)",
+        "",
+        "Round 2 (not scored: no valid Nerts call and no final stuck by the log's end, "
+        "frame 25, 2.5 s)",
+        "  plays: 1 accepted, 0 tie, 0 late, 0 illegal",
+    ]
+
+
+def test_a_round_ended_by_everyone_stuck() -> None:
+    board = format_scoreboard(
+        refereed(
+            start(0, 1),
+            {"frame": 10, "t": 1.0, "type": "stuck"},
+            {"frame": 20, "t": 2.0, "type": "stuck"},
+        )
+    )
+    assert board.splitlines()[0] == "Round 1 (everyone stuck, frame 20, 2.0 s)"
+
+
+def test_a_log_without_rounds() -> None:
+    assert format_scoreboard([]).startswith("No round ended in this log")
