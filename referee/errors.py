@@ -1,5 +1,12 @@
 """Malformed input raises these; a rules violation is never an exception but a verdict."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from referee.events import Event
+
 
 class RefereeInputError(ValueError):
     """Input the referee cannot understand. The message names the offending input."""
@@ -10,4 +17,11 @@ class InvalidCardError(RefereeInputError):
 
 
 class EventError(RefereeInputError):
-    """A table event with a missing or wrong key, or one that contradicts the round's setup."""
+    """A table event with a missing or wrong key, or one that contradicts the round's setup.
+
+    `event` is the offending event where it was parsed already: the referee decides a frame
+    once the next one begins, so a caller reading a file can name the event's own line."""
+
+    def __init__(self, message: str, event: Event | None = None) -> None:
+        super().__init__(message)
+        self.event = event

@@ -99,7 +99,9 @@ class GameReferee:
             first = next((e for e in batch if not isinstance(e, OtherEvent)), None)
             if first is None:
                 return batch
-            raise EventError(f"{first.TYPE} at frame {first.frame} comes before any round_start")
+            raise EventError(
+                f"{first.TYPE} at frame {first.frame} comes before any round_start", first
+            )
         was_over = self.round.ended is not None
         out: list[Event] = []
         for event in self.round.referee_frame(batch):

@@ -105,7 +105,8 @@ class RoundReferee:
         if seat not in self.nerts_left:
             raise EventError(
                 f"{event.TYPE} at frame {event.frame}: seat {seat} is not at the table "
-                f"(round {self.round_number} has seats {', '.join(map(str, self.seats))})"
+                f"(round {self.round_number} has seats {', '.join(map(str, self.seats))})",
+                event,
             )
 
     def _play(self, play: Play, out: list[Event]) -> None:
@@ -172,7 +173,8 @@ class RoundReferee:
         if event.remaining > size:
             raise EventError(
                 f"nerts_count at frame {event.frame}: seat {event.seat} has {event.remaining} "
-                f"cards left of a {size}-card Nerts pile"
+                f"cards left of a {size}-card Nerts pile",
+                event,
             )
         if self.ended is None:
             if event.remaining < self.nerts_left[event.seat]:

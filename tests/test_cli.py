@@ -154,6 +154,32 @@ def test_referee_names_lines_it_cannot_use(case: str, tmp_path: Path, capsys) ->
     assert status == 2 and f"{log}" in err and message in err and "Traceback" not in err
 
 
+ROUND_OF_TWO = (
+    '{"frame": 0, "t": 0.0, "type": "round_start", "round": 1, "nerts_pile": 13, '
+    '"seats": [{"seat": 0, "back": "red"}, {"seat": 1, "back": "blue"}]}'
+)
+STRANGER = '{"frame": 5, "t": 0.2, "type": "play", "seat": 7, "card": "AH", "pile": "p1"}'
+STUCK = '{"frame": 9, "t": 0.3, "type": "stuck"}'
+
+
+@pytest.mark.parametrize(
+    ("lines", "where"),
+    [
+        ([ROUND_OF_TWO, STRANGER, STUCK, STUCK], ":2: play at frame 5: seat 7 is not at the"),
+        ([ROUND_OF_TWO, STRANGER], ":2: play at frame 5: seat 7 is not at the"),
+        ([PLAY_BEFORE_ROUND, STUCK], ":1: play at frame 5 comes before any round_start"),
+    ],
+)
+def test_referee_names_the_line_of_the_event_at_fault(
+    lines: list[str], where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The referee decides a frame once the next begins, after reading the next line."""
+    log = tmp_path / "log.jsonl"
+    log.write_text("\n".join(lines) + "\n")
+    status, _, err = run(capsys, "referee", str(log))
+    assert status == 2 and f"{log}{where}" in err
+
+
 @pytest.mark.parametrize("line", ["[1, 2]", "5", "null", "[" * 100_000])
 def test_scores_names_journal_lines_it_cannot_use(line: str, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     game = tmp_path / "club.jsonl"

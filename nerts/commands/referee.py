@@ -14,7 +14,7 @@ from hardware.announce import BoxAnnouncer
 from nerts.errors import UserError
 from nerts.eventlog import EventWriter, read_numbered_events
 from nerts.scoreboard import format_scoreboard
-from referee.errors import RefereeInputError
+from referee.errors import EventError, RefereeInputError
 from referee.events import Event
 from referee.game import GameReferee
 from referee.options import DEFAULT_IN_AIR_GRACE_S, DEFAULT_TARGET_SCORE, RuleOptions
@@ -114,20 +114,33 @@ def referee_log(
             if box is not None:
                 box.announce(out.to_dict())
 
+        held: list[tuple[Event, int]] = []  # the events not yet decided, with their lines
         for line_number, event in events:
+            held.append((event, line_number))
             try:
                 decisions = referee.feed(event)
             except RefereeInputError as error:
-                raise UserError(f"{log_path}:{line_number}: {error}") from None
+                raise UserError(f"{_where(log_path, error, held)}: {error}") from None
+            held = [(e, number) for e, number in held if e.frame == event.frame]
             for out in decisions:
                 publish(out)
         try:
             finished = referee.finish()
         except RefereeInputError as error:  # the log's last frame, decided once it ends
-            raise UserError(f"{log_path}: {error}") from None
+            raise UserError(f"{_where(log_path, error, held)}: {error}") from None
         for out in finished:
             publish(out)
     return decided
+
+
+def _where(log_path: Path, error: RefereeInputError, held: list[tuple[Event, int]]) -> str:
+    """The file and line of the event the error is about: the referee decides a frame once
+    the next one begins, so that is not always the line just read."""
+    about = error.event if isinstance(error, EventError) else None
+    for event, number in held:
+        if event is about:
+            return f"{log_path}:{number}"
+    return f"{log_path}:{held[-1][1]}" if held else str(log_path)
 
 
 def run(args: argparse.Namespace) -> int:
