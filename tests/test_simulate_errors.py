@@ -133,3 +133,14 @@ def test_a_round_cut_at_the_cap_says_so(tmp_path: Path, capsys: pytest.CaptureFi
     assert "the round was cut at the 900 s cap" in capsys.readouterr().err
     assert main(argv) == 0
     assert "cap" not in capsys.readouterr().err
+
+
+def test_a_video_left_from_an_earlier_run_is_pointed_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "s"
+    out.mkdir()
+    (out / simulate.VIDEO_FILE).write_bytes(b"an earlier round")
+    assert main(["simulate", "--out", str(out), *FAST, "--no-video"]) == 0
+    assert f"{out / simulate.VIDEO_FILE} is left from an earlier run" in capsys.readouterr().err
+    assert (out / simulate.VIDEO_FILE).read_bytes() == b"an earlier round"

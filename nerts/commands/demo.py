@@ -21,6 +21,7 @@ EXAMPLE_LOG = "example_game.jsonl"
 # The bundled example is a short game, so it is played to a short target.
 EXAMPLE_TARGET = 20
 DEFAULT_OUT_DIR = Path("nerts-demo")
+EVENTS_FILE = "events.jsonl"
 # A four-player round with some races and the odd mistake, so every verdict shows up.
 DEMO_SEED = 4
 DEMO_RACE_RATE = 0.3
@@ -51,10 +52,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     # Checked now, not minutes later when the simulated round is written.
-    written = ("events.jsonl",) if args.example else ("events.jsonl", "truth.jsonl", "video.mp4")
-    simulate.make_out_dir(args.out, written)
+    written = () if args.example else simulate.written_files(no_video=False)
+    simulate.make_out_dir(args.out, (EVENTS_FILE, *written))
     if args.example:
-        out_path = args.out / "events.jsonl"
+        out_path = args.out / EVENTS_FILE
         with resources.as_file(resources.files("nerts.data") / EXAMPLE_LOG) as log_path:
             decided = referee_log(log_path, out_path, RuleOptions(target_score=EXAMPLE_TARGET))
         sys.stdout.write(f"Refereeing the bundled example game (target {EXAMPLE_TARGET})\n\n")
@@ -67,8 +68,8 @@ def run(args: argparse.Namespace) -> int:
             mistake_rate=DEMO_MISTAKE_RATE,
         )
         simulate.run(sim_args)
-        out_path = args.out / "events.jsonl"
-        decided = referee_log(args.out / "truth.jsonl", out_path, RuleOptions())
+        out_path = args.out / EVENTS_FILE
+        decided = referee_log(args.out / simulate.TRUTH_FILE, out_path, RuleOptions())
         sys.stdout.write("\n")
     sys.stdout.write(format_scoreboard(decided))
     sys.stdout.write(f"refereed events written to {out_path}\n")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import math
 import re
@@ -42,6 +43,8 @@ examples:
   nerts simulate --out fast --no-video          # truth only, in a second
 """
 TABLES = ("wood", "felt", "plain")
+TRUTH_FILE = "truth.jsonl"
+VIDEO_FILE = "video.mp4"
 MIN_SIDE = 64
 """Smallest frame side: below this the cards are a few pixels and nothing can be seen."""
 MAX_SIZE = (3840, 2160)
@@ -198,6 +201,11 @@ def _designs(args: argparse.Namespace) -> tuple[list, list]:  # type: ignore[typ
     return decks * players if len(decks) == 1 else decks, backs
 
 
+def written_files(no_video: bool) -> tuple[str, ...]:
+    """The names `run` writes in its --out folder."""
+    return (TRUTH_FILE,) if no_video else (TRUTH_FILE, VIDEO_FILE)
+
+
 def make_out_dir(out: Path, files: tuple[str, ...] = ()) -> None:
     """Makes the --out folder, or says why it cannot, before any long work starts; `files`,
     the names the command will write in it, must not be folders."""
@@ -211,7 +219,11 @@ def run(args: argparse.Namespace) -> int:
     settings = _settings(args)
     size = _size(args.size)
     decks, backs = _designs(args)
-    make_out_dir(args.out, ("truth.jsonl",) if args.no_video else ("truth.jsonl", "video.mp4"))
+    make_out_dir(args.out, written_files(args.no_video))
+    if args.no_video and (args.out / VIDEO_FILE).exists():
+        log.warning(
+            "%s is left from an earlier run: it does not show this round", args.out / VIDEO_FILE
+        )
     settings = SimulationSettings(**{**settings.__dict__, "backs": tuple(b.name for b in backs)})
     simulation = RoundSimulation(settings)
     renderer = None
@@ -229,25 +241,22 @@ def run(args: argparse.Namespace) -> int:
         desc="simulating",
         disable=not sys.stderr.isatty(),
     )
-    video = VideoSink(args.out / "video.mp4", settings.fps, size) if renderer else None
-    with EventWriter(args.out / "truth.jsonl") as truth:
-        if video is not None:
-            try:
-                video.__enter__()
-            except OSError as error:
-                raise UserError(
-                    f"{error}: try another --size or --fps, or check the folder is writable"
-                ) from None
-        try:
+    video = VideoSink(args.out / VIDEO_FILE, settings.fps, size) if renderer else None
+    with EventWriter(args.out / TRUTH_FILE) as truth:
+        with contextlib.ExitStack() as recording:
+            if video is not None:
+                try:
+                    recording.enter_context(video)
+                except OSError as error:
+                    raise UserError(
+                        f"{error}: try another --size or --fps, or check the folder is writable"
+                    ) from None
             for state in frames:
                 for event in state.events:
                     for decided in referee.feed(event):
                         truth.write(decided)
                 if video is not None and renderer is not None and state.scene is not None:
                     video.write(renderer.render(state.scene, state.frame))
-        finally:
-            if video is not None:
-                video.__exit__(None, None, None)
         for decided in referee.finish():
             truth.write(decided)
     played = simulation.frames_played
@@ -258,6 +267,6 @@ def run(args: argparse.Namespace) -> int:
             MAX_ROUND_S,
         )
     if video is not None:
-        sys.stdout.write(f"video: {args.out / 'video.mp4'}\n")
-    sys.stdout.write(f"truth: {args.out / 'truth.jsonl'} ({truth.count} events)\n")
+        sys.stdout.write(f"video: {args.out / VIDEO_FILE}\n")
+    sys.stdout.write(f"truth: {args.out / TRUTH_FILE} ({truth.count} events)\n")
     return 0
