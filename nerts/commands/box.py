@@ -102,7 +102,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     actions.required = True
     send = actions.add_parser("send", help="send commands; exit 0 only if all are acknowledged")
     send.add_argument("commands", nargs="*", metavar="COMMAND", help='e.g. "LIGHT 0 FF0000"')
-    send.add_argument("--file", type=Path, help="commands, one a line ('#' starts a comment)")
+    send.add_argument(
+        "--file",
+        type=Path,
+        help="commands, one a line (a line starting with '#' is a comment)",
+    )
     test = actions.add_parser("test", help="light each seat in turn and beep")
     for parser in (send, test):
         parser.add_argument("--port", required=True, metavar="URL", help="the box's pyserial URL")
@@ -165,21 +169,27 @@ def _driver_url(url: str) -> str:
 
 
 def _read_commands(args: argparse.Namespace) -> list[str]:
-    commands = list(args.commands)
+    """The commands given as arguments, then those of --file; a bad one is named where it is
+    (a file's comment lines start with '#': a '#' further on is text, as SHOW may print it)."""
+    given = [("", text) for text in args.commands]
     if args.file is not None:
         try:
             lines = args.file.read_text(encoding="ascii").splitlines()
         except (OSError, UnicodeDecodeError) as error:
             raise UserError(f"cannot read commands from {args.file}: {error}") from error
-        commands += [line.strip() for line in lines if line.strip() and not line.startswith("#")]
-    if not commands:
+        given += [
+            (f"{args.file}:{number}: ", line.strip())
+            for number, line in enumerate(lines, start=1)
+            if line.strip() and not line.lstrip().startswith("#")
+        ]
+    if not given:
         raise UserError("no commands: give them as arguments or with --file")
-    for command in commands:
+    for where, command in given:
         try:
             check_command_text(command)
         except ValueError as error:
-            raise UserError(str(error)) from error
-    return commands
+            raise UserError(f"{where}{error}") from error
+    return [command for _, command in given]
 
 
 def _wait_interruptibly(deliveries: list[Delivery], timeout: float) -> None:

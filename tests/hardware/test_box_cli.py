@@ -42,9 +42,21 @@ def test_send_arguments(box: tuple[TcpEmulator, BoxDevice]) -> None:
 def test_send_file(box: tuple[TcpEmulator, BoxDevice], tmp_path: Path) -> None:
     emulator, device = box
     commands = tmp_path / "commands.txt"
-    commands.write_text("# a comment\nSHOW hello there\n\nSCORE 1 -7\n", encoding="ascii")
+    commands.write_text(
+        "# a comment\nSHOW hello there\n\n  # indented\nSCORE 1 -7\nSHOW seat #2\n",
+        encoding="ascii",
+    )
     assert main(["box", "send", "--port", emulator.url, "--file", str(commands)]) == 0
-    assert executed(device) == ["SHOW hello there", "SCORE 1 -7"]
+    assert executed(device) == ["SHOW hello there", "SCORE 1 -7", "SHOW seat #2"]
+
+
+def test_a_bad_command_in_a_file_is_named_by_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    commands = tmp_path / "commands.txt"
+    commands.write_text("PING\n\nSHOW  two spaces\n", encoding="ascii")
+    assert main(["box", "send", "--port", "loop://", "--file", str(commands)]) == 2
+    assert f"{commands}:3: command 'SHOW  two spaces' must be" in capsys.readouterr().err
 
 
 def test_send_exits_1_when_a_command_is_rejected(
