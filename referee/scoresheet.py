@@ -26,25 +26,28 @@ class Scoresheet:
     rounds: list[dict[int, int]] = field(default_factory=list)
 
     @classmethod
-    def from_journal(cls, entries: Iterable[object]) -> Scoresheet:
-        """The sheet a journal's entries (parsed JSON, each an object) describe."""
+    def from_journal(
+        cls, entries: Iterable[object], where: Iterable[str] | None = None
+    ) -> Scoresheet:
+        """The sheet a journal's entries (parsed JSON, each an object) describe; `where`
+        names each entry in errors (default "entry 1", "entry 2", ...), e.g. by its line."""
         sheet: Scoresheet | None = None
-        for number, entry in enumerate(entries, start=1):
+        entries = list(entries)
+        names = [f"entry {n}" for n in range(1, len(entries) + 1)] if where is None else where
+        for number, (entry, name) in enumerate(zip(entries, names, strict=True), start=1):
             if not isinstance(entry, Mapping):
-                raise ScoresheetError(
-                    f"entry {number}: must be a JSON object, got {type(entry).__name__}"
-                )
+                raise ScoresheetError(f"{name}: must be a JSON object, got {type(entry).__name__}")
             kind = entry.get("type")
             if number == 1:
                 if kind != "game":
-                    raise ScoresheetError("entry 1: a score sheet starts with a 'game' entry")
+                    raise ScoresheetError(f"{name}: a score sheet starts with a 'game' entry")
                 sheet = cls(_players(entry.get("players")), _int(entry.get("target"), "target"))
                 continue
             assert sheet is not None
             try:
                 sheet.apply(entry)
             except ScoresheetError as error:
-                raise ScoresheetError(f"entry {number}: {error}") from None
+                raise ScoresheetError(f"{name}: {error}") from None
         if sheet is None:
             raise ScoresheetError("the score sheet is empty")
         return sheet

@@ -180,6 +180,17 @@ def test_referee_names_the_line_of_the_event_at_fault(
     assert status == 2 and f"{log}{where}" in err
 
 
+def test_scores_name_a_bad_journal_entry_by_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game = tmp_path / "club.jsonl"
+    run(capsys, "scores", str(game), "new", "--players", "Anna", "Ben")
+    with game.open("a") as journal:
+        journal.write('\n\n{"type": "round", "scores": {"0": 1}}\n')
+    status, _, err = run(capsys, "scores", str(game))
+    assert status == 2 and f"{game}: line 4: " in err and "missing: Ben" in err
+
+
 @pytest.mark.parametrize("line", ["[1, 2]", "5", "null", "[" * 100_000])
 def test_scores_names_journal_lines_it_cannot_use(line: str, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     game = tmp_path / "club.jsonl"

@@ -137,8 +137,10 @@ def _load(path: Path) -> Scoresheet:
     except OSError as error:
         hint = " (start one with 'new --players ...')" if not path.exists() else ""
         raise UserError(f"cannot read {path}: {error.strerror or error}{hint}") from None
+    numbered = [(number, line) for number, line in enumerate(lines, start=1) if line.strip()]
     return Scoresheet.from_journal(
-        json_line(line, path, number) for number, line in enumerate(lines, start=1) if line.strip()
+        [json_line(line, path, number) for number, line in numbered],
+        [f"line {number}" for number, _ in numbered],
     )
 
 
