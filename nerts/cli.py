@@ -11,8 +11,6 @@ from pathlib import Path
 
 from nerts.errors import UserError, make_folder
 
-log = logging.getLogger(__name__)
-
 # Each module registers one or more subcommands; order is the order shown in --help.
 COMMAND_MODULES = (
     "nerts.commands.demo",

@@ -209,6 +209,10 @@ class CardReader:
             if _names_a_card(named, corner.score)
         ]
         found = _with_index_readings(found, named_alone, CORNER_WINDOW_MM)
+        log.debug(
+            "%d face-up cards and %d index corners found; %d of the corners name a card",
+            len(face_up), len(corners), len(named_alone),
+        )  # fmt: skip
         return _without_duplicates(found)
 
     def _read_windows(self, views: list[np.ndarray]) -> np.ndarray:
@@ -229,6 +233,7 @@ class CardReader:
         first = self.classifier.probabilities([crop(view, READ_SHIFTS_MM[0]) for view in views])
         readings = np.repeat(first[:, None], shifts, axis=1)
         unsure = np.flatnonzero(first.max(axis=1) < self.sure_read_min)
+        log.debug("%d of %d index windows read again, shifted", len(unsure), len(views))
         if len(unsure):
             shifted = self.classifier.probabilities(
                 [crop(views[i], shift) for i in unsure for shift in READ_SHIFTS_MM[1:]]

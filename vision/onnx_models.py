@@ -1,4 +1,5 @@
-"""The two ONNX models on onnxruntime: the card detector (pose) and the index classifier."""
+"""The ONNX models on onnxruntime: detectors (`CardDetector`: whole cards, index corners) and
+classifiers (`IndexClassifier`: index corners, whole faces)."""
 
 from __future__ import annotations
 
@@ -48,9 +49,13 @@ def _session(path: Path):  # type: ignore[no-untyped-def]
     options.add_session_config_entry("session.intra_op.allow_spinning", spin)
     options.log_severity_level = 3
     try:
-        return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        session = onnxruntime.InferenceSession(
+            str(path), options, providers=["CPUExecutionProvider"]
+        )
     except (RuntimeError, OSError, ValueError, *_onnxruntime_load_errors()) as error:
         raise ModelFileError(f"cannot load model {path}: {error}") from None
+    log.debug("loaded %s (input %s)", path, session.get_inputs()[0].shape)
+    return session
 
 
 def _onnxruntime_load_errors() -> tuple[type[Exception], ...]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import logging
 import sys
 from pathlib import Path
 
@@ -18,8 +17,6 @@ from referee.errors import EventError, RefereeInputError
 from referee.events import Event
 from referee.game import GameReferee
 from referee.options import DEFAULT_IN_AIR_GRACE_S, DEFAULT_TARGET_SCORE, RuleOptions
-
-log = logging.getLogger(__name__)
 
 HELP = "re-decide every verdict of a table-event log (JSON Lines) and print the scoreboard"
 DESCRIPTION = """\
