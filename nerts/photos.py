@@ -11,6 +11,9 @@ import numpy as np
 from nerts.errors import UserError, make_folder
 
 MAX_MEGAPIXELS = 64
+"""Larger photos are refused: the commands are made for 1-24 megapixel camera photos, and
+decoding much larger ones takes gigabytes (a 64 MP photo is 192 MB as pixels, and the
+detectors' letterboxes and tiles copy it) for no gain, as the models look at it shrunk."""
 MIN_SIDE_PX = 32
 """Photos narrower or lower than this hold no card the models could find (cards are found
 from about 50 px long); refused with a clear message."""
