@@ -46,13 +46,21 @@ VALUE_WEIGHT = 0.5
 SHARPNESS_SIGMA_PX = 1.2
 """Both a crisp design file and a soft photo are blurred alike before the pattern is measured."""
 ORIENTATION_BINS = 9
+"""Bins of the pattern's gradient orientations, 20 degrees each over 0-180: enough to tell
+stripes from diamonds and checks, coarse enough that a card turned a few degrees matches."""
 FREQUENCY_BANDS = 8
+"""Radial bands of the pattern's spectrum, from coarse (big motifs) to fine (thin lines):
+two backs of one colour differ mostly in how fine their pattern is."""
 PATTERN_WEIGHT = 0.6
 """Share of the distance given to the pattern; the rest is colour."""
 OPAQUE_ALPHA = 128
 """Alpha (0-255) from which a pixel of a reference design file counts as printed."""
 MATCH_SOFTNESS = 0.05
 """Distance scale that turns the gap between best and next-best match into a confidence."""
+LONE_MATCH_SOFTNESS_FACTOR = 4.0
+"""With one back registered there is no runner-up: the confidence falls with the distance
+itself, on a scale this many times `MATCH_SOFTNESS` (a card's own back lies further from its
+reference than the gap between two references' matches)."""
 ALIKE_DISTANCE = 0.05
 """Registered backs closer than this are one design to the matcher, and their cards cannot be
 told apart: among the 35 files of decks/backs, designs that differ in name alone (or in a
@@ -231,7 +239,8 @@ class BackMatcher:
         references = self._features_at(seen_width_px)
         ranked = sorted((feature.distance(ref), name) for name, ref in references.items())
         if len(ranked) == 1:
-            return ranked[0][1], float(np.exp(-ranked[0][0] / MATCH_SOFTNESS / 4))
+            distance, name = ranked[0]
+            return name, float(np.exp(-distance / (MATCH_SOFTNESS * LONE_MATCH_SOFTNESS_FACTOR)))
         (best, name), (second, _) = ranked[0], ranked[1]
         return name, float(1 - np.exp(-(second - best) / MATCH_SOFTNESS))
 

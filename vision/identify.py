@@ -44,6 +44,11 @@ INDEX_SCORE_MIN = 0.65
 with `_agreed` on the val renders and the edje train photos (0.5-0.8): 0.65 named 311 of 392
 val cards with 29 wrong names and 496 of 527 edje train cards; the arithmetic mean of the
 shifted windows at 0.5 had named 309 with 35 wrong, and 495."""
+COVERED_INDEX_MIN = INDEX_SCORE_MIN
+"""A card whose two index corners both read `none` above this (but under
+`NO_INDEX_READ_MIN`) is face up with both indices covered: left unnamed, as a name read there
+would be the runner-up of weak readings. As sure as a name must be, so a covered corner and a
+named one are judged alike."""
 NO_INDEX_READ_MIN = 0.99
 """A card whose two index corners both read `none` at least this surely shows no index at
 all: a back that the detector took for a face (patterned backs unlike any it was trained on),
@@ -260,7 +265,7 @@ class CardReader:
         no_index = corners[:, self.none_column].min()
         if no_index >= NO_INDEX_READ_MIN:
             return CardDetection(quad, False, score)
-        if no_index > INDEX_SCORE_MIN:
+        if no_index > COVERED_INDEX_MIN:
             return CardDetection(quad, True, score)
         votes = corners.copy()
         votes[:, self.none_column] = 0.0

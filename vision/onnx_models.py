@@ -20,10 +20,16 @@ DETECTION_SCORE_MIN = 0.35
 DETECTION_IOU_MAX = 0.45
 """Two detections overlapping more than this are one card (non-maximum suppression)."""
 LETTERBOX_GREY = 114
+"""Grey of the padding around a letterboxed photo: what ultralytics pads with in training, so
+the detectors see the border they learnt."""
 INDEX_WINDOW_KEY = "index_window_mm"
 """ONNX metadata of the index classifier: the corner window ("26,32", mm) its crops were cut
 with, which the runtime must cut alike."""
 THREADS = 2
+"""onnxruntime threads per model: the 2 cores of the machines the 200 ms target is set on."""
+ORT_LOG_ERRORS_ONLY = 3
+"""onnxruntime's own log level (0 verbose .. 4 fatal): it writes straight to the terminal,
+past the command's logging, so only its errors are let through."""
 SPIN_WAITING_THREADS = False
 """Whether a session's threads keep spinning after a run, waiting for the next one. The
 reader runs up to four sessions in turn on the same cores, and the threads of the one just run
@@ -47,7 +53,7 @@ def _session(path: Path):  # type: ignore[no-untyped-def]
     options.intra_op_num_threads = THREADS
     spin = "1" if SPIN_WAITING_THREADS else "0"
     options.add_session_config_entry("session.intra_op.allow_spinning", spin)
-    options.log_severity_level = 3
+    options.log_severity_level = ORT_LOG_ERRORS_ONLY
     try:
         session = onnxruntime.InferenceSession(
             str(path), options, providers=["CPUExecutionProvider"]
