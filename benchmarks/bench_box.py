@@ -77,7 +77,10 @@ def verdict_latencies(url: str, samples: int) -> tuple[list[float], list[float]]
 def _read_lines(raw: socket.socket, count: int) -> None:
     received = b""
     while received.count(b"\n") < count:
-        received += raw.recv(64)
+        chunk = raw.recv(64)
+        if not chunk:
+            raise ConnectionError("the emulator closed the connection")
+        received += chunk
 
 
 def raw_round_trips(url: str, samples: int) -> list[float]:

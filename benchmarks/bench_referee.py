@@ -11,6 +11,7 @@ import json
 import random
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from nerts.commands.referee import referee_log
@@ -20,6 +21,8 @@ from referee.options import RuleOptions
 
 RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
 SEATS = 4
+FPS = 30.0
+"""The synthetic log's frame rate: every event's time is its own frame over it."""
 
 
 def make_log(plays: int, seed: int = 1) -> list[dict[str, object]]:
@@ -33,7 +36,7 @@ def make_log(plays: int, seed: int = 1) -> list[dict[str, object]]:
         lines.append(
             {
                 "frame": frame,
-                "t": frame / 30,
+                "t": frame / FPS,
                 "type": "round_start",
                 "round": round_number,
                 "seats": seats,
@@ -49,10 +52,11 @@ def make_log(plays: int, seed: int = 1) -> list[dict[str, object]]:
             card = RANKS[min(rank, 13) - 1] + suit
             racers = 1 + (rng.random() < 0.2) + (rng.random() < 0.05)
             for racer in range(racers):
+                at = frame + rng.randint(0, 1) * racer
                 lines.append(
                     {
-                        "frame": frame + rng.randint(0, 1) * racer,
-                        "t": frame / 30,
+                        "frame": at,
+                        "t": at / FPS,
                         "type": "play",
                         "seat": rng.randrange(SEATS),
                         "card": card,
@@ -63,14 +67,14 @@ def make_log(plays: int, seed: int = 1) -> list[dict[str, object]]:
             frame += 1
             tops[pile] = min(rank, 13) if rank == tops[pile] + 1 else tops[pile]
         frame += 2
-        lines.append({"frame": frame, "t": frame / 30, "type": "stuck"})
-        lines.append({"frame": frame + 1, "t": frame / 30, "type": "stuck"})
+        lines.append({"frame": frame, "t": frame / FPS, "type": "stuck"})
+        lines.append({"frame": frame + 1, "t": (frame + 1) / FPS, "type": "stuck"})
         frame += 10
     lines.sort(key=lambda line: line["frame"])  # type: ignore[arg-type,return-value]
     return lines
 
 
-def best_of(repeats: int, work) -> float:  # type: ignore[no-untyped-def]
+def best_of(repeats: int, work: Callable[[], object]) -> float:
     times = []
     for _ in range(repeats):
         started = time.perf_counter()
