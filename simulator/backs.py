@@ -198,11 +198,12 @@ def back_from_spec(spec: str) -> BackDesign:
     colour_text, _, pattern = spec.partition(":")
     colour = _parse_colour(colour_text)
     if colour is not None:
+        # One key for name, lookup and hash: specs naming the same colour are the same back.
+        key = colour_text.strip().lower()
         if not pattern:
-            # Same colour name -> same pattern, so a spec always means the same back.
             known = dict(DEFAULT_BACKS)
-            pattern = known.get(colour_text.lower(), PATTERNS[sum(map(ord, colour_text)) % 6])
-        return pattern_back(colour_text.strip().lower(), colour, pattern)
+            pattern = known.get(key, PATTERNS[sum(map(ord, key)) % len(PATTERNS)])
+        return pattern_back(key, colour, pattern)
     path = Path(spec)
     if path.is_file():
         return image_back(path)

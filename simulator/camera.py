@@ -11,13 +11,10 @@ k1 > 0 is barrel distortion. `project` inverts it with Newton steps.
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
-
-logger = logging.getLogger(__name__)
 
 CAMERA_HEIGHT_MM = 1500.0
 """Nominal lens height above the table; only the ratio to the table size matters."""
@@ -133,12 +130,6 @@ class CameraModel:
             r_d -= f / (1 + 3 * self.k1 * r_d * r_d)
         ratio = r_d / r_u if r_u > 0 else 1.0
         return (float(self.centre[0] + ideal[0] * ratio), float(self.centre[1] + ideal[1] * ratio))
-
-    def table_mm_per_px(self, x_mm: float, y_mm: float) -> float:
-        """Approximate size of one image pixel on the table near a point (for blur kernels)."""
-        a = np.array(self.project(x_mm, y_mm))
-        b = np.array(self.project(x_mm + 10.0, y_mm))
-        return 10.0 / max(float(np.hypot(*(b - a))), 1e-6)
 
     def warp(self, canvas: np.ndarray) -> np.ndarray:
         """Canvas -> camera image (perspective and lens in one remap)."""

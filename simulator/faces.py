@@ -203,6 +203,12 @@ def read_bgra(path: Path, size: tuple[int, int] | None = None) -> np.ndarray:
     image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
     if image is None:
         raise ValueError(f"cannot read image {path}")
+    if image.dtype == np.uint16:
+        # Sprites and alpha thresholds work in 0..255; the high byte gives back exactly the
+        # 8-bit values that a tool widened to 16 bits (x 257).
+        image = np.right_shift(image, 8).astype(np.uint8)
+    elif image.dtype != np.uint8:
+        raise ValueError(f"image {path} has {image.dtype} samples; expected 8- or 16-bit")
     if image.ndim == 2:
         image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGRA)
     elif image.shape[2] == 3:

@@ -10,13 +10,10 @@ index; its box covers the rank and any suit glyph in that corner.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 
 import cv2
 import numpy as np
-
-logger = logging.getLogger(__name__)
 
 CORNER_REGION = (0.26, 0.32)
 """Width and height, as fractions of the card, searched for an index in each corner."""

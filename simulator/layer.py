@@ -8,15 +8,12 @@ is byte-identical to painting the whole table from scratch.
 
 from __future__ import annotations
 
-import logging
 from collections import Counter
 
 import numpy as np
 
 from simulator.scene import CardPose
 from simulator.sprites import PatchMaker, composite
-
-logger = logging.getLogger(__name__)
 
 FULL_REPAINT_SHARE = 0.4
 """Repaint everything when the dirty boxes cover more than this share of the canvas."""

@@ -25,8 +25,6 @@ WOOD_GRAIN_MM = 7.0
 """Growth-ring line spacing."""
 WOOD_JOINT_MM = 900.0
 """Plank length between end joints."""
-TEXTURE_DETAIL_MM = 2.0
-"""Finest texture feature; textures are synthesised at this resolution then interpolated."""
 
 
 def marker_corners_mm(table_mm: tuple[float, float]) -> dict[int, np.ndarray]:

@@ -258,7 +258,8 @@ def generate_dataset(
         split, stem = ("val" if is_val else "train"), f"{image_number:06d}"
         image_path = out / "images" / split / f"{stem}.jpg"
         quality = int(rng.integers(settings.jpeg_quality[0], settings.jpeg_quality[1] + 1))
-        cv2.imwrite(str(image_path), frame, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        if not cv2.imwrite(str(image_path), frame, [cv2.IMWRITE_JPEG_QUALITY, quality]):
+            raise OSError(f"cannot write image {image_path}")
         index_image = out / "index" / "images" / split / f"{stem}.jpg"
         index_image.unlink(missing_ok=True)
         _link_or_copy(image_path, index_image)
@@ -293,6 +294,17 @@ def generate_dataset(
     return totals
 
 
+def frame_size(text: str) -> tuple[int, int]:
+    """argparse type for --size: "WIDTHxHEIGHT" in pixels, both positive."""
+    try:
+        width, height = map(int, text.lower().split("x"))  # a count other than 2 is a ValueError
+    except ValueError:
+        width = height = 0
+    if width <= 0 or height <= 0:
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT, e.g. 960x540, got {text!r}")
+    return width, height
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m simulator.training",
@@ -324,18 +336,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=[],
         help="back specs: colour, #rrggbb, colour:pattern or image path",
     )
-    parser.add_argument("--size", default="1280x720", help="WxH")
+    parser.add_argument("--size", type=frame_size, default="1280x720", help="WxH")
     parser.add_argument("--val-fraction", type=float, default=TrainingSettings.val_fraction)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    width, height = (int(v) for v in args.size.lower().split("x"))
-    decks = [load_design(d) for d in args.deck] or [builtin_design()]
-    val_decks = [load_design(d) for d in args.val_deck] or None
-    backs = [back_from_spec(s) for s in args.backs] or default_backs(8)
-    settings = TrainingSettings(size=(width, height), val_fraction=args.val_fraction)
-    generate_dataset(
-        args.out, args.count, args.seed, decks, backs, val_decks=val_decks, settings=settings
-    )
+    try:
+        decks = [load_design(d) for d in args.deck] or [builtin_design()]
+        val_decks = [load_design(d) for d in args.val_deck] or None
+        backs = [back_from_spec(s) for s in args.backs] or default_backs(8)
+    except (OSError, ValueError) as error:
+        parser.error(str(error))
+    settings = TrainingSettings(size=args.size, val_fraction=args.val_fraction)
+    try:
+        generate_dataset(
+            args.out, args.count, args.seed, decks, backs, val_decks=val_decks, settings=settings
+        )
+    except OSError as error:
+        # An unwritable --out is the user's to fix: one line, not a traceback.
+        parser.exit(1, f"{parser.prog}: error: {error}\n")
     return 0
 
 

@@ -22,7 +22,8 @@ class SceneMix:
     """How random training scenes are composed."""
 
     cards_per_area: float = 1.2
-    """Cards per card-sized patch of table area (about how crowded the view is)."""
+    """Cards per square of table a card's length on a side (88 x 88 mm, more than a card's own
+    area): about how crowded the view is."""
     max_cards: int = 90
     pile_weights: tuple[float, float, float, float, float] = (0.3, 0.25, 0.15, 0.2, 0.1)
     """Relative frequency of: fanned pile, stack, face-down spread, single card, nerts pile."""
@@ -290,6 +291,7 @@ def random_scene(
     mix = mix or SceneMix()
     width, height = table_mm
     dealer = _Dealer(n_seats, rng)
+    # Squared on purpose: `cards_per_area` counts per square of a card's length.
     card_area = CARD_HEIGHT_MM * CARD_HEIGHT_MM
     target = min(mix.max_cards, max(1, int(mix.cards_per_area * width * height / card_area)))
     # A zero-weight maker at the end leaves every draw of the others unchanged.

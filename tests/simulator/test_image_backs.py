@@ -71,3 +71,10 @@ def test_a_wholly_transparent_image_is_refused_by_name(tmp_path: Path) -> None:
     path = _write(tmp_path / "empty.png", np.zeros((50, 50, 4), np.uint8))
     with pytest.raises(ValueError, match=r"empty\.png is wholly transparent"):
         back_from_spec(str(path))
+
+
+@pytest.mark.parametrize(("spec", "normalised"), [("#2040A0", "#2040a0"), (" red", "red")])
+def test_specs_naming_the_same_colour_give_the_same_back(spec: str, normalised: str) -> None:
+    back, twin = back_from_spec(spec), back_from_spec(normalised)
+    assert back.name == twin.name == normalised
+    assert np.array_equal(back.image, twin.image)

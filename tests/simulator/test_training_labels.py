@@ -154,6 +154,26 @@ def test_command_line_entry_point(tmp_path: Path) -> None:
     assert len(list(tmp_path.glob("images/*/*.jpg"))) == 2
 
 
+@pytest.mark.parametrize("size", ["1280", "axb", "0x720", "1280x720x3"])
+def test_a_bad_size_is_a_one_line_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], size: str
+) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["--out", str(tmp_path), "--count", "1", "--size", size])
+    assert stop.value.code == 2
+    assert f"expected WIDTHxHEIGHT, e.g. 960x540, got '{size}'" in capsys.readouterr().err
+
+
+def test_a_missing_deck_is_a_usage_error_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "no-such-deck"
+    with pytest.raises(SystemExit) as stop:
+        main(["--out", str(tmp_path / "out"), "--count", "1", "--deck", str(missing)])
+    assert stop.value.code == 2
+    assert f"deck folder not found: {missing}" in capsys.readouterr().err
+
+
 def test_index_boxes_are_found_where_a_design_prints_them() -> None:
     mirrored = {card: face[:, ::-1] for card, face in builtin_design().faces.items()}
     boxes = find_index_boxes(mirrored)
