@@ -9,18 +9,18 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from models.dataset import WINDOW_FILE, crops_window
+from models.dataset import WINDOW_FILE, crops_window, link_or_copy
 
 log = logging.getLogger(__name__)
 
 
 class CropMixError(ValueError):
-    """A source that cannot be mixed: malformed, missing or cut with another window."""
+    """A source that cannot be mixed: malformed, missing, cut with another window, or where
+    the mix would be written."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,12 @@ def mix_crops(out: Path, train: list[CropSource], val: list[CropSource]) -> dict
     for source in [*train, *val]:
         if not (source.folder / "train").is_dir():
             raise CropMixError(f"crop source {source.folder} has no train/ (make it with 'crops')")
+        if _overlap(out, source.folder):
+            # `out` is replaced before anything is linked, so the source would be lost.
+            raise CropMixError(
+                f"--out {out} would overwrite crop source {source.folder}: "
+                "write the mix to a folder outside every source"
+            )
     if len(windows) != 1:
         raise CropMixError(f"crop sources were cut with different index windows: {windows}")
     for sources in (train, val):
@@ -57,7 +63,10 @@ def mix_crops(out: Path, train: list[CropSource], val: list[CropSource]) -> dict
         if twice:
             # Links are named after their folder, so two folders of one name would collide.
             raise CropMixError(f"crop sources share a folder name: {', '.join(twice)}")
-    shutil.rmtree(out, ignore_errors=True)
+    if out.is_file():
+        raise CropMixError(f"--out {out} is a file, not a folder")
+    if out.exists():
+        shutil.rmtree(out)
     out.mkdir(parents=True)
     (window,) = windows
     (out / WINDOW_FILE).write_text(json.dumps({"index_window_mm": list(window)}) + "\n")
@@ -68,14 +77,16 @@ def mix_crops(out: Path, train: list[CropSource], val: list[CropSource]) -> dict
     return totals
 
 
+def _overlap(first: Path, second: Path) -> bool:
+    """Whether two folders are one, or one lies inside the other (links followed)."""
+    first, second = first.resolve(), second.resolve()
+    return first == second or first in second.parents or second in first.parents
+
+
 def _link_split(source: CropSource, split: str, target: Path) -> int:
     crops = sorted((source.folder / split).glob("*/*.png"))[:: source.every]
     for crop in crops:
         folder = target / crop.parent.name
         folder.mkdir(parents=True, exist_ok=True)
-        link = folder / f"{source.folder.name}_{crop.name}"
-        try:
-            os.link(crop, link)
-        except OSError:
-            shutil.copy2(crop, link)
+        link_or_copy(crop, folder / f"{source.folder.name}_{crop.name}")
     return len(crops)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import shutil
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -29,11 +31,10 @@ from vision.geometry import (
     portrait_order,
     rectify,
 )
+from vision.identify import NONE_CLASS
 
 log = logging.getLogger(__name__)
 
-NONE_CLASS = "none"
-"""Classifier class for a corner that shows no readable index (covered, or a back)."""
 MIN_CARD_LENGTH_PX = 70.0
 """Cards shorter than this in a render give no crops (`--min-card-length` in `crops`). Cut
 down to 40 px (classifier round 21) the crops taught no better reading of the small val cards,
@@ -54,6 +55,32 @@ WINDOW_FILE = "index_window.json"
 TRUETYPE_SEEDS = 500
 """TrueType designs are seeded from here on within each render seed's thousand, after the
 Hershey designs' seeds, so that both kinds can be asked for in one render set."""
+NONE_KEEP = 0.32
+"""Share of the `none` index crops (covered corners, backs) kept, drawn at random: the share
+the published index classifier's crops were cut with (the code wrote it `none_share=0.08`
+times 4, which is why older notes say 8%)."""
+
+
+class ImageFileError(OSError):
+    """An image that cannot be read or written (a damaged render folder, a full disk)."""
+
+
+def link_or_copy(source: Path, target: Path) -> None:
+    """`target` hard-linked to `source`, which costs no disk; copied where links are impossible
+    (another file system, or one without links)."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
+def read_image(path: Path) -> np.ndarray:
+    """The BGR image at `path`; ImageFileError naming it when it is missing or unreadable
+    (`cv2.imread` says so only by returning None)."""
+    image = cv2.imread(str(path))
+    if image is None:
+        raise ImageFileError(f"cannot read image {path}")
+    return image
 
 
 def shared_decks(shared: Path) -> tuple[list[Path], list[Path]]:
@@ -88,10 +115,16 @@ def render_dataset(
     decks += [procedural_design(seed * 1000 + number) for number in range(procedural)]
     decks += [truetype_design(seed * 1000 + TRUETYPE_SEEDS + number) for number in range(truetype)]
     backs = [back_from_spec(str(path)) for path in back_files]
-    scale = size[0] / 1280
+    # The simulator's card lengths are for its own frame size: scaled, cards fill another
+    # frame as they fill that one.
+    defaults = TrainingSettings()
+    scale = size[0] / defaults.size[0]
     settings = TrainingSettings(
         size=size,
-        card_length_px=(50.0 * scale, 400.0 * scale),
+        card_length_px=(
+            defaults.card_length_px[0] * scale,
+            defaults.card_length_px[1] * scale,
+        ),
         scene_mix=SceneMix(
             count_spread_probability=count_spreads,
             hand_fan_weight=hand_fans,
@@ -157,7 +190,7 @@ def labelled_crops(
     given `find`, also at the corners it finds (its own errors)."""
     for meta_path in sorted((render_dir / "meta" / split).glob("*.json")):
         meta = json.loads(meta_path.read_text())
-        image = cv2.imread(str(render_dir / "images" / split / f"{meta_path.stem}.jpg"))
+        image = read_image(render_dir / "images" / split / f"{meta_path.stem}.jpg")
         found = find(image) if find is not None else []
         indices: dict[tuple[str, int], list[list[list[float]]]] = {}
         for index in meta["indices"]:
@@ -200,15 +233,16 @@ def write_crops(
     render_dirs: list[Path],
     out: Path,
     seed: int,
-    none_share: float = 0.08,
+    none_keep: float = NONE_KEEP,
     *,
     find: QuadFinder | None = None,
     window_mm: tuple[float, float] = INDEX_WINDOW_MM,
     min_card_length_px: float = MIN_CARD_LENGTH_PX,
 ) -> dict[str, int]:
     """Classification dataset (out/{train,val}/<class>/*.png) from render folders, cut
-    `window_mm` large at jittered true corners and, given `find`, also at the corners it finds;
-    the window is written beside them (`crops_window`)."""
+    `window_mm` large at jittered true corners and, given `find`, also at the corners it finds,
+    keeping a `none_keep` share of the `none` crops; the window is written beside them
+    (`crops_window`)."""
     rng = np.random.default_rng(seed)
     totals: dict[str, int] = {}
     out.mkdir(parents=True, exist_ok=True)
@@ -221,7 +255,7 @@ def write_crops(
                 folder, split, rng, find, window_mm, min_card_length_px=min_card_length_px
             )
         )
-        totals[split] = write_classes(crops, out / split, none_share * 4, rng, f"crops {split}")
+        totals[split] = write_classes(crops, out / split, none_keep, rng, f"crops {split}")
     return totals
 
 
@@ -241,7 +275,9 @@ def write_classes(
         folder = out / label
         folder.mkdir(parents=True, exist_ok=True)
         number = counts.get(label, 0)
-        cv2.imwrite(str(folder / f"{number:06d}.png"), crop)
+        path = folder / f"{number:06d}.png"
+        if not cv2.imwrite(str(path), crop):
+            raise ImageFileError(f"cannot write image {path}")
         counts[label] = number + 1
     total = sum(counts.values())
     log.info("%s: %d written in %d classes", description, total, len(counts))

@@ -7,17 +7,15 @@ share of face-down cards, with `none`, so that the classifier says when a face d
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Iterator
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from models.dataset import NONE_CLASS, QuadFinder, found_quad, jittered, write_classes
+from models.dataset import QuadFinder, found_quad, jittered, read_image, write_classes
 from vision.geometry import face_crop, rectify
-
-log = logging.getLogger(__name__)
+from vision.identify import NONE_CLASS
 
 VISIBLE_NAMED = 0.9
 """A face-up card showing at least this share of itself is cut with its name."""
@@ -39,7 +37,7 @@ def labelled_faces(
     `find`, also at the corners it finds; half turned 180 degrees (a card lies either way)."""
     for meta_path in sorted((render_dir / "meta" / split).glob("*.json")):
         meta = json.loads(meta_path.read_text())
-        image = cv2.imread(str(render_dir / "images" / split / f"{meta_path.stem}.jpg"))
+        image = read_image(render_dir / "images" / split / f"{meta_path.stem}.jpg")
         found = find(image) if find is not None else []
         for card in meta["cards"]:
             if card["face_up"] and card["visible"] >= VISIBLE_NAMED:

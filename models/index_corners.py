@@ -24,14 +24,12 @@ from pathlib import Path
 
 import numpy as np
 
-from models.dataset import readable_corners
-from simulator.training import _link_or_copy
+from models.dataset import link_or_copy, readable_corners
 from vision.geometry import card_window
-from vision.onnx_models import CORNER_WINDOW_MM
+from vision.onnx_models import CORNER_WINDOW_MM, INDEX_CORNER_CLASS
 
 log = logging.getLogger(__name__)
 
-INDEX_CORNER_CLASS = "index_corner"
 CORNER_CLASSES = (INDEX_CORNER_CLASS,)
 """The index-corner detector's one class."""
 
@@ -102,7 +100,7 @@ def index_corner_dataset(renders: Path, out: Path) -> int:
             (out / sub / split).mkdir(parents=True, exist_ok=True)
         target = out / "images" / split / image.name
         if not target.exists():
-            _link_or_copy(image, target)
+            link_or_copy(image, target)
         (out / "labels" / split / f"{stem}.txt").write_text("".join(f"{line}\n" for line in lines))
     log.info("%s: %d index corners -> %s", renders, added, out)
     return added

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import csv
 import logging
-import os
-import shutil
 from pathlib import Path
+
+from models.dataset import link_or_copy
 
 log = logging.getLogger(__name__)
 
@@ -44,10 +44,7 @@ def edje_dataset(shared: Path, out: Path) -> int:
         photo = source / "train" / name
         target = images / name
         if not target.exists():
-            try:
-                os.link(photo, target)
-            except OSError:
-                shutil.copy2(photo, target)
+            link_or_copy(photo, target)
         (labels / f"{Path(name).stem}.txt").write_text("\n".join(card_lines) + "\n")
     count = sum(len(card_lines) for card_lines in lines.values())
     log.info("edje: %d photos, %d cards -> %s", len(lines), count, out)

@@ -35,6 +35,7 @@ from models import CARDS_ONNX, CORNERS_ONNX, FACES_ONNX, INDEX_ONNX, MODELS_DIR
 from models.crop_mix import CropMixError, CropSource, mix_crops
 from models.dataset import (
     MIN_CARD_LENGTH_PX,
+    ImageFileError,
     QuadFinder,
     crops_window,
     render_dataset,
@@ -44,7 +45,7 @@ from models.face_crops import write_faces
 from models.index_corners import CORNER_CLASSES, index_corner_dataset
 from models.real_photos import edje_dataset
 from simulator import typefaces
-from simulator.training import CARD_CLASSES, write_data_yaml
+from simulator.training import CARD_CLASSES, frame_size, write_data_yaml
 from simulator.training_scenes import SceneMix
 from vision.geometry import FACE_CROP_PX, INDEX_CROP_PX, INDEX_WINDOW_MM, card_from_window
 from vision.identify import CARD_IOU_MAX, CORNER_IOU_MAX, CORNER_SCORE_MIN
@@ -56,6 +57,12 @@ REPO = MODELS_DIR.parent
 DEFAULT_SHARED = REPO.parent / "shared"
 DEFAULT_RUNS = REPO / "build" / "runs"
 CARDS_IMGSZ = 416
+RENDER_SIZE = "960x540"
+"""Frame size of the renders `data` and `all` make: the size the published models' renders
+were made at (the model cards)."""
+ALL_RENDER_SEED_OFFSET = 1
+"""`all` renders with --seed plus this and cuts and trains with --seed itself: at the default
+seed, 0, that is render seed 1 and crop seed 0, the seeds `all` has always used."""
 DEFAULT_WARMUP_EPOCHS = 3.0
 """ultralytics' own default, kept for runs from scratch."""
 THREADS = 2
@@ -184,7 +191,7 @@ def _final_metrics(run_dir: Path, seconds: float, args: argparse.Namespace) -> d
         else {}
     )
     return {
-        "epochs_run": len(rows) - 1,
+        "epochs_run": max(0, len(rows) - 1),  # no results.csv: no epochs, not -1
         "train_seconds": round(seconds),
         "imgsz": args.imgsz,
         "data": str(args.data),
@@ -277,14 +284,12 @@ def _column(run_dir: Path, name: str) -> list[str]:
 def command_data(args: argparse.Namespace) -> None:
     if args.truetype and not typefaces.available():
         raise SystemExit("data: --truetype needs pillow and matplotlib: pip install -e '.[train]'")
-    width, _, height = args.size.partition("x")
-    size = (int(width), int(height))
     render_dataset(
         Path(args.out),
         args.count,
         args.seed,
         Path(args.shared),
-        size,
+        args.size,
         procedural=args.procedural,
         truetype=args.truetype,
         count_spreads=args.count_spreads,
@@ -317,19 +322,27 @@ def _card_finder(detector_path: str | None, corners_path: str | None = None) -> 
 
 
 def command_crops(args: argparse.Namespace) -> None:
-    write_crops(
-        [Path(folder) for folder in args.renders],
-        Path(args.out),
-        args.seed,
-        find=_card_finder(args.detector, args.corners),
-        window_mm=tuple(args.window_mm),
-        min_card_length_px=args.min_card_length,
-    )
+    find = _card_finder(args.detector, args.corners)
+    try:
+        write_crops(
+            [Path(folder) for folder in args.renders],
+            Path(args.out),
+            args.seed,
+            find=find,
+            window_mm=tuple(args.window_mm),
+            min_card_length_px=args.min_card_length,
+        )
+    except ImageFileError as error:
+        raise SystemExit(f"crops: {error}") from None
 
 
 def command_face_crops(args: argparse.Namespace) -> None:
     renders = [Path(folder) for folder in args.renders]
-    write_faces(renders, Path(args.out), args.seed, find=_card_finder(args.detector))
+    find = _card_finder(args.detector)
+    try:
+        write_faces(renders, Path(args.out), args.seed, find=find)
+    except ImageFileError as error:
+        raise SystemExit(f"face-crops: {error}") from None
 
 
 def command_edje(args: argparse.Namespace) -> None:
@@ -401,7 +414,7 @@ def command_all(args: argparse.Namespace) -> None:
         # At the detector just trained: the classifiers learn its corner errors.
         detector = str(Path(args.models_dir) / CARDS_ONNX.name)
         return argparse.Namespace(
-            renders=[str(renders)], out=str(out), seed=0, detector=detector, **options
+            renders=[str(renders)], out=str(out), seed=args.seed, detector=detector, **options
         )
 
     steps: list[tuple[str, Any, argparse.Namespace]] = [
@@ -411,8 +424,8 @@ def command_all(args: argparse.Namespace) -> None:
             argparse.Namespace(
                 out=str(renders),
                 count=args.images,
-                seed=1,
-                size="960x540",
+                seed=args.seed + ALL_RENDER_SEED_OFFSET,
+                size=frame_size(RENDER_SIZE),
                 shared=args.shared,
                 procedural=args.procedural,
                 truetype=args.truetype,
@@ -480,7 +493,13 @@ def main(argv: list[str] | None = None) -> None:
     data = sub.add_parser("data", help="render labelled training images from decks/train")
     data.add_argument("--out", required=True)
     data.add_argument("--count", type=int, default=1500)
-    data.add_argument("--size", default="960x540", metavar="WxH")
+    data.add_argument(
+        "--size",
+        type=frame_size,
+        default=RENDER_SIZE,
+        metavar="WxH",
+        help="frame size in pixels (default: %(default)s)",
+    )
     data.add_argument(
         "--shared", default=str(DEFAULT_SHARED), help="the shared/ folder with decks/"
     )

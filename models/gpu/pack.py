@@ -40,7 +40,8 @@ def _shrink(source: Path, target: Path) -> None:
     size = (round(width * scale), round(height * scale))
     target.parent.mkdir(parents=True, exist_ok=True)
     small = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
-    cv2.imwrite(str(target), small, [cv2.IMWRITE_WEBP_QUALITY, WEBP_QUALITY])
+    if not cv2.imwrite(str(target), small, [cv2.IMWRITE_WEBP_QUALITY, WEBP_QUALITY]):
+        raise SystemExit(f"pack: cannot write {target}")
 
 
 def _short(value: str) -> str:

@@ -63,3 +63,22 @@ def test_two_sources_of_one_folder_name_are_refused(tmp_path: Path) -> None:
     second = crop_folder(tmp_path / "b", "crops", 1, (26.0, 32.0))
     with pytest.raises(CropMixError, match="share a folder name: crops"):
         mix_crops(tmp_path / "mix", [CropSource(first), CropSource(second)], [CropSource(first)])
+
+
+@pytest.mark.parametrize("where", ["the source", "above it", "inside it"])
+def test_a_mix_written_over_its_sources_is_refused_and_they_survive(
+    tmp_path: Path, where: str
+) -> None:
+    source = crop_folder(tmp_path / "crops", "new", 2, (26.0, 32.0))
+    out = {"the source": source, "above it": tmp_path, "inside it": source / "mix"}[where]
+    crops = sorted(source.rglob("*.png"))
+    with pytest.raises(CropMixError, match=f"--out {out} would overwrite crop source {source}"):
+        mix_crops(out, [CropSource(source)], [CropSource(source)])
+    assert crops and sorted(source.rglob("*.png")) == crops
+
+
+def test_a_mix_over_a_source_stops_with_one_line(tmp_path: Path) -> None:
+    source = crop_folder(tmp_path, "new", 1, (26.0, 32.0))
+    with pytest.raises(SystemExit, match=r"^mix-crops: --out .* would overwrite crop source"):
+        main(["mix-crops", "--out", str(source), "--train", str(source)])
+    assert (source / "train" / "2H" / "000000.png").is_file()

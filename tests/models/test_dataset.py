@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from models.dataset import NONE_CLASS, labelled_crops, readable_corners
+from models.dataset import ImageFileError, labelled_crops, readable_corners, write_classes
 from models.face_crops import VISIBLE_NAMED, VISIBLE_NONE, labelled_faces
 from models.train import main as train_main
 from simulator import typefaces
@@ -17,6 +17,7 @@ from simulator.backs import default_backs
 from simulator.faces import builtin_design
 from simulator.training import TrainingSettings, generate_dataset
 from vision.geometry import CARD_HEIGHT_MM, CARD_WIDTH_MM, FACE_CROP_PX
+from vision.identify import NONE_CLASS
 
 SCALE = 4.0  # px per mm of an upright card drawn at the origin
 CARD = np.array(
@@ -120,3 +121,26 @@ def test_truetype_designs_without_their_fonts_stop_with_what_to_install(
     with pytest.raises(SystemExit, match=r"--truetype needs pillow and matplotlib"):
         train_main(["data", "--out", str(tmp_path / "r"), "--count", "1", "--truetype", "2"])
     assert not (tmp_path / "r").exists()
+
+
+def test_a_render_without_its_image_stops_naming_it(tmp_path: Path) -> None:
+    renders = tmp_path / "renders"
+    (renders / "meta" / "train").mkdir(parents=True)
+    (renders / "meta" / "train" / "000000.json").write_text('{"cards": [], "indices": []}')
+    missing = renders / "images" / "train" / "000000.jpg"
+    with pytest.raises(ImageFileError, match=f"cannot read image {missing}"):
+        list(labelled_crops(renders, "train", np.random.default_rng(0)))
+    with pytest.raises(ImageFileError, match=f"cannot read image {missing}"):
+        list(labelled_faces(renders, "train", np.random.default_rng(0)))
+    for step in ("crops", "face-crops"):
+        with pytest.raises(SystemExit, match=f"^{step}: cannot read image {missing}$"):
+            train_main([step, "--renders", str(renders), "--out", str(tmp_path / step)])
+
+
+def test_a_crop_that_cannot_be_written_stops_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cv2, "imwrite", lambda *_: False)
+    crop = np.zeros((8, 8, 3), np.uint8)
+    with pytest.raises(ImageFileError, match=f"cannot write image {tmp_path / '2H' / '000000'}"):
+        write_classes([("2H", crop)], tmp_path, 1.0, np.random.default_rng(0), "test")

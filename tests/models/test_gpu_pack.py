@@ -7,8 +7,9 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 
-from models.gpu.pack import pack
+from models.gpu.pack import _shrink, pack
 from simulator.backs import default_backs
 from simulator.faces import builtin_design
 from simulator.training import TrainingSettings, generate_dataset
@@ -44,3 +45,14 @@ def test_pack_shrinks_images_and_keeps_both_detectors_labels(tmp_path: Path) -> 
         assert np.allclose(packed, original, atol=0.5e-4)
         assert f"corners/{split}/{name}.txt" in labels
     assert any(labels[k] for k in labels if k.startswith("corners/"))
+
+
+def test_an_image_that_cannot_be_written_stops_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = tmp_path / "render.jpg"
+    assert cv2.imwrite(str(source), np.zeros((54, 96, 3), np.uint8))
+    monkeypatch.setattr(cv2, "imwrite", lambda *_: False)
+    target = tmp_path / "pack" / "render.webp"
+    with pytest.raises(SystemExit, match=f"^pack: cannot write {target}$"):
+        _shrink(source, target)

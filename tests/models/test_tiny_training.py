@@ -35,7 +35,7 @@ def test_tiny_training_runs_and_exports(tmp_path: Path, offline: None) -> None:
     generate_dataset(
         renders, 4, 0, [builtin_design()], default_backs(2), settings=settings, progress=False
     )
-    write_crops([renders], tmp_path / "crops", seed=0, none_share=1.0, window_mm=(24.0, 30.0))
+    write_crops([renders], tmp_path / "crops", seed=0, none_keep=1.0, window_mm=(24.0, 30.0))
     common = [
         "--epochs",
         "1",

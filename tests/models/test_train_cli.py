@@ -1,0 +1,69 @@
+"""models.train's command line: sizes it refuses, the seeds `all` passes on, run metrics."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from models import train
+from models.train import _final_metrics, frame_size, main
+
+
+def test_a_frame_size_is_width_x_height() -> None:
+    assert frame_size("960x540") == (960, 540)
+    assert frame_size("1280X720") == (1280, 720)
+    for text in ("1280", "960x", "x540", "0x540", "960x-540", "960x540x2"):
+        with pytest.raises(argparse.ArgumentTypeError, match=f"e.g. 960x540, got '{text}'"):
+            frame_size(text)
+
+
+def test_a_bad_size_stops_with_usage_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["data", "--out", str(tmp_path / "r"), "--size", "1280"])
+    assert stopped.value.code == 2
+    assert "expected WIDTHxHEIGHT, e.g. 960x540, got '1280'" in capsys.readouterr().err
+
+
+def _seeds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *seed: str) -> dict[str, int]:
+    """The seed each seeded step of `all` is given, with every step's work left out."""
+    seeds: dict[str, int] = {}
+
+    def record(name: str) -> Callable[[argparse.Namespace], None]:
+        def handler(args: argparse.Namespace) -> None:
+            if hasattr(args, "seed"):
+                seeds[name] = args.seed
+            if name == "data":
+                assert args.size == (960, 540)
+
+        return handler
+
+    for name in ("data", "edje", "mix", "cards", "corners", "crops", "classifier"):
+        monkeypatch.setattr(train, f"command_{name}", record(name))
+    monkeypatch.setattr(train, "command_face_crops", record("face_crops"))
+    monkeypatch.setattr(train, "command_faces", record("faces"))
+    main(["all", "--work", str(tmp_path / "all"), *seed])
+    return seeds
+
+
+def test_all_renders_at_seed_1_and_cuts_and_trains_at_seed_0_by_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    trained = dict.fromkeys(("cards", "corners", "crops", "classifier", "face_crops", "faces"), 0)
+    assert _seeds(tmp_path, monkeypatch) == {"data": 1} | trained
+
+
+def test_all_passes_its_seed_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    trained = dict.fromkeys(("cards", "corners", "crops", "classifier", "face_crops", "faces"), 7)
+    assert _seeds(tmp_path, monkeypatch, "--seed", "7") == {"data": 8} | trained
+
+
+def test_a_run_without_results_has_run_no_epochs(tmp_path: Path) -> None:
+    args = argparse.Namespace(imgsz=64, data="crops")
+    assert _final_metrics(tmp_path, 0, args)["epochs_run"] == 0
+    (tmp_path / "results.csv").write_text("epoch,loss\n1,0.5\n2,0.4\n")
+    assert _final_metrics(tmp_path, 0, args)["epochs_run"] == 2
