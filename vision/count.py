@@ -127,8 +127,8 @@ def _table_pixels(image: np.ndarray, cards: list[CardDetection]) -> np.ndarray |
     colours = int(np.prod(TABLE_COLOUR_BINS))
     # One count added to every colour, so that a colour seen a few times is not decided by chance.
     table = np.bincount(colour[clear > 0], minlength=colours) + 1
-    card = np.bincount(colour[on_cards > 0], minlength=colours) + 1
-    is_table: np.ndarray = table / table.sum() > card / card.sum()
+    cards_colours = np.bincount(colour[on_cards > 0], minlength=colours) + 1
+    is_table: np.ndarray = table / table.sum() > cards_colours / cards_colours.sum()
     if float(is_table[colour[on_cards > 0]].mean()) > CARDS_AS_TABLE_MAX:
         return None
     return is_table[colour]

@@ -74,11 +74,11 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(json.dumps(results, indent=1) + "\n")
         return 0
-    for path, cards in results.items():
-        up = [c for c in cards if c["face_up"]]
+    for path, found in results.items():
+        up = [c for c in found if c["face_up"]]
         named = sorted((str(c["card"]) for c in up if c["card"]), key=_card_order)
         sys.stdout.write(
-            f"{path}: {len(up)} face up ({len(named)} named), {len(cards) - len(up)} face down\n"
+            f"{path}: {len(up)} face up ({len(named)} named), {len(found) - len(up)} face down\n"
         )
         if named:
             sys.stdout.write("  " + " ".join(named) + "\n")
