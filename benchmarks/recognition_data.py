@@ -17,6 +17,7 @@ from simulator.labels import label_scene
 from simulator.render import RenderSettings, TableRenderer
 from simulator.scene import CARD_HEIGHT_MM, CardPose, Scene
 from simulator.sensor import LightSettings
+from simulator.table import TABLES
 from simulator.training import TrainingSettings, generate_dataset
 from simulator.training_scenes import SceneMix
 from vision.geometry import rectify
@@ -144,7 +145,7 @@ def _table_renderer(
     return TableRenderer(
         RenderSettings(
             size=(1280, 720),
-            table=str(rng.choice(["wood", "felt", "plain"])),
+            table=str(rng.choice(TABLES)),
             table_mm=COUNT_TABLE_MM,
             seed=seed,
             markers=False,

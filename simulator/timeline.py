@@ -58,6 +58,11 @@ FOUNDATION_JITTER_MM = 5.0
 FOUNDATION_JITTER_DEG = 8.0
 
 
+MIN_PLAYERS = 2
+MAX_PLAYERS = 8
+"""Seats the simulator plays: Nerts needs two players, and the simulated table
+(`simulator/sample_scenes.table_for_seats`) is laid out for up to eight."""
+
 @dataclass(frozen=True)
 class SimulationSettings:
     players: int = 4
@@ -108,8 +113,10 @@ class Slot:
 
 class RoundSimulation:
     def __init__(self, settings: SimulationSettings) -> None:
-        if not 2 <= settings.players <= 8:
-            raise ValueError(f"players must be 2 to 8, got {settings.players}")
+        if not MIN_PLAYERS <= settings.players <= MAX_PLAYERS:
+            raise ValueError(
+                f"players must be {MIN_PLAYERS} to {MAX_PLAYERS}, got {settings.players}"
+            )
         self.settings = settings
         self.fps = settings.fps
         self.rng = random.Random(settings.seed)

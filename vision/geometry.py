@@ -14,6 +14,8 @@ import numpy as np
 
 CARD_WIDTH_MM = 63.0
 CARD_HEIGHT_MM = 88.0
+"""A poker-size card, as the simulator renders them (`simulator/scene.py`, kept apart so that
+the runtime never imports the simulator)."""
 RECTIFIED_PX_PER_MM = 3.0
 """Resolution of the canonical card: enough for an index, cheap to warp."""
 INDEX_WINDOW_MM = (26.0, 32.0)

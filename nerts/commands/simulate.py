@@ -25,7 +25,14 @@ from simulator.render import (
     default_backs,
     load_design,
 )
-from simulator.timeline import MAX_ROUND_S, RoundSimulation, SimulationSettings
+from simulator.table import TABLES
+from simulator.timeline import (
+    MAX_PLAYERS,
+    MAX_ROUND_S,
+    MIN_PLAYERS,
+    RoundSimulation,
+    SimulationSettings,
+)
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +49,6 @@ examples:
   nerts simulate --out real --deck ../shared/decks/train/kde-standard --backs red blue green navy
   nerts simulate --out fast --no-video          # truth only, in a second
 """
-TABLES = ("wood", "felt", "plain")
 TRUTH_FILE = "truth.jsonl"
 VIDEO_FILE = "video.mp4"
 MIN_SIDE = 64
@@ -80,7 +86,13 @@ def build_parser_defaults(**overrides: object) -> argparse.Namespace:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, required=True, metavar="DIR", help="output folder")
-    parser.add_argument("--players", type=int, default=4, metavar="N", help="2 to 8 (default 4)")
+    parser.add_argument(
+        "--players",
+        type=int,
+        default=4,
+        metavar="N",
+        help=f"{MIN_PLAYERS} to {MAX_PLAYERS} (default 4)",
+    )
     parser.add_argument("--seed", type=int, default=0, metavar="S", help="default 0")
     parser.add_argument(
         "--seconds",
@@ -150,8 +162,8 @@ def _size(text: str) -> tuple[int, int]:
 
 
 def _settings(args: argparse.Namespace) -> SimulationSettings:
-    if not 2 <= args.players <= 8:
-        raise UserError(f"--players must be 2 to 8, got {args.players}")
+    if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
+        raise UserError(f"--players must be {MIN_PLAYERS} to {MAX_PLAYERS}, got {args.players}")
     for name in ("race_rate", "mistake_rate"):
         if not 0.0 <= getattr(args, name) <= 1.0:
             raise UserError(f"--{name.replace('_', '-')} must be between 0 and 1")
