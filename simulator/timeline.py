@@ -28,15 +28,22 @@ from referee.layout import NERTS, WASTE, MoveKind, Place, PlayerLayout, Spot
 from referee.options import RuleOptions
 from referee.round import RoundReferee
 from simulator.bots import Decision, FoundationPlay, LayoutMove, SeatBot
-from simulator.geometry import TableGeometry
+from simulator.geometry import WORK_FAN_MM, TableGeometry
 from simulator.scene import CardPose, HandPose, Scene
 
 REACH_SHARE = 0.3
 """Share of a move spent reaching for the card; the rest is carrying and placing it."""
 LIFT_MM = 35.0
 HAND_RETREAT_S = 0.35
-THINK_FRAMES = (1, 6)
-"""Pause between one move's release and the next decision."""
+THINK_S = (0.034, 0.2)
+"""Pause between one move's release and the next decision (at least one frame)."""
+FIRST_DECISION_S = (0.5, 1.5)
+"""When each bot first decides, after the deal: players do not all start in one frame."""
+MIN_TAKE_BACK_FRAMES = 4
+"""A card taken back moves over at least this many frames, so that even a fast player's
+take-back is seen in motion, not as a card that jumps."""
+STACK_STEP_MM = 0.4
+"""Offset between the top cards of a squared pile (Nerts pile, stock), so its edge shows."""
 TAKE_BACK_DELAY_S = (0.3, 0.9)
 """How long a player takes to notice a late or illegal card and reach for it."""
 CALL_DELAY_S = (0.2, 0.6)
@@ -62,6 +69,7 @@ MIN_PLAYERS = 2
 MAX_PLAYERS = 8
 """Seats the simulator plays: Nerts needs two players, and the simulated table
 (`simulator/sample_scenes.table_for_seats`) is laid out for up to eight."""
+
 
 @dataclass(frozen=True)
 class SimulationSettings:
@@ -119,6 +127,7 @@ class RoundSimulation:
             )
         self.settings = settings
         self.fps = settings.fps
+        self.think_frames = tuple(max(1, round(s * self.fps)) for s in THINK_S)
         self.rng = random.Random(settings.seed)
         self.geometry = TableGeometry(settings.players)
         pile_size = settings.options.nerts_pile_size
@@ -136,7 +145,9 @@ class RoundSimulation:
         self.slots = {f"F{i}": Slot() for i in range(len(self.geometry.slots))}
         self.motions: list[Motion] = []
         self.busy_until = [0] * settings.players
-        self.next_decision = [int(self.rng.uniform(0.5, 1.5) * self.fps) for _ in self.bots]
+        self.next_decision = [
+            int(self.rng.uniform(*FIRST_DECISION_S) * self.fps) for _ in self.bots
+        ]
         self.in_transit: set[tuple[int, Card]] = set()
         # Where each foundation card came from, to return it there if it is rejected.
         self.return_spots: dict[tuple[int, Card], Spot] = {}
@@ -311,7 +322,7 @@ class RoundSimulation:
     def _schedule(self, motion: Motion) -> None:
         self.motions.append(motion)
         self.busy_until[motion.seat] = motion.release
-        self.next_decision[motion.seat] = motion.release + self.rng.randint(*THINK_FRAMES)
+        self.next_decision[motion.seat] = motion.release + self.rng.randint(*self.think_frames)
         for card in motion.cards:
             self.in_transit.add((motion.seat, card))
 
@@ -370,7 +381,9 @@ class RoundSimulation:
         slot = self.slots[play.pile]
         spot = self.return_spots.pop((seat, card), WASTE)
         start = self.frame + int(self.rng.uniform(*TAKE_BACK_DELAY_S) * self.fps)
-        release = start + max(4, round(self.bots[seat].move_seconds() * self.fps))
+        release = start + max(
+            MIN_TAKE_BACK_FRAMES, round(self.bots[seat].move_seconds() * self.fps)
+        )
         lying = self._slot_position(play.pile, seat)
 
         def lift() -> None:
@@ -511,7 +524,8 @@ class RoundSimulation:
             visible = [c for c in cards[-3:] if (seat, c) not in self.in_transit]
             for i, card in enumerate(visible):
                 face_up = top_face_up and i == len(visible) - 1
-                poses.append(self._pose(seat, card, at[0], at[1] - 0.4 * i, angle, face_up=face_up))
+                y = at[1] - STACK_STEP_MM * i
+                poses.append(self._pose(seat, card, at[0], y, angle, face_up=face_up))
 
         stack(layout.nerts, geometry.nerts(seat), True)
         stack(layout.stock, geometry.stock(seat), False)
@@ -558,7 +572,7 @@ class RoundSimulation:
     ) -> CardPose:
         # A run stays fanned as it is carried, toward the player like on the work pile.
         inward = self.geometry.seats[motion.seat].inward
-        step = 20.0 * index
+        step = WORK_FAN_MM * index
         return CardPose(
             str(card),
             motion.seat,
