@@ -21,6 +21,7 @@ import cv2
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from simulator.geometry import table_for_seats
 from simulator.layer import CardLayer
 from simulator.render import (
     RenderSettings,
@@ -29,7 +30,7 @@ from simulator.render import (
     builtin_design,
     default_backs,
 )
-from simulator.sample_scenes import playing_frames, table_for_seats
+from simulator.sample_scenes import playing_frames
 
 
 def main() -> None:

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from simulator.hands import seat_anchor
-from simulator.sample_scenes import table_for_seats
 
 NERTS_ALONG_MM = -300.0
 WORK_FIRST_ALONG_MM = -190.0
@@ -35,6 +34,16 @@ SLOT_STEP_MM = (112.0, 118.0)
 """Wide enough for a card laid crosswise (by a player at a side edge) beside its neighbour."""
 
 
+TABLE_UP_TO_4_SEATS_MM = (1400.0, 1000.0)
+TABLE_MORE_SEATS_MM = (1800.0, 1200.0)
+"""Play areas that fit the seats' layouts and that a 16:9 camera frames well."""
+
+
+def table_for_seats(n_seats: int) -> tuple[float, float]:
+    """The play area (inside the markers) for `n_seats` players."""
+    return TABLE_UP_TO_4_SEATS_MM if n_seats <= 4 else TABLE_MORE_SEATS_MM
+
+
 @dataclass(frozen=True)
 class SeatFrame:
     anchor: tuple[float, float]
@@ -51,9 +60,9 @@ class SeatFrame:
 
 
 class TableGeometry:
-    def __init__(self, n_seats: int) -> None:
+    def __init__(self, n_seats: int, table_mm: tuple[float, float] | None = None) -> None:
         self.n_seats = n_seats
-        self.table_mm = table_for_seats(n_seats)
+        self.table_mm = table_for_seats(n_seats) if table_mm is None else table_mm
         self.seats = [self._seat_frame(seat) for seat in range(n_seats)]
         self.slots = self._slots(4 * n_seats)
 

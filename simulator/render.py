@@ -24,6 +24,7 @@ from simulator.backs import BackDesign, back_from_spec, default_backs
 from simulator.camera import CameraModel
 from simulator.clutter import paint_clutter
 from simulator.faces import CardDesign, builtin_design, load_design
+from simulator.geometry import TABLE_UP_TO_4_SEATS_MM
 from simulator.hands import HandPainter, HandSettings
 from simulator.layer import CardLayer
 from simulator.scene import CardPose, HandPose, Scene
@@ -53,7 +54,7 @@ class RenderSettings:
     size: tuple[int, int] = (1280, 720)
     table: str = "wood"
     """wood | felt | plain"""
-    table_mm: tuple[float, float] = (1400.0, 1000.0)
+    table_mm: tuple[float, float] = TABLE_UP_TO_4_SEATS_MM
     """The play area (inside the four markers); cards are 63 x 88 mm."""
     seed: int = 0
     markers: bool = True

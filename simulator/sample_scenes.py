@@ -10,33 +10,18 @@ import math
 
 import numpy as np
 
-from simulator.faces import ALL_CARDS
-from simulator.hands import seat_anchor
+from simulator.faces import ALL_CARDS, RANKS, SUITS
+from simulator.geometry import WORK_FAN_MM, TableGeometry, table_for_seats
 from simulator.scene import CardPose, HandPose, Scene
-
-FAN_STEP_MM = 20.0
-"""Work-pile fan: how far each card shows below the one before it."""
-
-
-def table_for_seats(n_seats: int) -> tuple[float, float]:
-    """A play area that fits n seats' layouts (what a 16:9 camera frames well)."""
-    return (1400.0, 1000.0) if n_seats <= 4 else (1800.0, 1200.0)
-
-
-def _seat_frame(seat: int, n_seats: int, table_mm: tuple[float, float]) -> tuple[np.ndarray, ...]:
-    anchor, normal = seat_anchor(seat, n_seats, table_mm)
-    inward = -normal
-    right = np.array([-inward[1], inward[0]])
-    angle = math.degrees(math.atan2(-inward[0], -inward[1]))
-    return anchor, right, inward, np.array([angle])
 
 
 def seat_layout(
     seat: int, n_seats: int, table_mm: tuple[float, float], rng: np.random.Generator
 ) -> list[CardPose]:
     """Nerts pile, four fanned work piles, stock and waste for one seat, in painting order."""
-    anchor, right, inward, angle_arr = _seat_frame(seat, n_seats, table_mm)
-    base_angle = float(angle_arr[0])
+    frame = TableGeometry(n_seats, table_mm).seats[seat]
+    anchor, right, inward = (np.array(v) for v in (frame.anchor, frame.right, frame.inward))
+    base_angle = frame.angle
     deck = list(ALL_CARDS)
     rng.shuffle(deck)
     cards: list[CardPose] = []
@@ -58,7 +43,7 @@ def seat_layout(
         place(deck.pop(), -300.0, 110.0 + i * 0.2, i == 12, jitter=1.0)
     for column in range(4):
         for depth in range(3):  # fanned toward the player
-            place(deck.pop(), -180.0 + column * 80.0, 150.0 - depth * FAN_STEP_MM, True, 0.8)
+            place(deck.pop(), -180.0 + column * 80.0, 150.0 - depth * WORK_FAN_MM, True, 0.8)
     for _ in range(10):
         place(deck.pop(), 180.0, 110.0, False, 0.8)
     for i in range(3):
@@ -78,8 +63,8 @@ def foundation_cards(
         level = i // piles
         cx = table_mm[0] / 2 + (pile % cols - (cols - 1) / 2) * 95.0
         cy = table_mm[1] / 2 + (pile // cols - (math.ceil(piles / cols) - 1) / 2) * 120.0
-        suit = "SHDC"[pile % 4]
-        rank = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")[level % 13]
+        suit = SUITS[pile % len(SUITS)]
+        rank = RANKS[level % len(RANKS)]
         cards.append(
             CardPose(
                 rank + suit,
@@ -107,6 +92,7 @@ def full_table(n_seats: int = 4, foundation: int = 40, seed: int = 0) -> Scene:
 def playing_frames(n_frames: int, n_seats: int = 4, seed: int = 0) -> list[Scene]:
     """A busy stretch of play: each seat's hand carries a card to the centre, again and again."""
     table_mm = table_for_seats(n_seats)
+    seats = TableGeometry(n_seats).seats
     base = full_table(n_seats, seed=seed)
     rng = np.random.default_rng(seed + 1)
     centre = np.array(table_mm) / 2
@@ -117,8 +103,7 @@ def playing_frames(n_frames: int, n_seats: int = 4, seed: int = 0) -> list[Scene
         hands, carried = [], []
         for seat in range(n_seats):
             phase = (frame + seat * 7) % period
-            anchor, _, inward, angle_arr = _seat_frame(seat, n_seats, table_mm)
-            start = anchor + inward * 150.0
+            start = np.array(seats[seat].anchor) + np.array(seats[seat].inward) * 150.0
             target = centre + np.array([(seat - 1.5) * 60.0, (seat % 2 - 0.5) * 80.0])
             t = min(1.0, phase / (period * 0.7))
             t = t * t * (3 - 2 * t)
@@ -131,7 +116,7 @@ def playing_frames(n_frames: int, n_seats: int = 4, seed: int = 0) -> list[Scene
                         seat,
                         float(pos[0]),
                         float(pos[1]),
-                        float(angle_arr[0]) * (1 - t),
+                        seats[seat].angle * (1 - t),
                         True,
                         lift=30.0 * (1 - t) + 5,
                     )

@@ -68,7 +68,7 @@ FOUNDATION_JITTER_DEG = 8.0
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8
 """Seats the simulator plays: Nerts needs two players, and the simulated table
-(`simulator/sample_scenes.table_for_seats`) is laid out for up to eight."""
+(`simulator/geometry.table_for_seats`) is laid out for up to eight."""
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from simulator.faces import ALL_CARDS
-from simulator.sample_scenes import foundation_cards, seat_layout, table_for_seats
+from simulator.geometry import table_for_seats
+from simulator.sample_scenes import foundation_cards, seat_layout
 from simulator.scene import CARD_HEIGHT_MM, CARD_WIDTH_MM, CardPose, HandPose, Scene
 
 
