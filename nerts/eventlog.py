@@ -61,34 +61,26 @@ def json_line(raw: bytes, path: Path, line_number: int) -> object:
 
 
 class EventWriter:
-    """Writes events one JSON object per line; use as a context manager."""
+    """Writes events one JSON object per line to `path` (None: counts them only); use as a
+    context manager, which closes the file complete up to the last event, errors or not."""
 
-    def __init__(
-        self, path: Path | None, stream: IO[str] | None = None, flush_each: bool = False
-    ) -> None:
+    def __init__(self, path: Path | None) -> None:
         self.path = path
-        self._stream = stream
-        # Live refereeing flushes every line so a watcher (or a crash) sees each verdict at once.
-        self.flush_each = flush_each
-        self._owned = False
+        self._stream: IO[str] | None = None
         self.count = 0
 
     def __enter__(self) -> EventWriter:
-        if self._stream is None and self.path is not None:
+        if self.path is not None:
             make_folder(self.path.parent)
             try:
                 self._stream = self.path.open("w", encoding="utf-8")
             except OSError as error:
                 raise UserError(f"cannot write {self.path}: {error.strerror or error}") from None
-            self._owned = True
         return self
 
     def write(self, event: Event) -> None:
-        if self._stream is None:
-            return
-        self._stream.write(_ENCODER.encode(event.to_dict()) + "\n")
-        if self.flush_each:
-            self._stream.flush()
+        if self._stream is not None:
+            self._stream.write(_ENCODER.encode(event.to_dict()) + "\n")
         self.count += 1
 
     def __exit__(
@@ -99,7 +91,5 @@ class EventWriter:
     ) -> None:
         if self._stream is None:
             return
-        self._stream.flush()
-        if self._owned:
-            self._stream.close()
-            log.info("wrote %d events to %s", self.count, self.path)
+        self._stream.close()
+        log.info("wrote %d events to %s", self.count, self.path)
