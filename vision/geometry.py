@@ -133,6 +133,16 @@ def corner_window_mm(corner: int, window_mm: tuple[float, float] = INDEX_WINDOW_
     return upright if corner == 0 else CARD_CORNERS_MM[2] - upright
 
 
+def moved_card(quad: np.ndarray, along_mm: float, down_mm: float) -> np.ndarray:
+    """A card's image quad (clockwise, from the corner its first edge starts at) moved
+    `along_mm` along its first edge and `down_mm` along its last, as the card lies: where a
+    card fanned under it would lie. Affine: fine for moves of a few centimetres."""
+    quad = np.asarray(quad, np.float32).reshape(4, 2)
+    along = (quad[1] - quad[0]) / CARD_WIDTH_MM
+    down = (quad[3] - quad[0]) / CARD_HEIGHT_MM
+    return (quad + along_mm * along + down_mm * down).astype(np.float32)
+
+
 def card_window(
     quad: np.ndarray, corner: int, window_mm: tuple[float, float] = INDEX_WINDOW_MM
 ) -> np.ndarray:

@@ -25,6 +25,7 @@ from vision.geometry import (
     corner_window_mm,
     index_crops,
     intersection_over_union,
+    moved_card,
     portrait_order,
     rectify,
 )
@@ -206,3 +207,10 @@ def test_without_the_opposite_corner_only_the_first_is_cut() -> None:
     first = index_crops(card, shifts, 2.0, opposite=False)
     assert len(both) == 4 and len(first) == 2
     assert all(np.array_equal(a, b) for a, b in zip(first, both[:2], strict=True))
+
+
+def test_a_card_moves_in_its_own_frame() -> None:
+    """A card turned a quarter clockwise at 2 px/mm: its first edge runs down the image."""
+    quad = np.float32([[200, 100], [200, 226], [24, 226], [24, 100]])
+    moved = moved_card(quad, -12.0, 5.0)
+    np.testing.assert_allclose(moved, quad + np.float32([-10, -24]), atol=1e-4)

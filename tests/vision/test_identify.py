@@ -32,6 +32,7 @@ from vision.identify import (
     FACE_WEIGHT,
     FAINT_CORNER_READ_MIN,
     FAINT_CORNER_SCORE,
+    FAN_LOOKS_MM,
     INDEX_SCORE_MIN,
     NO_INDEX_READ_MIN,
     READ_MARGIN_MM,
@@ -381,3 +382,42 @@ def test_index_corners_of_a_tight_fan_are_not_suppressed_as_one(reader: CardRead
     # The card detector keeps its own, and the count the one its filters were tuned with.
     assert reader.detector.iou_max == CARD_IOU_MAX
     assert DETECTION_IOU_MAX == COUNT_IOU_MAX < CARD_IOU_MAX < CORNER_IOU_MAX
+
+
+def _work_pile(gap_mm: float) -> np.ndarray:
+    """Six cards fanned downward, as a Nerts work pile: each shows a strip above the next."""
+    poses = [CardPose(card, 0, 300, 60 + gap_mm * i, 0.0, True) for i, card in enumerate(FAN[:6])]
+    renderer = TableRenderer(
+        RenderSettings(
+            size=(1280, 720), table="felt", table_mm=(640.0, 360.0), seed=5, markers=False
+        ),
+        [builtin_design()],
+        [back_from_spec("blue:dots")],
+    )
+    return renderer.render(Scene(tuple(poses), ()), 0)
+
+
+def _names(
+    reader: CardReader, photo: np.ndarray, looks: tuple[tuple[float, float], ...]
+) -> set[str]:
+    reader.fan_looks_mm = looks
+    try:
+        return {card.card for card in reader.read(photo) if card.card}
+    finally:
+        reader.fan_looks_mm = FAN_LOOKS_MM
+
+
+def test_looking_under_a_work_pile_names_the_cards_both_detectors_missed(
+    reader: CardReader,
+) -> None:
+    pile = _work_pile(20.0)
+    assert _names(reader, pile, ()) == {"3S", "JC", "5H", "9S"}
+    assert _names(reader, pile, FAN_LOOKS_MM) == set(FAN[:6])
+
+
+def test_looking_left_under_a_hand_fan_names_a_card_both_detectors_missed(
+    reader: CardReader,
+) -> None:
+    fan = _fan(15.0)
+    without = _names(reader, fan, ())
+    assert _names(reader, fan, FAN_LOOKS_MM) - without == {"JC"}
