@@ -156,7 +156,8 @@ def val_true_corners(reader: CardReader, count: int) -> None:
     """The classifiers alone (index corners, and the whole face when the reader has a face
     model): every wholly visible face-up card of the val renders read from its true corners,
     per design."""
-    found_by = reader.find
+    found_by, fan_looks = reader.find, reader.fan_looks_mm
+    reader.fan_looks_mm = ()  # the neighbours a look under the card would add are not its
     per_design: dict[str, list[int]] = {}
     with tempfile.TemporaryDirectory() as folder:
         for path, truth in render_val(Path(folder), SHARED, count, seed=123):
@@ -172,7 +173,7 @@ def val_true_corners(reader: CardReader, count: int) -> None:
                 tally = per_design.setdefault(card.design, [0, 0])
                 tally[0] += read.card == card.card
                 tally[1] += 1
-    reader.find = found_by  # type: ignore[method-assign]
+    reader.find, reader.fan_looks_mm = found_by, fan_looks  # type: ignore[method-assign]
     for design, (right, total) in sorted(per_design.items()):
         print(f"  true corners, {design}: {right}/{total} whole face-up cards named right")
     right, total = (sum(column) for column in zip(*per_design.values(), strict=True))

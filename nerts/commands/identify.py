@@ -18,10 +18,11 @@ DESCRIPTION = """\
 Finds every card in each photo (any photo of cards on a table: made for 1 to 24 megapixels,
 refused over 64), face up or face down, and names the face-up ones by rank and suit from their
 index corner, also when the rest of the card is covered; a card seen whole is read from its
-whole face too. Where the index corners show small cards (under about 90 px long in a 1280 px
-wide photo), the cards are looked for again in the photo at a larger size. Prints a table, or
-with --json one object mapping each image path to its cards: {"card", "face_up", "back", "quad"
-(the card's corners, image pixels), "confidence"}.
+whole face too; next to each named card, the index of a card fanned under it (in a hand or a
+work pile) is looked for, where no card was found. Where the index corners show small cards
+(under about 90 px long in a 1280 px wide photo), the cards are looked for again in the photo at
+a larger size. Prints a table, or with --json one object mapping each image path to its cards:
+{"card", "face_up", "back", "quad" (the card's corners, image pixels), "confidence"}.
 """
 
 
