@@ -63,10 +63,8 @@ def reader() -> CardReader:
     return CardReader()
 
 
-@pytest.fixture(scope="module")
-def table_photo() -> np.ndarray:
-    poses = [CardPose(card, 0, x, y, angle, True) for card, (x, y, angle) in FACE_UP.items()]
-    poses += [CardPose("2H", 0, x, y, angle, False) for x, y, angle in FACE_DOWN]
+def _on_felt(poses: list[CardPose]) -> np.ndarray:
+    """The cards rendered in the built-in design on felt, 2 px/mm, without markers."""
     renderer = TableRenderer(
         RenderSettings(
             size=(1280, 720), table="felt", table_mm=(640.0, 360.0), seed=5, markers=False
@@ -75,6 +73,13 @@ def table_photo() -> np.ndarray:
         [back_from_spec("blue:dots")],
     )
     return renderer.render(Scene(tuple(poses), ()), 0)
+
+
+@pytest.fixture(scope="module")
+def table_photo() -> np.ndarray:
+    poses = [CardPose(card, 0, x, y, angle, True) for card, (x, y, angle) in FACE_UP.items()]
+    poses += [CardPose("2H", 0, x, y, angle, False) for x, y, angle in FACE_DOWN]
+    return _on_felt(poses)
 
 
 def test_names_every_face_up_card_and_finds_the_face_down_ones(
@@ -347,14 +352,7 @@ FAN = ["3S", "8D", "JC", "5H", "QD", "9S", "4C"]
 
 def _fan(gap_mm: float) -> np.ndarray:
     poses = [CardPose(card, 0, 150 + gap_mm * i, 150, 0.0, True) for i, card in enumerate(FAN)]
-    renderer = TableRenderer(
-        RenderSettings(
-            size=(1280, 720), table="felt", table_mm=(640.0, 360.0), seed=5, markers=False
-        ),
-        [builtin_design()],
-        [back_from_spec("blue:dots")],
-    )
-    return renderer.render(Scene(tuple(poses), ()), 0)
+    return _on_felt(poses)
 
 
 def test_the_index_corner_detector_names_cards_fanned_under_others(reader: CardReader) -> None:
@@ -387,14 +385,7 @@ def test_index_corners_of_a_tight_fan_are_not_suppressed_as_one(reader: CardRead
 def _work_pile(gap_mm: float) -> np.ndarray:
     """Six cards fanned downward, as a Nerts work pile: each shows a strip above the next."""
     poses = [CardPose(card, 0, 300, 60 + gap_mm * i, 0.0, True) for i, card in enumerate(FAN[:6])]
-    renderer = TableRenderer(
-        RenderSettings(
-            size=(1280, 720), table="felt", table_mm=(640.0, 360.0), seed=5, markers=False
-        ),
-        [builtin_design()],
-        [back_from_spec("blue:dots")],
-    )
-    return renderer.render(Scene(tuple(poses), ()), 0)
+    return _on_felt(poses)
 
 
 def _names(
