@@ -363,8 +363,9 @@ def test_the_index_corner_detector_names_cards_fanned_under_others(reader: CardR
     assert reader.corner_detector is not None
     assert len(reader.corner_detector(fan)) >= 4
     without = CardReader(corners_model=None)
-    named_with = {c.card for c in reader.read(fan)} & set(FAN)
-    named_without = {c.card for c in without.read(fan)} & set(FAN)
+    # Without the looks under fans, which find some of the same cards another way.
+    named_with = _names(reader, fan, ()) & set(FAN)
+    named_without = _names(without, fan, ()) & set(FAN)
     assert named_without < named_with and len(named_with - named_without) >= 2
 
 
