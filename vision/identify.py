@@ -271,10 +271,10 @@ class CardReader:
             for own in [_Window.of(card_window(quad, 0, window))]
             if not any(other.overlaps(own, SAME_WINDOW_IOU) for other in taken)
         ]
-        views = [rectify(image, quad, READ_MARGIN_MM, extent_mm=window) for _, quad in looks]
         # Most looks show table, which the classifier need not be asked about.
-        inked = _show_ink(views)
-        looks, views = [looks[i] for i in inked], [views[i] for i in inked]
+        patches = [rectify(image, quad, READ_MARGIN_MM, FAN_INK_PATCH_MM) for _, quad in looks]
+        looks = [looks[i] for i in _show_ink(patches)]
+        views = [rectify(image, quad, READ_MARGIN_MM, extent_mm=window) for _, quad in looks]
         first = self.classifier.probabilities([self._crop(view) for view in views])
         named = first.copy()
         named[:, self.none_column] = 0.0
@@ -360,9 +360,8 @@ class CardReader:
 
 
 def _show_ink(views: list[np.ndarray]) -> list[int]:
-    """Which of the looks' views (rectified with `READ_MARGIN_MM`) show at the top left of
-    their window (`FAN_INK_PATCH_MM`) the contrast of a printed index (`FAN_INK_CONTRAST_MIN`).
-    """
+    """Which of the looks' views (rectified with `READ_MARGIN_MM`, at least `FAN_INK_PATCH_MM`
+    of them) show at their top left the contrast of a printed index (`FAN_INK_CONTRAST_MIN`)."""
     if not views:
         return []
     start = round(READ_MARGIN_MM * RECTIFIED_PX_PER_MM)
