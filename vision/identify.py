@@ -116,17 +116,19 @@ distance instead (as pose estimators do) did not separate twice-found windows fr
 better than boxes."""
 
 FAN_LOOKS_MM = ((12.0, 0.0), (15.0, 0.0), (0.0, 15.0), (0.0, 20.0))
-"""Where the index of a card fanned under a named one shows, in the frame of either of the
-named card's index corners: (left, up) of it, in millimetres. Hands are fanned sideways 8-15 mm
-apart, work piles downward 15-25 mm. Where neither detector found a card, an index is looked
-for there (`CardReader.fanned_under`). Chosen on val renders (80 of seed 7; 40 of seed 11 all
-in hand fans, half tight) and the edje train photos: these four beside both corners named
-604 -> 619 of 742 cards with 56 -> 57 wrong names, and 616 -> 654 of 801 fanned cards with
-43 -> 46; beside the read corner only 614 with 56 and 646 with 45. Beside the read corner:
-adding 25 mm up gave 617 and 650 with 58 and 45 wrong names, adding 9 mm left too 617 and 651
-with 60 and 45, looking up alone 10-30 mm 620 with 66 on seed 7; looking again beside the cards
-found so, 614 with 57 and 648 with 45; edje train 505 of 527 throughout. A look 6 mm left never
-adds a card: its window overlaps the named card's own more than `SAME_WINDOW_IOU`."""
+"""Where the index of a card fanned under a named one shows, in the frame of the named card's
+read index corner: (left, up) of it, in millimetres. Hands are fanned sideways 8-15 mm apart,
+work piles downward 15-25 mm. Where neither detector found a card, an index is looked for
+there (`CardReader.fanned_under`). Chosen on val renders (80 of seed 7; 40 of seed 11 all in
+hand fans, half tight) and the edje train photos: these four named 604 -> 614 of 742 cards
+with 56 wrong names throughout, and 616 -> 646 of 801 fanned cards with 43 -> 45; adding 25 mm
+up gave 617 and 650 with 58 and 45 wrong names, adding 9 mm left too 617 and 651 with 60 and
+45, looking up alone 10-30 mm 620 with 66 on seed 7; looking again beside the cards found so
+614 with 57 and 648 with 45; edje train 505 of 527 throughout. Looking beside both index
+corners (a card lies either way up) named 619 and 654 with 57 and 46 wrong names here, but on
+the benchmark's renders only 1 + 1 more cards with 2 more wrong names, for 20-40 ms more a
+photo. A look 6 mm left never adds a card: its window overlaps the named card's own more than
+`SAME_WINDOW_IOU`."""
 FAN_FIRST_READ_MIN = 0.5
 """A look under a fan is read from its shifted windows only where its unshifted window already
 reads another card than the named one at least this surely: most looks show table or the
@@ -140,8 +142,8 @@ FAN_INK_CONTRAST_MIN = 40.0
 """A look is read only if the top-left patch of its window (this large, in millimetres:
 where a rank is printed, outside the named card) shows ink on card stock: grey levels 5% and
 95% of the way up its histogram at least this far apart (0-255); a plain table shows less.
-On the tuning renders (looking beside the read corner) 40 gave the same names (70: one fewer
-fanned card) and cut the crops read for looks by more than half (seed 7: 5,259 -> 2,211)."""
+On the tuning renders 40 gave the same names (70: one fewer fanned card) and cut the crops
+read for looks by more than half (seed 7: 5,259 -> 2,211)."""
 
 CLOSE_LOOK_CARD_PX = 30.0
 """Cards whose index corners imply them shorter than this (median) in the card detector's own
@@ -264,10 +266,8 @@ class CardReader:
             (card, quad)
             for card in found
             if card.face_up and card.card is not None
-            # A card lies either way up: one fanned under it shows beside either index.
-            for corner in (card.quad, np.roll(card.quad, -2, axis=0))
             for left, up in self.fan_looks_mm
-            for quad in [moved_card(corner, -left, -up)]
+            for quad in [moved_card(card.quad, -left, -up)]
             for own in [_Window.of(card_window(quad, 0, window))]
             if not any(other.overlaps(own, SAME_WINDOW_IOU) for other in taken)
         ]
