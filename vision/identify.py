@@ -145,6 +145,22 @@ where a rank is printed, outside the named card) shows ink on card stock: grey l
 On the tuning renders 40 gave the same names (70: one fewer fanned card) and cut the crops
 read for looks by more than half (seed 7: 5,259 -> 2,211)."""
 
+STOCK_SHARE_MIN = 0.3
+STOCK_SATURATION_MAX = 60
+STOCK_BRIGHTNESS_MIN = 0.6
+"""A card found face down is read for an index only where one of its index windows shows
+at least `STOCK_SHARE_MIN` of card stock: pixels of saturation under `STOCK_SATURATION_MAX`
+(0-255) and at least `STOCK_BRIGHTNESS_MIN` of the window's brightness (95th percentile).
+The card detector takes some ornate court cards (gnome-orell, pysol-cardmage) for backs, and
+their index corners are mostly white; most backs are not. In 80 val renders (seed 7) 19 of
+the 21 face-up cards found face down showed 0.3 or more, and 148 of 534 face-down cards (at
+0.2 the same names for 1.5 times the crops read)."""
+FACE_DOWN_READ_MIN = 0.9
+"""A card found face down is reported face up only where its index corners name it at least
+this surely (`FAN_READ_MIN`'s bar: a name found where none was expected). Tuning renders: 614
+-> 619 of 742 cards named and 646 -> 648 of 801 fanned, with no more wrong names and as many
+face-down cards found; edje train 505 -> 506 of 527; 0.8 gave the same."""
+
 CLOSE_LOOK_CARD_PX = 30.0
 """Cards whose index corners imply them shorter than this (median) in the card detector's own
 input, a 416 px square, are looked for at `CLOSE_LOOK_SIDE` instead: there a card 90 px long in
@@ -233,11 +249,7 @@ class CardReader:
         faces = self._read_faces(views[: 2 * len(face_up) : 2])
         whole = readings[: 2 * len(face_up)].reshape(len(face_up), 2, *readings.shape[1:])
         alone = readings[2 * len(face_up) :]
-        found = [
-            CardDetection(portrait_order(card.quad), False, card.score)
-            for card in raw
-            if not card.face_up
-        ]
+        found = self._face_down(image, [card for card in raw if not card.face_up])
         for card, sides, face in zip(face_up, _agreed(whole, axis=2), faces, strict=True):
             found.append(self._named(card.quad, card.score, sides, face))
         named_alone = [
@@ -295,6 +307,28 @@ class CardReader:
             "%d looks under fans, %d read again, %d cards", len(looks), len(likely), len(under)
         )
         return under
+
+    def _face_down(self, image: np.ndarray, cards: list[RawCard]) -> list[CardDetection]:
+        """The cards the detector found face down, each reported so unless an index window of
+        it shows card stock (`STOCK_SHARE_MIN`) and its index corners name a card at least
+        `FACE_DOWN_READ_MIN` surely: the detector takes some ornate court cards for backs."""
+        found = [CardDetection(portrait_order(card.quad), False, card.score) for card in cards]
+        window = self.classifier.window_mm
+        views = [
+            rectify(image, np.roll(card.quad, -2 * corner, axis=0), READ_MARGIN_MM, window)
+            for card in found
+            for corner in (0, 1)
+        ]
+        stock = _stock_shares(views).reshape(len(found), 2).max(axis=1)
+        pale = np.flatnonzero(stock >= STOCK_SHARE_MIN).tolist()
+        readings = self._read_windows([views[2 * i + corner] for i in pale for corner in (0, 1)])
+        sides = _agreed(readings.reshape(len(pale), 2, *readings.shape[1:]), axis=2)
+        for number, reading in zip(pale, sides, strict=True):
+            card = found[number]
+            named = self._named(card.quad, card.score, reading)
+            if named.card is not None and named.card_score >= FACE_DOWN_READ_MIN:
+                found[number] = named
+        return found
 
     def _crop(self, view: np.ndarray, shift: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
         """The index window at the top left of a view rectified with `READ_MARGIN_MM`."""
@@ -372,6 +406,21 @@ def _show_ink(views: list[np.ndarray]) -> list[int]:
     grey = cv2.cvtColor(patches, cv2.COLOR_BGR2GRAY).reshape(len(views), -1)
     darkest, brightest = np.percentile(grey, (5, 95), axis=1)
     return np.flatnonzero(brightest - darkest >= FAN_INK_CONTRAST_MIN).tolist()
+
+
+def _stock_shares(views: list[np.ndarray]) -> np.ndarray:
+    """The share of each view's pixels that look like card stock: unsaturated
+    (`STOCK_SATURATION_MAX`) and within `STOCK_BRIGHTNESS_MIN` of the view's brightest (its
+    95th percentile), so that a shadowed or dim photo's white still counts."""
+    if not views:
+        return np.zeros(0)
+    shares = []
+    for view in views:
+        hsv = cv2.cvtColor(view, cv2.COLOR_BGR2HSV).reshape(-1, 3)
+        value = hsv[:, 2].astype(np.float32)
+        bright = value >= STOCK_BRIGHTNESS_MIN * np.percentile(value, 95)
+        shares.append(float(np.mean(bright & (hsv[:, 1] < STOCK_SATURATION_MAX))))
+    return np.array(shares)
 
 
 def _agreed(readings: np.ndarray, axis: int) -> np.ndarray:

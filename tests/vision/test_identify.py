@@ -37,14 +37,16 @@ from vision.identify import (
     NO_INDEX_READ_MIN,
     READ_MARGIN_MM,
     READ_SHIFTS_MM,
+    STOCK_SHARE_MIN,
     SURE_READ_MIN,
     CardReader,
     _agreed,
     _names_a_card,
+    _stock_shares,
     _with_face,
     _with_index_readings,
 )
-from vision.onnx_models import DETECTION_IOU_MAX, DETECTION_SCORE_MIN, IndexClassifier
+from vision.onnx_models import DETECTION_IOU_MAX, DETECTION_SCORE_MIN, IndexClassifier, RawCard
 
 FACE_UP = {
     "QH": (120, 110, 10.0),
@@ -254,6 +256,31 @@ def test_a_card_with_no_index_in_either_corner_is_a_back(reader: CardReader) -> 
     sides[1, names.index("none")] = 0.9 - INDEX_SCORE_MIN
     named = reader._named(quad, 0.8, sides)
     assert named.face_up and named.card == "4S"
+
+
+def test_a_face_up_card_found_face_down_is_named_by_its_index(
+    reader: CardReader, table_photo: np.ndarray
+) -> None:
+    """The detector takes some ornate court cards for backs: their index corners tell."""
+    found = reader.read(table_photo)
+    king = next(card for card in found if card.card == "KS")
+    backs = [card for card in found if not card.face_up]
+    taken = [RawCard(card.quad, False, 0.8) for card in [king, *backs]]
+    named, *still_backs = reader._face_down(table_photo, taken)
+    assert named.face_up and named.card == "KS" and named.card_score >= 0.9
+    assert [card.face_up for card in still_backs] == [False] * len(backs)
+
+
+def test_card_stock_is_told_from_a_coloured_back() -> None:
+    white = np.full((40, 30, 3), 235, np.uint8)
+    printed = white.copy()
+    printed[5:15, 5:12] = 20  # an index's ink is dark but not stock
+    blue = np.zeros_like(white)
+    blue[:] = (160, 60, 20)
+    shares = _stock_shares([white, printed, blue])
+    assert shares[0] == 1.0
+    assert STOCK_SHARE_MIN < shares[1] < 1.0
+    assert shares[2] == 0.0
 
 
 def test_a_whole_face_outvotes_a_blurred_index(reader: CardReader) -> None:
