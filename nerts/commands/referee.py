@@ -92,13 +92,9 @@ def referee_log(
     referee never waits for the box)."""
     referee = GameReferee(options)
     decided: list[Event] = []
-    events = tqdm(
-        read_numbered_events(log_path),
-        unit=" events",
-        desc="refereeing",
-        leave=False,
-        disable=not sys.stderr.isatty(),
-    )
+    events = read_numbered_events(log_path)
+    if sys.stderr.isatty():  # a disabled bar still costs a generator step per event
+        events = tqdm(events, unit=" events", desc="refereeing", leave=False)
     try:
         box = BoxAnnouncer(box_url) if box_url else None
     except ValueError as error:  # a port URL pyserial does not understand
@@ -118,7 +114,8 @@ def referee_log(
                 decisions = referee.feed(event)
             except RefereeInputError as error:
                 raise UserError(f"{_where(log_path, error, held)}: {error}") from None
-            held = [(e, number) for e, number in held if e.frame == event.frame]
+            if held[0][0].frame != event.frame:  # the frames before it are decided now
+                held = [held[-1]]
             for out in decisions:
                 publish(out)
         try:
