@@ -28,6 +28,7 @@ from vision.identify import (
     CARD_IOU_MAX,
     CORNER_IOU_MAX,
     CORNER_SCORE_MIN,
+    FACE_DOWN_READ_MIN,
     FACE_NONE_MAX,
     FACE_WEIGHT,
     FAINT_CORNER_READ_MIN,
@@ -267,7 +268,7 @@ def test_a_face_up_card_found_face_down_is_named_by_its_index(
     backs = [card for card in found if not card.face_up]
     taken = [RawCard(card.quad, False, 0.8) for card in [king, *backs]]
     named, *still_backs = reader._face_down(table_photo, taken)
-    assert named.face_up and named.card == "KS" and named.card_score >= 0.9
+    assert named.face_up and named.card == "KS" and named.card_score >= FACE_DOWN_READ_MIN
     assert [card.face_up for card in still_backs] == [False] * len(backs)
 
 
