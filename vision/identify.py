@@ -105,16 +105,17 @@ of cards spread overlapping, face down or fanned, overlap by half and more. Chos
 renders and edje train photos (0.45-0.75): 0.5 found 343 -> 356 of 461 face-down cards with 32
 -> 35 reports on no card or twice on one, and named 322 -> 321 of 392 val cards with 23 wrong
 names throughout (0.55: 369 found, 41 such reports, 26 wrong names; 0.75: 393, 168, 29)."""
-FACE_DOWN_IOU_MAX = 0.6
-FACE_DOWN_OVERLAP_SCORE_MIN = 0.6
-"""Face-down cards scored at least `FACE_DOWN_OVERLAP_SCORE_MIN` are kept where their boxes
-overlap other face-down cards up to `FACE_DOWN_IOU_MAX` (and face-up ones up to
-`CARD_IOU_MAX`): cards spread face down or piled overlap more than fanned ones. Of the
-face-down cards missed in the tuning renders, most had been suppressed under a neighbour.
-80 val renders (seed 7), face-down cards found and reports on no card or twice on one:
-707 and 57 without; at 0.6 with no score bar 733 and 84, at 0.6 and 0.6 715 and 59, at 0.7 and
-0.6 722 and 71, at 0.7 with no bar 758 and 171. The cards named stay the same (619 of 742
-with 56 wrong names); hand fans (40 renders, seed 11) the same throughout."""
+SURE_CARD_IOU_MAX = 0.6
+SURE_CARD_SCORE_MIN = 0.6
+"""Cards scored at least `SURE_CARD_SCORE_MIN` are kept where their boxes overlap the others
+kept up to `SURE_CARD_IOU_MAX`, past `CARD_IOU_MAX`: of the face-down cards still missed in
+the tuning renders, most had been suppressed under a spread or piled neighbour. 80 val
+renders (seed 7): cards named 619 -> 623 of 742 with 56 wrong names throughout, face-down
+cards found 707 -> 715 of 855 for 57 -> 59 reports on no card or twice on one; hand fans (40,
+seed 11) 648 -> 654 of 801 named with 45 -> 46 wrong; edje train 506 of 527 throughout. At
+0.65: 626 named with 57 wrong, 719 found for 63; a score bar of 0.5: 624, 56, 721, 67. Face-down
+cards alone so: the same face-down figures, no more names (face down alone at 0.7 and 0.6: 722
+found for 71; 0.7 with no score bar: 758 for 171)."""
 CORNER_IOU_MAX = 0.85
 """Index corners whose boxes overlap more than this are one (non-maximum suppression), far
 above the card detector's `DETECTION_IOU_MAX`: the windows of a bridge hand fanned 8-10 mm
@@ -211,6 +212,7 @@ class CardReader:
         self.close_look_side: int | None = CLOSE_LOOK_SIDE
         self.close_look_card_px = CLOSE_LOOK_CARD_PX
         self.fan_looks_mm = FAN_LOOKS_MM
+        self.sure_overlap: tuple[float, float] | None = (SURE_CARD_IOU_MAX, SURE_CARD_SCORE_MIN)
         self.face_classifier = None if faces_model is None else IndexClassifier(faces_model)
         if self.face_classifier is not None and self.face_classifier.names != self.classifier.names:
             raise ModelFileError(f"{faces_model} names other classes than {index_model}")
@@ -224,8 +226,7 @@ class CardReader:
             image,
             boxed,
             long_side=self._card_search_side(corners, boxed),
-            face_down_iou_max=FACE_DOWN_IOU_MAX,
-            face_down_score_min=FACE_DOWN_OVERLAP_SCORE_MIN,
+            sure_overlap=self.sure_overlap,
         )
         return cards + corners
 

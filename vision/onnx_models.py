@@ -79,8 +79,6 @@ def _names(session) -> list[str]:  # type: ignore[no-untyped-def]
     return [names[i] for i in sorted(names)]
 
 
-FACE_DOWN_CLASS = "card_face_down"
-"""The card detector's class of a card lying face down."""
 INDEX_CORNER_CLASS = "index_corner"
 """The index-corner detector's class: one index corner of a face-up card, found whether or not
 the rest of the card is (`models/index_corners.py`)."""
@@ -136,16 +134,14 @@ class CardDetector:
         iou_max: float | None = None,
         long_side: int | None = None,
         *,
-        face_down_iou_max: float | None = None,
-        face_down_score_min: float = 0.0,
+        sure_overlap: tuple[float, float] | None = None,
     ) -> list[RawCard]:
         """Cards in `image`; `boxed`, its `letterbox` made for another detector, is used
         when the sizes agree (two detectors need not scale one photo twice); `iou_max`, if
         given, suppresses overlapping detections in place of the detector's own; `long_side`
         (a resizable export only) shrinks the photo to that many pixels instead of the
-        model's own size. With `face_down_iou_max`, face-down cards scored at least
-        `face_down_score_min` are also kept where they overlap other face-down cards up to
-        that much (`_with_overlapping_backs`)."""
+        model's own size. `sure_overlap`, (IoU, score), also keeps the detections scored at
+        least that score that overlap the kept ones up to that IoU (`_with_sure_overlaps`)."""
         if boxed is None or boxed[0].shape[2:] != self._canvas(image, long_side)[1]:
             boxed = self.letterbox(image, long_side)
         tensor, scale, pad = boxed
@@ -163,16 +159,8 @@ class CardDetector:
         overlap_max = self.iou_max if iou_max is None else iou_max
         chosen = cv2.dnn.NMSBoxes(boxes.tolist(), confidence.tolist(), self.score_min, overlap_max)
         chosen = np.asarray(chosen, int).reshape(-1)
-        if face_down_iou_max is not None:
-            face_down = np.isin(best, [i for i, n in enumerate(self.names) if n == FACE_DOWN_CLASS])
-            chosen = _with_overlapping_backs(
-                boxes,
-                confidence,
-                face_down,
-                chosen,
-                iou_max=overlap_max,
-                face_down_overlap=(face_down_iou_max, face_down_score_min),
-            )
+        if sure_overlap is not None:
+            chosen = _with_sure_overlaps(boxes, confidence, chosen, sure_overlap)
         cards = []
         for i in chosen:
             points = output[i, 4 + classes :].reshape(-1, 3)[:, :2]
@@ -247,29 +235,18 @@ class IndexClassifier:
         )
 
 
-def _with_overlapping_backs(
-    boxes: np.ndarray,
-    confidence: np.ndarray,
-    face_down: np.ndarray,
-    chosen: np.ndarray,
-    *,
-    iou_max: float,
-    face_down_overlap: tuple[float, float],
+def _with_sure_overlaps(
+    boxes: np.ndarray, confidence: np.ndarray, chosen: np.ndarray, sure_overlap: tuple[float, float]
 ) -> np.ndarray:
-    """`chosen`, the detections that non-maximum suppression at `iou_max` kept, with the
-    `face_down` ones (a mask) it suppressed that score at least the second of
-    `face_down_overlap` and overlap the kept face-down cards at most its first and the kept
-    others at most `iou_max`, best first. Boxes are (left, top, width, height). Face-down
-    cards overlap one another more than face-up ones do, in spreads and piles; what is kept
-    of the face-up cards stays as suppression decided."""
-    face_down_iou_max, score_min = face_down_overlap
+    """`chosen`, the detections non-maximum suppression kept, with those it suppressed that
+    score at least the second of `sure_overlap` and overlap every kept one at most its first,
+    best first. Boxes are (left, top, width, height)."""
+    iou_max, score_min = sure_overlap
     kept = list(chosen)
     for i in np.argsort(-confidence):
-        if not face_down[i] or confidence[i] < score_min or i in kept:
+        if i in kept or confidence[i] < score_min:
             continue
-        overlaps = _box_overlaps(boxes[i], boxes[kept])
-        allowed = np.where(face_down[kept], face_down_iou_max, iou_max)
-        if np.all(overlaps <= allowed):
+        if np.all(_box_overlaps(boxes[i], boxes[kept]) <= iou_max):
             kept.append(int(i))
     return np.array(kept, int)
 

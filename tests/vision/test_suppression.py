@@ -1,27 +1,23 @@
-"""Which overlapping detections the card detector keeps: face-down cards may overlap more."""
+"""Which overlapping detections the card detector keeps: surely found cards may overlap more."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from vision.onnx_models import _box_overlaps, _with_overlapping_backs
+from vision.onnx_models import _box_overlaps, _with_sure_overlaps
 
 CARD = (0.0, 0.0, 60.0, 90.0)
 """A card's box (left, top, width, height)."""
 SHIFTED = (18.0, 0.0, 60.0, 90.0)
 """The same card moved 18 px sideways: it overlaps `CARD` 0.54 (42 of 78 columns)."""
-IOU_MAX = 0.5
-FACE_DOWN_OVERLAP = (0.6, 0.6)
+SURE_OVERLAP = (0.6, 0.6)
 
 
-def _kept(face_down: list[bool], scores: list[float], chosen: list[int]) -> list[int]:
-    return _with_overlapping_backs(
-        np.array([CARD, SHIFTED]),
-        np.array(scores),
-        np.array(face_down),
-        np.array(chosen, int),
-        iou_max=IOU_MAX,
-        face_down_overlap=FACE_DOWN_OVERLAP,
+def _kept(
+    scores: list[float], chosen: list[int], boxes: tuple[tuple[float, ...], ...] = (CARD, SHIFTED)
+) -> list[int]:
+    return _with_sure_overlaps(
+        np.array(boxes), np.array(scores), np.array(chosen, int), SURE_OVERLAP
     ).tolist()
 
 
@@ -31,27 +27,20 @@ def test_the_overlap_of_the_two_boxes() -> None:
     assert _box_overlaps(np.array(CARD), np.zeros((0, 4))).shape == (0,)
 
 
-def test_two_face_down_cards_spread_overlapping_are_both_kept() -> None:
-    assert _kept([True, True], [0.9, 0.7], [0]) == [0, 1]
+def test_two_sure_cards_overlapping_are_both_kept() -> None:
+    assert _kept([0.9, 0.7], [0]) == [0, 1]
 
 
-def test_a_face_down_card_under_a_face_up_one_stays_suppressed() -> None:
-    assert _kept([False, True], [0.9, 0.7], [0]) == [0]
-    assert _kept([True, False], [0.9, 0.7], [0]) == [0]
+def test_a_weak_card_stays_suppressed() -> None:
+    assert _kept([0.9, SURE_OVERLAP[1] - 0.01], [0]) == [0]
 
 
-def test_a_weak_face_down_card_stays_suppressed() -> None:
-    assert _kept([True, True], [0.9, FACE_DOWN_OVERLAP[1] - 0.01], [0]) == [0]
+def test_a_twice_found_card_is_kept_once() -> None:
+    assert _kept([0.9, 0.8], [0], (CARD, CARD)) == [0]
 
 
-def test_a_twice_found_face_down_card_is_kept_once() -> None:
-    boxes = np.array([CARD, CARD])
-    kept = _with_overlapping_backs(
-        boxes,
-        np.array([0.9, 0.8]),
-        np.array([True, True]),
-        np.array([0]),
-        iou_max=IOU_MAX,
-        face_down_overlap=FACE_DOWN_OVERLAP,
-    )
-    assert kept.tolist() == [0]
+def test_each_card_added_counts_against_the_next() -> None:
+    """The third box overlaps `CARD` 0.38 but `SHIFTED`, added before it, 0.74."""
+    boxes = (CARD, SHIFTED, (27.0, 0.0, 60.0, 90.0))
+    assert _kept([0.9, 0.8, 0.7], [0], boxes) == [0, 1]
+    assert _kept([0.9, 0.5, 0.7], [0], boxes) == [0, 2]
