@@ -427,8 +427,8 @@ def _show_ink(views: list[np.ndarray]) -> list[int]:
 
 def _stock_shares(views: list[np.ndarray]) -> np.ndarray:
     """The share of each view's pixels that look like card stock: unsaturated
-    (`STOCK_SATURATION_MAX`) and within `STOCK_BRIGHTNESS_MIN` of the view's brightest (its
-    95th percentile), so that a shadowed or dim photo's white still counts."""
+    (`STOCK_SATURATION_MAX`) and at least `STOCK_BRIGHTNESS_MIN` as bright as the view's
+    brightest (its 95th percentile), so that a shadowed or dim photo's white still counts."""
     if not views:
         return np.zeros(0)
     shares = []

@@ -244,7 +244,9 @@ def _with_sure_overlaps(
     iou_max, score_min = sure_overlap
     kept = list(chosen)
     for i in np.argsort(-confidence):
-        if i in kept or confidence[i] < score_min:
+        if confidence[i] < score_min:
+            break
+        if i in kept:
             continue
         if np.all(_box_overlaps(boxes[i], boxes[kept]) <= iou_max):
             kept.append(int(i))
