@@ -431,13 +431,11 @@ def _stock_shares(views: list[np.ndarray]) -> np.ndarray:
     brightest (its 95th percentile), so that a shadowed or dim photo's white still counts."""
     if not views:
         return np.zeros(0)
-    shares = []
-    for view in views:
-        hsv = cv2.cvtColor(view, cv2.COLOR_BGR2HSV).reshape(-1, 3)
-        value = hsv[:, 2].astype(np.float32)
-        bright = value >= STOCK_BRIGHTNESS_MIN * np.percentile(value, 95)
-        shares.append(float(np.mean(bright & (hsv[:, 1] < STOCK_SATURATION_MAX))))
-    return np.array(shares)
+    # One conversion for all: the views are the same size, as in `_show_ink`.
+    hsv = cv2.cvtColor(np.concatenate(views), cv2.COLOR_BGR2HSV).reshape(len(views), -1, 3)
+    value = hsv[..., 2].astype(np.float32)
+    bright = value >= STOCK_BRIGHTNESS_MIN * np.percentile(value, 95, axis=1, keepdims=True)
+    return np.mean(bright & (hsv[..., 1] < STOCK_SATURATION_MAX), axis=1)
 
 
 def _agreed(readings: np.ndarray, axis: int) -> np.ndarray:
