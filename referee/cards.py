@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from referee.errors import InvalidCardError
 
@@ -74,6 +74,11 @@ class Card:
 
     rank: Rank
     suit: Suit
+    # Kept because long logs write every card's text, and each enum look-up costs a Python call.
+    _text: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_text", f"{self.rank.symbol}{self.suit.value}")
 
     @property
     def is_red(self) -> bool:
@@ -92,7 +97,7 @@ class Card:
             raise InvalidCardError(f"not a card: {text!r} ({error})") from None
 
     def __str__(self) -> str:
-        return f"{self.rank.symbol}{self.suit.value}"
+        return self._text
 
 
 JOKER_TEXT = "JK"

@@ -32,7 +32,11 @@ def test_unknown_keys_are_ignored() -> None:
     [
         ({"frame": -1}, "'frame' must be an integer >= 0"),
         ({"frame": True}, "'frame' must be an integer"),
+        ({"frame": 3.0}, "'frame' must be an integer"),
         ({"t": "soon"}, "'t' must be a finite number"),
+        ({"t": True}, "'t' must be a finite number"),
+        ({"t": float("nan")}, "'t' must be a finite number"),
+        ({"t": 10**400}, "'t' must be a finite number"),  # too large for a float
         ({"card": "11H"}, "play: 'card': not a card: '11H'"),
         ({"seat": None}, "'seat' must be an integer"),
         ({"verdict": "maybe"}, "'verdict' must be one of"),

@@ -1,0 +1,52 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from nerts.eventlog import EventWriter, event_line, read_events
+from referee.cards import Card, Rank, Suit
+from referee.events import IllegalReason, NertsCall, Play, Verdict
+
+CARDS = st.builds(Card, st.sampled_from(list(Rank)), st.sampled_from(list(Suit)))
+TIMES = st.one_of(
+    st.floats(min_value=0, max_value=1e9), st.integers(0, 10**6), st.just(float("inf"))
+)
+PLAYS = st.builds(
+    Play,
+    frame=st.one_of(st.integers(0, 10**9), st.booleans()),
+    t=TIMES,
+    seat=st.one_of(st.integers(0, 8), st.booleans()),
+    card=CARDS,
+    pile=st.text(min_size=1),  # quotes, backslashes, control characters, any script
+    verdict=st.one_of(st.none(), st.sampled_from(list(Verdict))),
+    reason=st.one_of(st.none(), st.sampled_from(list(IllegalReason))),
+    joker=st.booleans(),
+)
+
+
+@given(PLAYS)
+def test_a_play_line_is_what_json_writes(play: Play) -> None:
+    expected = json.dumps(play.to_dict(), ensure_ascii=False) + "\n"
+    assert event_line(play) == expected
+
+
+def test_other_events_are_written_by_json() -> None:
+    call = NertsCall(4, 0.5, seat=1, valid=True)
+    line = '{"frame": 4, "t": 0.5, "type": "nerts_call", "seat": 1, "valid": true}\n'
+    assert event_line(call) == line
+
+
+def test_written_events_read_back_the_same(tmp_path: Path) -> None:
+    plays = [
+        Play(1, 1 / 30, 0, Card.parse("AS"), 'pile "1"\\', Verdict.ACCEPTED),
+        Play(2, 2 / 30, 3, Card.parse("2S"), "P\u00e9", Verdict.ILLEGAL, IllegalReason.WRONG_RANK),
+        Play(2, 2 / 30, 2, Card.parse("10H"), "P2", joker=True),
+    ]
+    path = tmp_path / "out.jsonl"
+    with EventWriter(path) as writer:
+        for play in plays:
+            writer.write(play)
+    assert list(read_events(path)) == plays
