@@ -179,7 +179,7 @@ def _pattern_on_ground(name: str, pattern: np.ndarray) -> BackDesign:
     tiled = np.tile(tile, (-(-inner_h // scaled_h), 1, 1))[:inner_h].astype(np.float32)
     ground_bgr = list(NAMED_COLOURS_BGR.values())[sum(map(ord, name)) % len(NAMED_COLOURS_BGR)]
     alpha = tiled[..., 3:] / 255.0
-    inner = tiled[..., :3] * alpha + np.float32(ground_bgr) * (1 - alpha)
+    inner = tiled[..., :3] * alpha + np.array(ground_bgr, np.float32) * (1 - alpha)
     return _printed_back(name, inner, ground_bgr)
 
 

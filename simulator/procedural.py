@@ -125,7 +125,9 @@ def _px(mm: float) -> int:
     return max(1, round(mm * FACE_PX_PER_MM))
 
 
-def _paint(face: np.ndarray, mask: np.ndarray, x0_mm: float, y0_mm: float, ink: tuple) -> None:
+def _paint(
+    face: np.ndarray, mask: np.ndarray, x0_mm: float, y0_mm: float, ink: tuple[int, int, int]
+) -> None:
     """Paints a mask at a top-left corner and, turned half a turn, at the opposite corner."""
     x0, y0 = _px(x0_mm), _px(y0_mm)
     paint_mask(face, mask, x0, y0, ink)
@@ -136,7 +138,11 @@ def _paint(face: np.ndarray, mask: np.ndarray, x0_mm: float, y0_mm: float, ink: 
 
 
 def _paint_index(
-    face: np.ndarray, mask: np.ndarray, at_mm: tuple[float, float], style: IndexStyle, ink: tuple
+    face: np.ndarray,
+    mask: np.ndarray,
+    at_mm: tuple[float, float],
+    style: IndexStyle,
+    ink: tuple[int, int, int],
 ) -> None:
     """Paints an index glyph as `_paint` does at `at_mm` (top left), outlined if the style
     says so."""

@@ -126,7 +126,7 @@ def add_glare(image: np.ndarray, rng: np.random.Generator, strength: float) -> n
     cv2.ellipse(small, centre, axes, float(rng.uniform(0, 180)), 0, 360, 1.0, -1)
     small = cv2.GaussianBlur(small, (0, 0), max(radius * 0.5, 1.0))
     if small.max() > 0:
-        small /= small.max()
+        small = small / small.max()
     glare = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
     lift = (glare * (strength * 255.0)).astype(np.uint8)
     return cv2.add(image, cv2.merge([lift, lift, lift]))

@@ -205,7 +205,7 @@ class BackMatcher:
             if image is None:
                 raise BackReferenceError(f"back {name!r}: cannot read image {path}")
             if image.dtype == np.uint16:  # 16-bit PNG and TIFF files
-                image = (image >> 8).astype(np.uint8)
+                image = np.right_shift(image, 8).astype(np.uint8)
             if image.dtype != np.uint8:
                 raise BackReferenceError(
                     f"back {name!r}: {path} holds {image.dtype} pixels; "

@@ -123,7 +123,7 @@ def _table_pixels(image: np.ndarray, cards: list[CardDetection]) -> np.ndarray |
     lab = cv2.split(cv2.cvtColor(image, cv2.COLOR_BGR2Lab))
     for channel, bins in zip(lab, TABLE_COLOUR_BINS, strict=True):
         to_bin = (np.arange(256) * bins // 256).astype(np.uint8)
-        colour = colour * np.uint16(bins) + cv2.LUT(channel, to_bin)
+        colour = (colour * np.uint16(bins) + cv2.LUT(channel, to_bin)).astype(np.uint16, copy=False)
     colours = int(np.prod(TABLE_COLOUR_BINS))
     # One count added to every colour, so that a colour seen a few times is not decided by chance.
     table = np.bincount(colour[clear > 0], minlength=colours) + 1

@@ -54,11 +54,17 @@ def _session(path: Path):  # type: ignore[no-untyped-def]
     spin = "1" if SPIN_WAITING_THREADS else "0"
     options.add_session_config_entry("session.intra_op.allow_spinning", spin)
     options.log_severity_level = ORT_LOG_ERRORS_ONLY
+    load_errors: tuple[type[Exception], ...] = (
+        RuntimeError,
+        OSError,
+        ValueError,
+        *_onnxruntime_load_errors(),
+    )
     try:
         session = onnxruntime.InferenceSession(
             str(path), options, providers=["CPUExecutionProvider"]
         )
-    except (RuntimeError, OSError, ValueError, *_onnxruntime_load_errors()) as error:
+    except load_errors as error:
         raise ModelFileError(f"cannot load model {path}: {error}") from None
     log.debug("loaded %s (input %s)", path, session.get_inputs()[0].shape)
     return session
@@ -157,8 +163,8 @@ class CardDetector:
         boxes = output[:, :4].copy()
         boxes[:, :2] -= boxes[:, 2:] / 2
         overlap_max = self.iou_max if iou_max is None else iou_max
-        chosen = cv2.dnn.NMSBoxes(boxes.tolist(), confidence.tolist(), self.score_min, overlap_max)
-        chosen = np.asarray(chosen, int).reshape(-1)
+        kept = cv2.dnn.NMSBoxes(boxes.tolist(), confidence.tolist(), self.score_min, overlap_max)
+        chosen = np.asarray(kept, int).reshape(-1)
         if sure_overlap is not None:
             chosen = _with_sure_overlaps(boxes, confidence, chosen, sure_overlap)
         cards = []

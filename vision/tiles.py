@@ -39,7 +39,7 @@ def detect_tiled(
             for card in detector(tile):
                 if _touches_inner_edge(card.quad, tile_w, tile_h, inner):
                     continue
-                quad = (card.quad + np.float32([left, top])).astype(np.float32)
+                quad = (card.quad + np.array([left, top], np.float32)).astype(np.float32)
                 found.append(replace(card, quad=quad))
     return _merged(found)
 
