@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -62,16 +63,16 @@ def index_corner_line(quad: np.ndarray, size: tuple[int, int]) -> str | None:
     return f"{CORNER_CLASSES.index(INDEX_CORNER_CLASS)} " + " ".join(f"{v:.6f}" for v in values)
 
 
-def index_corner_lines(meta: dict[str, object]) -> list[str]:
+def index_corner_lines(meta: dict[str, Any]) -> list[str]:
     """Label lines of every readable index window of one render, from its meta record."""
-    size = tuple(meta["size"])  # type: ignore[call-overload]
+    width, height = meta["size"]
     quads: dict[tuple[str, int], np.ndarray] = {}
-    for card in meta["cards"]:  # type: ignore[attr-defined]
+    for card in meta["cards"]:
         quads[(card["card"], card["seat"])] = np.array(
             [point[:2] for point in card["keypoints"]], np.float32
         )
     shown: dict[tuple[str, int], list[np.ndarray]] = {}
-    for index in meta["indices"]:  # type: ignore[attr-defined]
+    for index in meta["indices"]:
         shown.setdefault((index["card"], index["seat"]), []).append(
             np.array(index["quad"], np.float32)
         )
@@ -80,7 +81,7 @@ def index_corner_lines(meta: dict[str, object]) -> list[str]:
         if key not in quads:
             continue
         for window in index_windows(quads[key], index_quads).values():
-            line = index_corner_line(window, size)  # type: ignore[arg-type]
+            line = index_corner_line(window, (width, height))
             if line is not None:
                 lines.append(line)
     return lines

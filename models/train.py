@@ -45,7 +45,8 @@ from models.face_crops import write_faces
 from models.index_corners import CORNER_CLASSES, index_corner_dataset
 from models.real_photos import edje_dataset
 from simulator import typefaces
-from simulator.training import CARD_CLASSES, frame_size, write_data_yaml
+from simulator.labels import CARD_CLASSES
+from simulator.training import frame_size, write_data_yaml
 from simulator.training_scenes import SceneMix
 from vision.geometry import FACE_CROP_PX, INDEX_CROP_PX, INDEX_WINDOW_MM, card_from_window
 from vision.identify import CARD_IOU_MAX, CORNER_IOU_MAX, CORNER_SCORE_MIN
