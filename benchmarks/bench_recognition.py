@@ -16,6 +16,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 import cv2
@@ -29,6 +30,7 @@ from recognition_data import (
     count_scene,
     edje_test,
     photo_reference,
+    read_photo,
     render_val,
 )
 
@@ -91,7 +93,7 @@ def val_designs(read: Reader, count: int, fans: bool = False) -> None:
         group_right: Counter[str] = Counter()
         down_found = down_total = down_extra = 0
         for path, truth in samples:
-            found = read(cv2.imread(str(path)))
+            found = read(read_photo(path))
             for card in truth:
                 best = max(found, key=lambda f: iou(f.quad, card.quad), default=None)
                 matched = best is not None and iou(best.quad, card.quad) > MATCH_OVERLAP
@@ -152,6 +154,11 @@ WHOLE_CARD_VISIBLE = 0.9
 """Share of a card that shows for the true-corner reading to count it as a whole card."""
 
 
+def _true_corners(quad: np.ndarray, _image: np.ndarray) -> list[RawCard]:
+    """A finder that finds one card, at its true corners."""
+    return [RawCard(quad, True, 1.0)]
+
+
 def val_true_corners(reader: CardReader, count: int) -> None:
     """The classifiers alone (index corners, and the whole face when the reader has a face
     model): every wholly visible face-up card of the val renders read from its true corners,
@@ -161,14 +168,14 @@ def val_true_corners(reader: CardReader, count: int) -> None:
     per_design: dict[str, list[int]] = {}
     with tempfile.TemporaryDirectory() as folder:
         for path, truth in render_val(Path(folder), SHARED, count, seed=123):
-            image = cv2.imread(str(path))
+            image = read_photo(path)
             for card in truth:
                 if (
                     not (card.face_up and card.index_visible)
                     or card.visible_share < WHOLE_CARD_VISIBLE
                 ):
                     continue
-                reader.find = lambda _image, quad=card.quad: [RawCard(quad, True, 1.0)]  # type: ignore[method-assign]
+                reader.find = partial(_true_corners, card.quad)  # type: ignore[method-assign]
                 (read,) = reader.read(image)
                 tally = per_design.setdefault(card.design, [0, 0])
                 tally[0] += read.card == card.card
@@ -183,7 +190,7 @@ def val_true_corners(reader: CardReader, count: int) -> None:
 def bidly(read: Reader) -> None:
     right = total = named = correct_named = 0
     for path, boxes in bidly_deals(SHARED):
-        found = read(cv2.imread(str(path)))
+        found = read(read_photo(path))
         labelled = {card for card, _, _ in boxes}
         total += len(labelled)
         for card in labelled:
@@ -204,7 +211,7 @@ def bidly(read: Reader) -> None:
 def edje(read: Reader) -> None:
     right = total = 0
     for path, boxes in edje_test(SHARED):
-        found = read(cv2.imread(str(path)))
+        found = read(read_photo(path))
         for rank, box in boxes:
             total += 1
             quad = np.array(
@@ -286,7 +293,7 @@ def speed(reader: CardReader, tiled: bool) -> None:
             for path, truth in render_val(Path(folder) / "small", SHARED, 12, seed=123)
             if np.median([card_length(card.quad) for card in truth]) < SMALL_CARDS_PX
         )
-        photos = [(cv2.imread(str(path)), truth) for path, truth in (usual, small)]
+        photos = [(read_photo(path), truth) for path, truth in (usual, small)]
     for image, truth in photos:
         _time_reading(reader, image, truth, tiled)
 

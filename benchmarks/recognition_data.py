@@ -35,6 +35,14 @@ class TruthCard:
     visible_share: float = 1.0
 
 
+def read_photo(path: Path) -> np.ndarray:
+    """A benchmark photo or render; one that cannot be read is a broken checkout."""
+    image = cv2.imread(str(path))
+    if image is None:
+        raise FileNotFoundError(f"cannot read {path}")
+    return image
+
+
 FIRST_SCENES = SceneMix(count_spread_probability=0.0, hand_fan_weight=0.0)
 """The scenes of the first measurements, kept so that figures compare across sessions
 (count spreads and hand fans came later; bidly measures fanned hands on real photos).
@@ -78,7 +86,7 @@ def bidly_deals(shared: Path) -> list[tuple[Path, list[tuple[str, float, float]]
     samples = []
     for labels in sorted(folder.glob("*-labels.json")):
         image = folder / labels.name.replace("-net1280-labels.json", ".jpg")
-        height, width = cv2.imread(str(image)).shape[:2]
+        height, width = read_photo(image).shape[:2]
         boxes = []
         for item in json.loads(labels.read_text()):
             name = item["name"]

@@ -248,7 +248,7 @@ class CardReader:
         self.sure_read_min = SURE_READ_MIN
         self.close_look_side: int | None = CLOSE_LOOK_SIDE
         self.close_look_card_px = CLOSE_LOOK_CARD_PX
-        self.fan_looks_mm = FAN_LOOKS_MM
+        self.fan_looks_mm: tuple[tuple[float, float], ...] = FAN_LOOKS_MM
         self.sure_overlap: tuple[float, float] | None = (SURE_CARD_IOU_MAX, SURE_CARD_SCORE_MIN)
         self.face_classifier = None if faces_model is None else IndexClassifier(faces_model)
         if self.face_classifier is not None and self.face_classifier.names != self.classifier.names:
