@@ -85,11 +85,11 @@ READ_CUTS = (
 readings combined by `_agreed`: the detector's corners are often millimetres off (20 renders
 of val designs, 242 visible face-up cards: 140 named right instead of 129 from one window;
 measured with the published models), and its cards a little too large or small. Until
-session 24 the last two cuts were moved 2 mm up-right and down-left instead of scaled; the
-scaled ones gave on the tuning renders 627 + 469 + 651 names right of 742 + 575 + 801 (seed 7,
-seed 9, hand fans) with 46 + 43 + 45 wrong, against 623 + 467 + 654 with 56 + 47 + 46
-(scales 0.9 and 1.1: 626 + 469 + 653 with 48 + 48 + 48; 0.85 and 1.2: 624 + 469 + 648 with
-47 + 43 + 46); edje train 506 of 527 either way."""
+session 24 the last two cuts were moved 2 mm up-right and down-left instead of scaled. On five
+tuning render sets (3,921 visible face-up cards; `models/index_classifier.md` has each) the
+scaled ones, with `FAN_LOOK_CUTS` under fans, named the same 3,183 right with 262 wrong names
+instead of 287; scales 0.9 and 1.1, or 0.85 and 1.2, gave more wrong names than these (144
+and 136 on three of the sets, against 131). Edje train: 506 of 527 either way."""
 FAN_LOOK_CUTS = (
     WindowCut(0.0, 0.0),
     WindowCut(-2.0, -2.0),
@@ -373,11 +373,11 @@ class CardReader:
         `FACE_DOWN_READ_MIN` surely: the detector takes some ornate court cards for backs."""
         found = [CardDetection(portrait_order(card.quad), False, card.score) for card in cards]
         window = self.classifier.window_mm
+        extent = _read_extent(window)
         views = [
             rectify(image, np.roll(card.quad, -2 * corner, axis=0), READ_MARGIN_MM, extent)
             for card in found
             for corner in (0, 1)
-            for extent in [_read_extent(window)]
         ]
         # The stock is looked for in the window itself (and its margin), as it was tuned.
         width, height = (
@@ -398,9 +398,9 @@ class CardReader:
     def _crop(self, view: np.ndarray, cut: WindowCut = READ_CUTS[0]) -> np.ndarray:
         """The index window at the top left of a view rectified with `READ_MARGIN_MM`, cut
         as `cut` says."""
-        window = tuple(side * cut.scale for side in self.classifier.window_mm)
+        width, height = (side * cut.scale for side in self.classifier.window_mm)
         shift = ((cut.right_mm, cut.down_mm),)
-        return index_crops(view, shift, READ_MARGIN_MM, (window[0], window[1]), opposite=False)[0]
+        return index_crops(view, shift, READ_MARGIN_MM, (width, height), opposite=False)[0]
 
     def _read_windows(
         self,
