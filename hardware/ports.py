@@ -12,8 +12,8 @@ import time
 from typing import Protocol, cast
 from urllib.parse import parse_qs, urlsplit
 
-import serial  # type: ignore[import-untyped, unused-ignore]
-import serial.tools.list_ports  # type: ignore[import-untyped, unused-ignore]
+import serial
+import serial.tools.list_ports
 
 from hardware.framing import LineSplitter, encode_command, parse_device_line
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from referee.cards import Card
 from referee.events import (
     Event,
@@ -45,11 +47,11 @@ def stuck(frame: int) -> Stuck:
     return Stuck(frame, frame / FPS)
 
 
-def referee(events: list[Event], **options: int | float) -> list[Event]:
+def referee(events: Sequence[Event], **options: int | float) -> list[Event]:
     return GameReferee(RuleOptions(**options)).referee_all(events)  # type: ignore[arg-type]
 
 
-def verdicts(events: list[Event]) -> list[str]:
+def verdicts(events: Sequence[Event]) -> list[str]:
     """`seat:card:verdict[:reason]` for every play, in order."""
     return [
         f"{e.seat}:{e.card}:{e.verdict.value}" + (f":{e.reason.value}" if e.reason else "")
@@ -58,5 +60,5 @@ def verdicts(events: list[Event]) -> list[str]:
     ]
 
 
-def round_ends(events: list[Event]) -> list[RoundEnd]:
+def round_ends(events: Sequence[Event]) -> list[RoundEnd]:
     return [e for e in events if isinstance(e, RoundEnd)]

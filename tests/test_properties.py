@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections import defaultdict
 from itertools import pairwise
 
-from helpers import call, count, play, referee, round_ends, start
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.events import Event, Play, RoundEnd
+from tests.helpers import call, count, play, referee, round_ends, start
 
 SEATS = 3
 RANKS = ["A", "2", "3", "4", "5"]

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import pytest
-from helpers import call, count, play, referee, round_ends, start, stuck, take_back, verdicts
 
 from referee.errors import EventError
 from referee.events import (
@@ -13,6 +12,7 @@ from referee.events import (
     RoundStart,
     SeatInfo,
 )
+from tests.helpers import call, count, play, referee, round_ends, start, stuck, take_back, verdicts
 
 RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
 

@@ -2,15 +2,21 @@
 by hand, then regenerated with `nerts referee IN --out EXPECTED --target 20`."""
 
 import json
+from typing import Any
 
 FPS = 30.0
 
 
-def ev(frame, type_, **kw):
+Event = dict[str, Any]
+
+
+def ev(frame: int, type_: str, **kw: Any) -> Event:
     return {"frame": frame, "t": round(frame / FPS, 4), "type": type_, **kw}
 
 
-def start(frame, rnd, n=3, backs=("red", "blue", "green", "purple")):
+def start(
+    frame: int, rnd: int, n: int = 3, backs: tuple[str, ...] = ("red", "blue", "green", "purple")
+) -> Event:
     return ev(
         frame,
         "round_start",
@@ -20,19 +26,19 @@ def start(frame, rnd, n=3, backs=("red", "blue", "green", "purple")):
     )
 
 
-def play(frame, seat, card, pile):
+def play(frame: int, seat: int, card: str, pile: str) -> Event:
     return ev(frame, "play", seat=seat, card=card, pile=pile)
 
 
-def nc(frame, seat, rem):
+def nc(frame: int, seat: int, rem: int) -> Event:
     return ev(frame, "nerts_count", seat=seat, remaining=rem)
 
 
-def tb(frame, seat, card, pile):
+def tb(frame: int, seat: int, card: str, pile: str) -> Event:
     return ev(frame, "take_back", seat=seat, card=card, pile=pile)
 
 
-def dump(path, events):
+def dump(path: str, events: list[Event]) -> None:
     with open(path, "w") as f:
         for e in events:
             f.write(json.dumps(e) + "\n")

@@ -17,7 +17,7 @@ from hardware.framing import crc16, encode_command, parse_device_line
 from hardware.simavr import SimulatedBox
 
 if TYPE_CHECKING:  # only names for annotations: tests/hardware/conftest.py defines them
-    from conftest import BoxUnderTest, RawLink
+    from tests.hardware.conftest import BoxUnderTest, RawLink
 
 IDENTITY = re.compile(r"nertsbox \S+ seats=4")
 # What the ID and HELLO lines say; the version differs between emulator and firmware.

@@ -114,7 +114,7 @@ def test_a_reply_ends_the_silence() -> None:
 @dataclass
 class Run:
     executed: list[str]  # what the device executed, in order
-    settled: list[int]  # the tickets of the settled commands, in order
+    settled: list[int | None]  # the tickets of the settled commands, in order
     device: FaultyDevice
     reconnections: int
 
@@ -131,7 +131,7 @@ def run_against(plan: FaultPlan, commands: list[str]) -> Run:
     device = FaultyDevice(BoxDevice(), plan)
     host: HostProtocol[int] = HostProtocol()
     splitter = LineSplitter()
-    settled: list[int] = []
+    settled: list[int | None] = []
     clock = 0.0
     outbox: deque[bytes] = deque()
     reconnections = 0
@@ -147,11 +147,11 @@ def run_against(plan: FaultPlan, commands: list[str]) -> Run:
     for _ in range(100 * len(commands) + 100):
         while outbox:
             for line in splitter.feed(device.feed(outbox.popleft())):
-                text = parse_device_line(line)
-                if text is None:
+                reply = parse_device_line(line)
+                if reply is None:
                     host.garbled()
                 else:
-                    take(host.receive(text, clock))
+                    take(host.receive(reply, clock))
         if not host.queue:
             break
         clock += RESEND_TIMEOUT_S

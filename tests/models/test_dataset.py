@@ -9,7 +9,13 @@ import cv2
 import numpy as np
 import pytest
 
-from models.dataset import ImageFileError, labelled_crops, readable_corners, write_classes
+from models.dataset import (
+    ImageFileError,
+    labelled_crops,
+    read_image,
+    readable_corners,
+    write_classes,
+)
 from models.face_crops import VISIBLE_NAMED, VISIBLE_NONE, labelled_faces
 from models.train import main as train_main
 from simulator import typefaces
@@ -39,7 +45,7 @@ def test_index_corners_follow_the_cut() -> None:
     # The same card cut from its other end: the first crop is the bottom-right corner.
     assert readable_corners(np.roll(quad, 2, axis=0), [top_left]) == {1}
     # Corners 30 mm off to the right: the top-left index is no longer in any crop.
-    assert readable_corners(quad + np.float32([30 * SCALE, 0]), [top_left]) == set()
+    assert readable_corners(quad + np.array([30 * SCALE, 0], np.float32), [top_left]) == set()
 
 
 def test_a_taller_window_holds_an_index_printed_lower() -> None:
@@ -59,7 +65,7 @@ def renders(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _true_quads(renders: Path, image: np.ndarray) -> list[np.ndarray]:
     """A perfect finder: the labelled corners of the render that `image` is."""
     for meta_path in sorted((renders / "meta" / "train").glob("*.json")):
-        photo = cv2.imread(str(renders / "images" / "train" / f"{meta_path.stem}.jpg"))
+        photo = read_image(renders / "images" / "train" / f"{meta_path.stem}.jpg")
         if np.array_equal(photo, image):
             cards = json.loads(meta_path.read_text())["cards"]
             return [np.array([k[:2] for k in c["keypoints"]], np.float32) for c in cards]

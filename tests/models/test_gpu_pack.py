@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
+from models.dataset import read_image
 from models.gpu.pack import _shrink, pack
 from simulator.backs import default_backs
 from simulator.faces import builtin_design
@@ -30,7 +31,7 @@ def test_pack_shrinks_images_and_keeps_both_detectors_labels(tmp_path: Path) -> 
     images = sorted((out / "data" / "images").glob("*/*.webp"))
     assert len(images) == 4
     for image in images:
-        assert cv2.imread(str(image)).shape[:2] == (234, 416)
+        assert read_image(image).shape[:2] == (234, 416)
     with tarfile.open(out / "labels.txz") as archive:
         labels = {
             Path(m.name).as_posix().removeprefix("./"): archive.extractfile(m).read().decode()  # type: ignore[union-attr]

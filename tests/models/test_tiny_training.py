@@ -117,8 +117,8 @@ def test_the_one_command_pipeline_publishes_and_skips_what_is_done(
         str(SHARED),
     ]
     train(command)
-    steps = ("renders", "edje", "mix", "cards", "corners-mix", "corners", "crops", "classifier")
-    steps += ("face-crops", "faces")
+    steps = ["renders", "edje", "mix", "cards", "corners-mix", "corners", "crops", "classifier"]
+    steps += ["face-crops", "faces"]
     assert all((tmp_path / "work" / f"{step}.done").is_file() for step in steps)
     published = {p.name for p in (tmp_path / "published").iterdir()}
     assert {"cards.onnx", "index_corners.onnx", "index_classifier.onnx"} <= published

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from models import train
-from models.train import _final_metrics, frame_size, main
+from models.train import _final_metrics, main
+from simulator.training import frame_size
 
 
 def test_a_frame_size_is_width_x_height() -> None:

@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
+from models.dataset import read_image
 from simulator.backs import default_backs
 from simulator.faces import CardDesign, builtin_design, load_design
 from simulator.index_finder import find_index_boxes
@@ -243,7 +244,7 @@ def test_cast_shadows_darken_part_of_a_frame_and_leave_the_labels(
     for image in (dataset / "images" / "train").glob("*.jpg"):
         # Blurred and on lit pixels, so that JPEG's noise does not count as shade.
         plain, shadow = (
-            cv2.GaussianBlur(cv2.imread(str(path)), (0, 0), 2).mean(axis=2)
+            cv2.GaussianBlur(read_image(path), (0, 0), 2).mean(axis=2)
             for path in (image, shaded / image.relative_to(dataset))
         )
         ratio = shadow[plain > 60] / plain[plain > 60]

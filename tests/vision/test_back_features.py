@@ -64,17 +64,19 @@ def test_a_dim_photo_of_a_light_back_is_not_taken_for_a_dark_back_of_its_hue() -
 def test_a_black_back_under_a_warm_lamp_is_not_taken_for_a_red_one() -> None:
     black, red = _bordered((45, 45, 45)), _bordered((40, 40, 190))
     matcher = BackMatcher({"black": black, "red": red, "blue": _bordered((190, 60, 40))})
-    warm = np.clip(black * np.float32([0.75, 1.0, 1.3]), 0, 255).astype(np.uint8)
+    warm = np.clip(black * np.array([0.75, 1.0, 1.3], np.float32), 0, 255).astype(np.uint8)
     assert matcher.match(warm)[0] == "black"
     assert (
-        matcher.match(np.clip(red * np.float32([1.2, 1.0, 0.8]), 0, 255).astype(np.uint8))[0]
+        matcher.match(
+            np.clip(red * np.array([1.2, 1.0, 0.8], np.float32), 0, 255).astype(np.uint8)
+        )[0]
         == "red"
     )
     # A back printed to its edge, with no white to measure against.
     bare_black, bare_red = np.full_like(black, 45), np.full_like(red, (40, 40, 190))
     matcher = BackMatcher({"black": bare_black, "red": bare_red})
     for cast in ([0.85, 1.0, 1.15], [1.15, 1.0, 0.85]):
-        tinted = np.clip(bare_black * np.float32(cast), 0, 255).astype(np.uint8)
+        tinted = np.clip(bare_black * np.array(cast, np.float32), 0, 255).astype(np.uint8)
         assert matcher.match(tinted)[0] == "black"
 
 
@@ -91,7 +93,8 @@ def test_a_small_card_is_matched_against_its_design_seen_as_small() -> None:
     dotted = _dotted((200, 60, 30))
     seen_small = _seen_at(dotted, 64)
     # A plain back in the colour the dots blur into: what the small card looks like.
-    plain = _bordered(tuple(int(c) for c in seen_small[60:-60, 40:-40].mean(axis=(0, 1))))
+    blue, green, red = (int(c) for c in seen_small[60:-60, 40:-40].mean(axis=(0, 1)))
+    plain = _bordered((blue, green, red))
     matcher = BackMatcher({"dotted": dotted, "plain": plain})
     assert matcher.match(seen_small)[0] == "plain"  # the design file's dots mislead
     assert matcher.match(seen_small, seen_width_px=64)[0] == "dotted"

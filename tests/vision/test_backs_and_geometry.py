@@ -158,7 +158,9 @@ def test_intersection_over_union_of_card_quads() -> None:
     assert intersection_over_union(square, square) == pytest.approx(1.0)
     assert intersection_over_union(square, square + 20) == 0.0
     # Shifted by half its width: 50 shared over 150 covered.
-    assert intersection_over_union(square, square + np.float32([5, 0])) == pytest.approx(1 / 3)
+    assert intersection_over_union(square, square + np.array([5, 0], np.float32)) == pytest.approx(
+        1 / 3
+    )
 
 
 @pytest.mark.parametrize("error_deg", [-12.0, -6.0, 6.0, 12.0])
@@ -175,7 +177,9 @@ def test_a_striped_back_cut_a_few_degrees_off_is_still_striped(error_deg: float)
 
 def test_a_card_is_implied_by_either_index_window_with_that_corner_first() -> None:
     turn = cv2.getRotationMatrix2D((0, 0), 30.0, 2.5)  # a card turned 30 degrees, 2.5 px/mm
-    quad = cv2.transform(CARD_CORNERS_MM.reshape(1, 4, 2), turn)[0] + np.float32([300, 100])
+    quad = cv2.transform(CARD_CORNERS_MM.reshape(1, 4, 2), turn)[0] + np.array(
+        [300, 100], np.float32
+    )
     first = card_window(quad, 0)
     assert first[0] == pytest.approx(quad[0], abs=1e-3)
     assert card_from_window(first, INDEX_WINDOW_MM) == pytest.approx(quad, abs=1e-2)
@@ -211,6 +215,6 @@ def test_without_the_opposite_corner_only_the_first_is_cut() -> None:
 
 def test_a_card_moves_in_its_own_frame() -> None:
     """A card turned a quarter clockwise at 2 px/mm: its first edge runs down the image."""
-    quad = np.float32([[200, 100], [200, 226], [24, 226], [24, 100]])
+    quad = np.array([[200, 100], [200, 226], [24, 226], [24, 100]], np.float32)
     moved = moved_card(quad, -12.0, 5.0)
-    np.testing.assert_allclose(moved, quad + np.float32([-10, -24]), atol=1e-4)
+    np.testing.assert_allclose(moved, quad + np.array([-10, -24], np.float32), atol=1e-4)

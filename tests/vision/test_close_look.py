@@ -39,9 +39,11 @@ def test_a_photo_goes_in_as_rgb_planes_from_0_to_1() -> None:
     photo = np.full((720, 1280, 3), (10, 20, 30), np.uint8)  # blue, green, red
     tensor, _, pad = CardDetector(CARDS_ONNX).letterbox(photo)
     assert tensor.dtype == np.float32 and tensor.flags.c_contiguous
-    rgb = np.float32([30, 20, 10]) / np.float32(255)
+    rgb = np.array([30, 20, 10], np.float32) / np.float32(255)
     assert np.array_equal(tensor[0, :, int(pad[1]) + 100, 200], rgb)
-    assert np.array_equal(tensor[0, :, 0, 0], np.float32([LETTERBOX_GREY] * 3) / np.float32(255))
+    assert np.array_equal(
+        tensor[0, :, 0, 0], np.array([LETTERBOX_GREY] * 3, np.float32) / np.float32(255)
+    )
 
 
 def test_a_photo_a_pixel_high_still_goes_in() -> None:
@@ -58,12 +60,12 @@ def test_an_export_of_one_size_takes_no_other() -> None:
 
 
 def _corner_of_card(length_px: float, x: float, score: float) -> RawCard:
-    card = CARD_CORNERS_MM * (length_px / CARD_HEIGHT_MM) + np.float32([x, 100])
+    card = CARD_CORNERS_MM * (length_px / CARD_HEIGHT_MM) + np.array([x, 100], np.float32)
     return RawCard(card_window(card, 0, CORNER_WINDOW_MM), True, score, index_corner=True)
 
 
 def test_a_card_length_is_the_mean_of_its_long_sides() -> None:
-    card = CARD_CORNERS_MM * 2 + np.float32([10, 20])
+    card = CARD_CORNERS_MM * 2 + np.array([10, 20], np.float32)
     assert card_length(card) == pytest.approx(2 * CARD_HEIGHT_MM)
     assert card_length(np.roll(card, 1, axis=0)) == pytest.approx(2 * CARD_HEIGHT_MM)
 

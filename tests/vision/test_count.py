@@ -51,7 +51,7 @@ def _spread_on_wood(painted: bool = True) -> tuple[np.ndarray, list[CardDetectio
     for row in range(2):
         for column in range(5):
             card = replace(_card(20 + 90 * column), score=0.9 - 0.01 * column)
-            card = replace(card, quad=card.quad + np.float32([0, 20 + 120 * row]))
+            card = replace(card, quad=card.quad + np.array([0, 20 + 120 * row], np.float32))
             if painted:
                 cv2.fillPoly(image, [card.quad.astype(np.int32)], (200, 90, 40))
             cards.append(card)
@@ -61,18 +61,20 @@ def _spread_on_wood(painted: bool = True) -> tuple[np.ndarray, list[CardDetectio
 def test_a_box_over_the_table_between_two_cards_is_not_counted() -> None:
     image, cards = _spread_on_wood()
     gap = replace(_card(65), score=0.5)  # half over each neighbour's edge and the wood between
-    gap = replace(gap, quad=gap.quad + np.float32([0, 20]))
+    gap = replace(gap, quad=gap.quad + np.array([0, 20], np.float32))
     half_on_a_card = replace(_card(40), score=0.8)  # the same, its own part mostly wood
-    half_on_a_card = replace(half_on_a_card, quad=half_on_a_card.quad + np.float32([0, 140]))
+    half_on_a_card = replace(
+        half_on_a_card, quad=half_on_a_card.quad + np.array([0, 140], np.float32)
+    )
     assert _not_table([*cards, gap, half_on_a_card], image) == cards
 
 
 def test_boxes_at_and_beyond_the_photo_edge_are_judged_by_what_the_photo_shows() -> None:
     image, cards = _spread_on_wood()
     off_left = replace(_card(-40), score=0.5)  # its part in the photo is wood
-    off_left = replace(off_left, quad=off_left.quad + np.float32([0, 20]))
+    off_left = replace(off_left, quad=off_left.quad + np.array([0, 20], np.float32))
     beyond = [
-        replace(_card(x), quad=_card(x).quad + np.float32([0, y]), score=0.5)
+        replace(_card(x), quad=_card(x).quad + np.array([0, y], np.float32), score=0.5)
         for x, y in ((520, 20), (-200, 20), (20, 400), (20, -200))
     ]
     kept = _not_table([*cards, off_left, *beyond], image)
@@ -82,7 +84,7 @@ def test_boxes_at_and_beyond_the_photo_edge_are_judged_by_what_the_photo_shows()
 def test_without_table_in_view_nothing_is_judged_table() -> None:
     image, cards = _spread_on_wood()
     close_up = image[20:108, 20:83]  # one card fills the photo
-    card = replace(cards[0], quad=cards[0].quad - np.float32([20, 20]))
+    card = replace(cards[0], quad=cards[0].quad - np.array([20, 20], np.float32))
     assert _table_pixels(close_up, [card]) is None
 
 

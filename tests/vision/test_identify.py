@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from models import CARDS_ONNX, INDEX_ONNX
+from models.dataset import read_image
 from nerts.cli import main
 from simulator.backs import back_from_spec
 from simulator.faces import builtin_design
@@ -125,7 +126,7 @@ def test_identify_json_lists_each_card_once(
     named = [c["card"] for c in cards if c["card"]]
     assert len(named) == len(set(named)) and set(named) == set(FACE_UP)
     assert all(len(c["quad"]) == 4 and c["back"] is None for c in cards)
-    assert cv2.imread(str(tmp_path / "a.png")).shape == table_photo.shape
+    assert read_image(tmp_path / "a.png").shape == table_photo.shape
 
 
 def count_spread(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, int]:
@@ -187,11 +188,13 @@ def test_the_published_classifier_cuts_the_window_it_was_trained_on() -> None:
 
 def _card(x: float, name: str | None = None, card_score: float = 0.0) -> CardDetection:
     """A face-up card at 2 px/mm, upright, its top-left corner at (x, 50)."""
-    quad = CARD_CORNERS_MM * 2 + np.float32([x, 50])
+    quad = CARD_CORNERS_MM * 2 + np.array([x, 50], np.float32)
     return CardDetection(quad, True, 0.9, name, card_score)
 
 
-def _reading(card: CardDetection, corner: int, name: str, score: float) -> tuple:
+def _reading(
+    card: CardDetection, corner: int, name: str, score: float
+) -> tuple[CardDetection, np.ndarray]:
     window = card_window(card.quad, corner, INDEX_WINDOW_MM)
     quad = np.roll(card.quad, -2 * corner, axis=0)
     return CardDetection(quad, True, 0.8, name, score), window

@@ -16,9 +16,10 @@ SURE_OVERLAP = (0.6, 0.6)
 def _kept(
     scores: list[float], chosen: list[int], boxes: tuple[tuple[float, ...], ...] = (CARD, SHIFTED)
 ) -> list[int]:
-    return _with_sure_overlaps(
+    kept = _with_sure_overlaps(
         np.array(boxes), np.array(scores), np.array(chosen, int), SURE_OVERLAP
-    ).tolist()
+    )
+    return [int(index) for index in kept]
 
 
 def test_the_overlap_of_the_two_boxes() -> None:

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import nerts.commands.identify as identify_command
+from models.dataset import read_image
 from nerts.cli import main
 from nerts.photos import JPEG_MISSING_GREY, read_photo
 from vision.backs import BackMatcher
@@ -116,7 +117,7 @@ def test_identify_reports_a_missing_model_as_a_user_error(
 
 
 def test_a_16_bit_back_reference_reads_as_its_8_bit_twin(files: dict[str, Path]) -> None:
-    back = cv2.imread(str(files["back"]))
+    back = read_image(files["back"])
     deep = files["folder"] / "back16.png"
     cv2.imwrite(str(deep), back.astype(np.uint16) * 257)
     matcher = BackMatcher.from_files({"eight": files["back"], "sixteen": deep})
