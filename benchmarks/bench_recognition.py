@@ -34,7 +34,7 @@ from recognition_data import (
     render_val,
 )
 
-from models import CARDS_ONNX, CORNERS_ONNX, FACES_ONNX, INDEX_ONNX
+from models import CARDS_ONNX, CORNERS_ONNX, FACES_ONNX, INDEX_INT8_ONNX
 from simulator.backs import BackDesign, back_from_spec
 from simulator.sensor import LightSettings
 from vision.backs import BackMatcher
@@ -360,7 +360,10 @@ def main() -> None:
         "--cards", type=Path, default=CARDS_ONNX, help="detector to measure (a candidate)"
     )
     parser.add_argument(
-        "--classifier", type=Path, default=INDEX_ONNX, help="index classifier to measure"
+        "--classifier",
+        type=Path,
+        default=INDEX_INT8_ONNX,
+        help="index classifier to measure (default: the runtime's, quantized)",
     )
     parser.add_argument(
         "--corners",

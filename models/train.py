@@ -11,6 +11,7 @@
     python -m models.train mix --out build/mix.yaml --renders build/r1 build/r2 --real build/edje
     python -m models.train mix --out build/corners/data.yaml --renders build/r1 --index-corners
     python -m models.train corners --data build/corners/data.yaml --epochs 30  # index corners
+    python -m models.train quantize    # the index classifier in 8 bits, as the runtime reads it
 
 Each training run keeps its checkpoints under --runs (default build/runs); run the same command
 with --resume to continue an interrupted run. The best weights are copied to models/ with their
@@ -31,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from models import CARDS_ONNX, CORNERS_ONNX, FACES_ONNX, INDEX_ONNX, MODELS_DIR
+from models import CARDS_ONNX, CORNERS_ONNX, FACES_ONNX, INDEX_INT8_ONNX, INDEX_ONNX, MODELS_DIR
 from models.crop_mix import CropMixError, CropSource, mix_crops
 from models.dataset import (
     MIN_CARD_LENGTH_PX,
@@ -43,6 +44,12 @@ from models.dataset import (
 )
 from models.face_crops import write_faces
 from models.index_corners import CORNER_CLASSES, index_corner_dataset
+from models.quantize import (
+    CALIBRATION_RENDERS,
+    QuantizeError,
+    calibration_inputs,
+    quantize_classifier,
+)
 from models.real_photos import edje_dataset
 from simulator import typefaces
 from simulator.labels import CARD_CLASSES
@@ -50,7 +57,7 @@ from simulator.training import frame_size, write_data_yaml
 from simulator.training_scenes import SceneMix
 from vision.geometry import FACE_CROP_PX, INDEX_CROP_PX, INDEX_WINDOW_MM, card_from_window
 from vision.identify import CARD_IOU_MAX, CORNER_IOU_MAX, CORNER_SCORE_MIN
-from vision.onnx_models import CORNER_WINDOW_MM, INDEX_WINDOW_KEY, CardDetector
+from vision.onnx_models import CORNER_WINDOW_MM, INDEX_WINDOW_KEY, CardDetector, IndexClassifier
 
 log = logging.getLogger(__name__)
 
@@ -267,6 +274,17 @@ def command_publish(args: argparse.Namespace) -> None:
     )
 
 
+def command_quantize(args: argparse.Namespace) -> None:
+    models_dir = Path(args.models_dir)
+    source, target = models_dir / INDEX_ONNX.name, models_dir / INDEX_INT8_ONNX.name
+    classifier = IndexClassifier(source)
+    try:
+        calibration = calibration_inputs(Path(args.shared), classifier, args.renders, args.seed)
+    except QuantizeError as error:
+        raise SystemExit(f"quantize: {error}") from None
+    quantize_classifier(source, target, calibration)
+
+
 def _run_data(run_dir: Path) -> Path:
     """The data a run trained on, from the arguments ultralytics saved beside it."""
     for line in (run_dir / "args.yaml").read_text().splitlines():
@@ -469,6 +487,16 @@ def command_all(args: argparse.Namespace) -> None:
             command_classifier,
             training(crops, args.classifier_epochs, INDEX_CROP_PX, 128),
         ),
+        (
+            "quantize",
+            command_quantize,
+            argparse.Namespace(
+                models_dir=args.models_dir,
+                shared=args.shared,
+                renders=args.calibration_renders,
+                seed=args.seed,
+            ),
+        ),
         ("face-crops", command_face_crops, cutting(faces)),
         ("faces", command_faces, training(faces, args.classifier_epochs, FACE_CROP_PX, 128)),
     ]
@@ -557,6 +585,20 @@ def main(argv: list[str] | None = None) -> None:
     publish.add_argument("--run", required=True, help="the run folder, e.g. build/runs/cards")
     publish.add_argument("--models-dir", default=str(MODELS_DIR))
     publish.set_defaults(handler=command_publish)
+    quantize = sub.add_parser(
+        "quantize",
+        help="the published index classifier in 8 bits (index_classifier.int8.onnx), what the "
+        "runtime reads; calibrated on renders of decks/train",
+    )
+    quantize.add_argument("--models-dir", default=str(MODELS_DIR))
+    quantize.add_argument("--shared", default=str(DEFAULT_SHARED), help="the shared/ folder")
+    quantize.add_argument(
+        "--renders",
+        type=int,
+        default=CALIBRATION_RENDERS,
+        help="renders of decks/train to cut calibration crops from (default %(default)s)",
+    )
+    quantize.set_defaults(handler=command_quantize)
     every = sub.add_parser(
         "all", help="renders, crops, every model, published: one resumable command"
     )
@@ -576,6 +618,12 @@ def main(argv: list[str] | None = None) -> None:
     every.add_argument("--card-epochs", type=int, default=60)
     every.add_argument(
         "--classifier-epochs", type=int, default=20, help="of the index and the face classifier"
+    )
+    every.add_argument(
+        "--calibration-renders",
+        type=int,
+        default=CALIBRATION_RENDERS,
+        help="renders whose index crops calibrate the 8-bit classifier (default %(default)s)",
     )
     every.add_argument("--device", default="cpu", help="cpu, or a CUDA device such as 0")
     every.add_argument("--models-dir", default=str(MODELS_DIR), help="where to publish")

@@ -100,8 +100,10 @@ def index_crops(
             left = round((margin_mm + dx) * RECTIFIED_PX_PER_MM)
             top = round((margin_mm + dy) * RECTIFIED_PX_PER_MM)
             crop = view[top : top + height, left : left + width]
+            # Bilinear, not area: a quarter of the time (650 crops: 8 ms against 31) for the
+            # same names on the tuning renders (index_classifier.md, session 25).
             crops.append(
-                cv2.resize(crop, (INDEX_CROP_PX, INDEX_CROP_PX), interpolation=cv2.INTER_AREA)
+                cv2.resize(crop, (INDEX_CROP_PX, INDEX_CROP_PX), interpolation=cv2.INTER_LINEAR)
             )
     return crops
 

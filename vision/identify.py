@@ -10,7 +10,7 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
-from models import CARDS_ONNX, CORNERS_ONNX, FACES_ONNX, INDEX_ONNX
+from models import CARDS_ONNX, CORNERS_ONNX, FACES_ONNX, INDEX_INT8_ONNX
 from vision.backs import BackMatcher
 from vision.detections import CardDetection
 from vision.geometry import (
@@ -233,7 +233,7 @@ class CardReader:
     def __init__(
         self,
         cards_model: Path = CARDS_ONNX,
-        index_model: Path = INDEX_ONNX,
+        index_model: Path = INDEX_INT8_ONNX,
         corners_model: Path | None = CORNERS_ONNX,
         faces_model: Path | None = FACES_ONNX,
     ) -> None:

@@ -227,13 +227,18 @@ class IndexClassifier:
         self.names = _names(self.session)
         self.window_mm = _window_mm(self.session)
 
+    def tensor(self, crops: list[np.ndarray]) -> np.ndarray:
+        """The model's input for `crops` (BGR, at least one): resized, one row each."""
+        side = (self.size, self.size)
+        return _input_tensor(
+            np.stack([c if c.shape[:2] == side else cv2.resize(c, side) for c in crops])
+        )
+
     def probabilities(self, crops: list[np.ndarray]) -> np.ndarray:
         """Class probabilities, one row per crop (BGR), columns in `names` order."""
         if not crops:
             return np.zeros((0, len(self.names)), np.float32)
-        side = (self.size, self.size)
-        batch = np.stack([c if c.shape[:2] == side else cv2.resize(c, side) for c in crops])
-        tensor = _input_tensor(batch)
+        tensor = self.tensor(crops)
         if self.batched:
             return np.asarray(self.session.run(None, {self.input_name: tensor})[0])
         return np.concatenate(

@@ -111,6 +111,8 @@ def test_the_one_command_pipeline_publishes_and_skips_what_is_done(
         "1",
         "--classifier-epochs",
         "1",
+        "--calibration-renders",
+        "2",
         "--models-dir",
         str(tmp_path / "published"),
         "--shared",
@@ -118,10 +120,11 @@ def test_the_one_command_pipeline_publishes_and_skips_what_is_done(
     ]
     train(command)
     steps = ["renders", "edje", "mix", "cards", "corners-mix", "corners", "crops", "classifier"]
-    steps += ["face-crops", "faces"]
+    steps += ["quantize", "face-crops", "faces"]
     assert all((tmp_path / "work" / f"{step}.done").is_file() for step in steps)
     published = {p.name for p in (tmp_path / "published").iterdir()}
     assert {"cards.onnx", "index_corners.onnx", "index_classifier.onnx"} <= published
+    assert "index_classifier.int8.onnx" in published
     assert "card_faces.onnx" in published
     stamp = (tmp_path / "published" / "cards.onnx").stat().st_mtime_ns
     train(command)  # everything done: nothing is trained or published again
