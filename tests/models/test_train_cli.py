@@ -30,8 +30,13 @@ def test_a_bad_size_stops_with_usage_not_a_traceback(
     assert "expected WIDTHxHEIGHT, e.g. 960x540, got '1280'" in capsys.readouterr().err
 
 
+TRAINED = ("cards", "corners", "crops", "classifier", "quantize", "face_crops", "faces")
+"""The steps of `all` that cut, train or calibrate at its own seed."""
+
+
 def _seeds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *seed: str) -> dict[str, int]:
-    """The seed each seeded step of `all` is given, with every step's work left out."""
+    """The seed each seeded step of `all` is given, with every step's work left out (none
+    may publish into the repository's models/, where `all` publishes by default)."""
     seeds: dict[str, int] = {}
 
     def record(name: str) -> Callable[[argparse.Namespace], None]:
@@ -43,7 +48,7 @@ def _seeds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *seed: str) -> dict[
 
         return handler
 
-    for name in ("data", "edje", "mix", "cards", "corners", "crops", "classifier"):
+    for name in ("data", "edje", "mix", "cards", "corners", "crops", "classifier", "quantize"):
         monkeypatch.setattr(train, f"command_{name}", record(name))
     monkeypatch.setattr(train, "command_face_crops", record("face_crops"))
     monkeypatch.setattr(train, "command_faces", record("faces"))
@@ -54,12 +59,12 @@ def _seeds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *seed: str) -> dict[
 def test_all_renders_at_seed_1_and_cuts_and_trains_at_seed_0_by_default(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    trained = dict.fromkeys(("cards", "corners", "crops", "classifier", "face_crops", "faces"), 0)
+    trained = dict.fromkeys(TRAINED, 0)
     assert _seeds(tmp_path, monkeypatch) == {"data": 1} | trained
 
 
 def test_all_passes_its_seed_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    trained = dict.fromkeys(("cards", "corners", "crops", "classifier", "face_crops", "faces"), 7)
+    trained = dict.fromkeys(TRAINED, 7)
     assert _seeds(tmp_path, monkeypatch, "--seed", "7") == {"data": 8} | trained
 
 
