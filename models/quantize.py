@@ -10,6 +10,7 @@ the tuning renders (`index_classifier.md`, session 25). Needs the `train` extra 
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import tempfile
 from collections.abc import Iterator
@@ -35,6 +36,11 @@ CALIBRATION_CROPS = 2000
 """At most this many crops, drawn at random: ranges settle long before."""
 CALIBRATION_BATCH = 40
 """Crops per calibration batch; the histogram calibrator needs batches of one size."""
+
+
+SOURCE_DIGEST_KEY = "quantized_from_sha256"
+"""Metadata of the 8-bit model: the SHA-256 of the export it was made from, so that one left
+stale by a retrained export is caught (tests/models/test_quantize.py)."""
 
 
 class QuantizeError(RuntimeError):
@@ -71,7 +77,7 @@ def quantize_classifier(source: Path, target: Path, calibration: np.ndarray) -> 
     """Writes `source` (a float classifier export) to `target` with int8 weights and uint8
     activations in quantize/dequantize pairs, ranges from `calibration` (its input batches).
     The stem convolution and the head stay in floats (`_float_nodes`); the metadata (class
-    names, index window) is kept."""
+    names, index window) is kept, and `source`'s digest added (`SOURCE_DIGEST_KEY`)."""
     import onnx  # noqa: PLC0415  (the train extra)
     from onnx import version_converter  # noqa: PLC0415
     from onnxruntime.quantization import (  # noqa: PLC0415
@@ -98,7 +104,15 @@ def quantize_classifier(source: Path, target: Path, calibration: np.ndarray) -> 
             nodes_to_exclude=_float_nodes(graph),
             calibrate_method=CalibrationMethod.Percentile,
         )
+    quantized = onnx.load(str(target))
+    quantized.metadata_props.add(key=SOURCE_DIGEST_KEY, value=file_digest(source))
+    onnx.save(quantized, str(target))
     log.info("quantized %s -> %s (%d calibration crops)", source, target, len(calibration))
+
+
+def file_digest(path: Path) -> str:
+    """SHA-256 of a file, hex."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def _float_nodes(graph) -> list[str]:  # type: ignore[no-untyped-def]

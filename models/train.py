@@ -57,7 +57,13 @@ from simulator.training import frame_size, write_data_yaml
 from simulator.training_scenes import SceneMix
 from vision.geometry import FACE_CROP_PX, INDEX_CROP_PX, INDEX_WINDOW_MM, card_from_window
 from vision.identify import CARD_IOU_MAX, CORNER_IOU_MAX, CORNER_SCORE_MIN
-from vision.onnx_models import CORNER_WINDOW_MM, INDEX_WINDOW_KEY, CardDetector, IndexClassifier
+from vision.onnx_models import (
+    CORNER_WINDOW_MM,
+    INDEX_WINDOW_KEY,
+    CardDetector,
+    IndexClassifier,
+    ModelFileError,
+)
 
 log = logging.getLogger(__name__)
 
@@ -187,6 +193,13 @@ def _publish(
     shutil.copy2(exported, onnx_target)
     onnx_target.with_suffix(".metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
     log.info("published %s", onnx_target)
+    if onnx_target.name == INDEX_ONNX.name:
+        log.warning(
+            "the runtime reads %s, made from this export by `python -m models.train quantize "
+            "--models-dir %s` (the next step of `all`)",
+            INDEX_INT8_ONNX.name,
+            onnx_target.parent,
+        )
 
 
 def _final_metrics(run_dir: Path, seconds: float, args: argparse.Namespace) -> dict[str, Any]:
@@ -277,10 +290,10 @@ def command_publish(args: argparse.Namespace) -> None:
 def command_quantize(args: argparse.Namespace) -> None:
     models_dir = Path(args.models_dir)
     source, target = models_dir / INDEX_ONNX.name, models_dir / INDEX_INT8_ONNX.name
-    classifier = IndexClassifier(source)
     try:
+        classifier = IndexClassifier(source)
         calibration = calibration_inputs(Path(args.shared), classifier, args.renders, args.seed)
-    except QuantizeError as error:
+    except (QuantizeError, ModelFileError) as error:
         raise SystemExit(f"quantize: {error}") from None
     quantize_classifier(source, target, calibration)
 
@@ -762,6 +775,11 @@ def main(argv: list[str] | None = None) -> None:
             "--seed", type=int, default=0, help="same seed, same result (default: %(default)s)"
         )
     args = parser.parse_args(argv)
+    shared = getattr(args, "shared", None)
+    if shared is not None and not Path(shared).is_dir():
+        parser.error(
+            f"--shared {shared}: no such folder (the shared/ folder with decks/ and real/)"
+        )
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     args.handler(args)
 

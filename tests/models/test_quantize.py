@@ -11,8 +11,10 @@ from models import INDEX_INT8_ONNX, INDEX_ONNX
 from models.dataset import labelled_crops
 from models.quantize import (
     CALIBRATION_BATCH,
+    SOURCE_DIGEST_KEY,
     QuantizeError,
     calibration_inputs,
+    file_digest,
     quantize_classifier,
 )
 from simulator.backs import default_backs
@@ -49,6 +51,16 @@ def _same_sure_names(
     assert np.allclose(int8_readings.sum(axis=1), 1.0, atol=1e-3)
 
 
+def _source_digest(classifier: IndexClassifier) -> str | None:
+    return classifier.session.get_modelmeta().custom_metadata_map.get(SOURCE_DIGEST_KEY)
+
+
+def test_the_committed_8_bit_classifier_is_made_from_the_committed_export() -> None:
+    """Retraining publishes a new export; the runtime reads the 8-bit model, so it must be
+    quantized again (`python -m models.train quantize`) before both are committed."""
+    assert _source_digest(IndexClassifier(INDEX_INT8_ONNX)) == file_digest(INDEX_ONNX)
+
+
 def test_the_committed_8_bit_classifier_reads_as_its_export(index_crops: list[np.ndarray]) -> None:
     export, quantized = IndexClassifier(INDEX_ONNX), IndexClassifier(INDEX_INT8_ONNX)
     assert quantized.names == export.names
@@ -68,6 +80,7 @@ def test_quantizing_keeps_the_classes_the_window_and_the_sure_names(
     quantize_classifier(INDEX_ONNX, target, calibration)
     quantized = IndexClassifier(target)
     assert quantized.names == export.names and quantized.window_mm == export.window_mm
+    assert _source_digest(quantized) == file_digest(INDEX_ONNX)
     # Readings come from the float head: not rounded to steps of 1/255.
     readings = quantized.probabilities(index_crops[:20])
     steps = readings * 255

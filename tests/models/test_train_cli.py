@@ -30,6 +30,17 @@ def test_a_bad_size_stops_with_usage_not_a_traceback(
     assert "expected WIDTHxHEIGHT, e.g. 960x540, got '1280'" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("step", [["data", "--out", "r"], ["quantize"], ["edje", "--out", "e"]])
+def test_a_missing_shared_folder_stops_with_usage_not_a_traceback(
+    step: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "nowhere"
+    with pytest.raises(SystemExit) as stopped:
+        main([*step, "--shared", str(missing)])
+    assert stopped.value.code == 2
+    assert f"--shared {missing}: no such folder" in capsys.readouterr().err
+
+
 TRAINED = ("cards", "corners", "crops", "classifier", "quantize", "face_crops", "faces")
 """The steps of `all` that cut, train or calibrate at its own seed."""
 
