@@ -125,7 +125,9 @@ def test_truetype_designs_without_their_fonts_stop_with_what_to_install(
 ) -> None:
     monkeypatch.setattr(typefaces, "available", lambda: False)
     with pytest.raises(SystemExit, match=r"--truetype needs pillow and matplotlib"):
-        train_main(["data", "--out", str(tmp_path / "r"), "--count", "1", "--truetype", "2"])
+        # Any folder as --shared: the fonts are checked first.
+        command = ["data", "--out", str(tmp_path / "r"), "--count", "1", "--truetype", "2"]
+        train_main([*command, "--shared", str(tmp_path)])
     assert not (tmp_path / "r").exists()
 
 

@@ -63,7 +63,8 @@ def _seeds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *seed: str) -> dict[
         monkeypatch.setattr(train, f"command_{name}", record(name))
     monkeypatch.setattr(train, "command_face_crops", record("face_crops"))
     monkeypatch.setattr(train, "command_faces", record("faces"))
-    main(["all", "--work", str(tmp_path / "all"), *seed])
+    # Any existing folder as --shared: no step reads it here.
+    main(["all", "--work", str(tmp_path / "all"), "--shared", str(tmp_path), *seed])
     return seeds
 
 
