@@ -30,11 +30,11 @@ from recognition_data import (
     count_scene,
     edje_test,
     photo_reference,
-    read_photo,
     render_val,
 )
 
 from models import CARDS_ONNX, CORNERS_ONNX, FACES_ONNX, INDEX_INT8_ONNX
+from models.dataset import read_image
 from simulator.backs import BackDesign, back_from_spec
 from simulator.sensor import LightSettings
 from vision.backs import BackMatcher
@@ -93,7 +93,7 @@ def val_designs(read: Reader, count: int, fans: bool = False) -> None:
         group_right: Counter[str] = Counter()
         down_found = down_total = down_extra = 0
         for path, truth in samples:
-            found = read(read_photo(path))
+            found = read(read_image(path))
             for card in truth:
                 best = max(found, key=lambda f: iou(f.quad, card.quad), default=None)
                 matched = best is not None and iou(best.quad, card.quad) > MATCH_OVERLAP
@@ -168,7 +168,7 @@ def val_true_corners(reader: CardReader, count: int) -> None:
     per_design: dict[str, list[int]] = {}
     with tempfile.TemporaryDirectory() as folder:
         for path, truth in render_val(Path(folder), SHARED, count, seed=123):
-            image = read_photo(path)
+            image = read_image(path)
             for card in truth:
                 if (
                     not (card.face_up and card.index_visible)
@@ -190,7 +190,7 @@ def val_true_corners(reader: CardReader, count: int) -> None:
 def bidly(read: Reader) -> None:
     right = total = named = correct_named = 0
     for path, boxes in bidly_deals(SHARED):
-        found = read(read_photo(path))
+        found = read(read_image(path))
         labelled = {card for card, _, _ in boxes}
         total += len(labelled)
         for card in labelled:
@@ -211,7 +211,7 @@ def bidly(read: Reader) -> None:
 def edje(read: Reader) -> None:
     right = total = 0
     for path, boxes in edje_test(SHARED):
-        found = read(read_photo(path))
+        found = read(read_image(path))
         for rank, box in boxes:
             total += 1
             quad = np.array(
@@ -293,7 +293,7 @@ def speed(reader: CardReader, tiled: bool) -> None:
             for path, truth in render_val(Path(folder) / "small", SHARED, 12, seed=123)
             if np.median([card_length(card.quad) for card in truth]) < SMALL_CARDS_PX
         )
-        photos = [(read_photo(path), truth) for path, truth in (usual, small)]
+        photos = [(read_image(path), truth) for path, truth in (usual, small)]
     for image, truth in photos:
         _time_reading(reader, image, truth, tiled)
 

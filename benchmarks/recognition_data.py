@@ -8,9 +8,9 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-import cv2
 import numpy as np
 
+from models.dataset import read_image
 from simulator.backs import BackDesign, back_from_spec
 from simulator.faces import builtin_design, load_design
 from simulator.labels import label_scene
@@ -33,14 +33,6 @@ class TruthCard:
     index_visible: bool
     design: str = ""
     visible_share: float = 1.0
-
-
-def read_photo(path: Path) -> np.ndarray:
-    """A benchmark photo or render; one that cannot be read is a broken checkout."""
-    image = cv2.imread(str(path))
-    if image is None:
-        raise FileNotFoundError(f"cannot read {path}")
-    return image
 
 
 FIRST_SCENES = SceneMix(count_spread_probability=0.0, hand_fan_weight=0.0)
@@ -86,7 +78,7 @@ def bidly_deals(shared: Path) -> list[tuple[Path, list[tuple[str, float, float]]
     samples = []
     for labels in sorted(folder.glob("*-labels.json")):
         image = folder / labels.name.replace("-net1280-labels.json", ".jpg")
-        height, width = read_photo(image).shape[:2]
+        height, width = read_image(image).shape[:2]
         boxes = []
         for item in json.loads(labels.read_text()):
             name = item["name"]

@@ -290,6 +290,7 @@ class CardReader:
         face_up = [card for card in raw if card.face_up and not card.index_corner]
         corners = [card for card in raw if card.index_corner]
         window = self.classifier.window_mm
+        extent = _read_extent(window)
         # An index corner is read like the top-left corner of the card its window implies.
         implied = [card_from_window(corner.quad, CORNER_WINDOW_MM) for corner in corners]
         # Each window is read at the top left of a view: a card's two, or an implied card's one.
@@ -298,9 +299,7 @@ class CardReader:
             for card in face_up
             for whole in [rectify(image, card.quad, READ_MARGIN_MM)]
             for view in (whole, cv2.rotate(whole, cv2.ROTATE_180))
-        ] + [
-            rectify(image, quad, READ_MARGIN_MM, extent_mm=_read_extent(window)) for quad in implied
-        ]
+        ] + [rectify(image, quad, READ_MARGIN_MM, extent_mm=extent) for quad in implied]
         readings = self._read_windows(views)
         faces = self._read_faces(views[: 2 * len(face_up) : 2])
         whole = readings[: 2 * len(face_up)].reshape(len(face_up), 2, *readings.shape[1:])
@@ -342,10 +341,8 @@ class CardReader:
         # Most looks show table, which the classifier need not be asked about.
         patches = [rectify(image, quad, READ_MARGIN_MM, FAN_INK_PATCH_MM) for _, quad in looks]
         looks = [looks[i] for i in _show_ink(patches)]
-        views = [
-            rectify(image, quad, READ_MARGIN_MM, extent_mm=_read_extent(window))
-            for _, quad in looks
-        ]
+        extent = _read_extent(window)
+        views = [rectify(image, quad, READ_MARGIN_MM, extent_mm=extent) for _, quad in looks]
         first = self.classifier.probabilities([self._crop(view) for view in views])
         named = first.copy()
         named[:, self.none_column] = 0.0
