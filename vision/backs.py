@@ -1,9 +1,10 @@
 """Deck backs told apart by colour and pattern, against registered reference images.
 
 A reference is any image of the back: a design file or a photo crop. Each back (and each
-face-down card, rectified) becomes a feature: a hue/saturation histogram for the colour, and
-for the pattern a gradient-orientation histogram plus the energy in bands of spatial frequency,
-so two blue backs of different designs differ. The nearest reference names a card's back.
+face-down card, rectified) becomes a feature: a hue/saturation histogram for the colour, for
+the pattern a gradient-orientation histogram plus the energy in bands of spatial frequency,
+so two blue backs of different designs differ, and a coarse layout of where the back is darker
+or lighter (`vision/back_layout.py`). The nearest reference names a card's back.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.back_layout import LAYOUT_WEIGHT, back_layout, layout_distance
 from vision.geometry import RECTIFIED_SIZE
 
 BORDER_SHARE = 0.12
@@ -52,7 +54,19 @@ FREQUENCY_BANDS = 8
 """Radial bands of the pattern's spectrum, from coarse (big motifs) to fine (thin lines):
 two backs of one colour differ mostly in how fine their pattern is."""
 PATTERN_WEIGHT = 0.6
-"""Share of the distance given to the pattern; the rest is colour."""
+"""Share of the histograms' distance given to the pattern; the rest is colour."""
+ORIENTATION_NOISE_FLOOR = 3.0
+"""Gradient strength per pixel (Sobel, on the card's white scale of 255) spread evenly over
+the orientation bins before they are normalised: what a camera's noise and the card stock's
+grain add to any back. Without it the faint shading across a plain back's design file,
+normalised, is one sharp peak, while a photo of that back shows grain in every direction and
+looked patterned: plain red and blue backs were taken for designs of their colour with faint
+motifs. Measured on plain rendered backs: 3.5-4.5; design files: 0-2."""
+SPECTRUM_NOISE_FLOOR = 100.0
+"""The same for the frequency bands: spectrum magnitude per frequency sample, added to each
+band in proportion to its share of the spectrum (noise is white). The floors were tuned
+with the layout (`vision/back_layout.py`, `LAYOUT_WEIGHT`, which gives the figures): 3 and
+100 did as well as 6 and 300 on spreads of all designs, and better under harsh light."""
 OPAQUE_ALPHA = 128
 """Alpha (0-255) from which a pixel of a reference design file counts as printed."""
 MATCH_SOFTNESS = 0.05
@@ -61,10 +75,11 @@ LONE_MATCH_SOFTNESS_FACTOR = 4.0
 """With one back registered there is no runner-up: the confidence falls with the distance
 itself, on a scale this many times `MATCH_SOFTNESS` (a card's own back lies further from its
 reference than the gap between two references' matches)."""
-ALIKE_DISTANCE = 0.05
+ALIKE_DISTANCE = 0.04
 """Registered backs closer than this are one design to the matcher, and their cards cannot be
-told apart: among the 35 files of decks/backs, designs that differ in name alone (or in a
-corner mark) lie at most 0.005 apart, the nearest different designs 0.074."""
+told apart: among the 35 files of decks/backs, designs that differ in name alone lie at most
+0.003 apart, two pairs that differ by a corner mark (a mean 0.3 of 255 per pixel) 0.014 and
+0.022, the nearest different designs (grey and silver) 0.061."""
 SIZE_STEPS_PER_OCTAVE = 4
 """A card seen small has lost the fine pattern its design file shows, so references are
 matched at the card's own size in the photo, rounded to a quarter octave (and cached). On 60
@@ -85,11 +100,14 @@ class BackReferenceError(ValueError):
 class BackFeature:
     colour: np.ndarray
     pattern: np.ndarray
+    layout: tuple[np.ndarray, np.ndarray]
+    """`back_layout`: the cells' colours and the share of each the card shows."""
 
     def distance(self, other: BackFeature) -> float:
         colour = 0.5 * float(np.abs(self.colour - other.colour).sum())
         pattern = 0.5 * float(np.abs(self.pattern - other.pattern).sum())
-        return (1 - PATTERN_WEIGHT) * colour + PATTERN_WEIGHT * pattern
+        histograms = (1 - PATTERN_WEIGHT) * colour + PATTERN_WEIGHT * pattern
+        return histograms + LAYOUT_WEIGHT * layout_distance(self.layout, other.layout)
 
 
 def _interior(card: np.ndarray) -> np.ndarray:
@@ -98,20 +116,28 @@ def _interior(card: np.ndarray) -> np.ndarray:
     return card[dy : height - dy, dx : width - dx]
 
 
-def back_feature(card: np.ndarray) -> BackFeature:
-    """Feature of a back image (BGR), any size; it is brought to the rectified card's size."""
+def back_feature(card: np.ndarray, visible: np.ndarray | None = None) -> BackFeature:
+    """Feature of a back image (BGR), any size; it is brought to the rectified card's size.
+    `visible` (the rectified size, nonzero where the card shows) leaves the parts other cards
+    cover out of its layout."""
     card = cv2.resize(card, RECTIFIED_SIZE, interpolation=cv2.INTER_AREA)
     blurred = cv2.GaussianBlur(card, (0, 0), SHARPNESS_SIGMA_PX)
     white = float(np.percentile(blurred.max(axis=2), WHITE_PERCENTILE))
     inner = _interior(blurred)
     colour = _colour_histogram(inner, white)
+    channel_whites = np.maximum(
+        np.percentile(blurred.reshape(-1, 3), WHITE_PERCENTILE, axis=0), WHITE_FLOOR
+    )
+    layout = back_layout(inner, channel_whites, None if visible is None else _interior(visible))
     grey = cv2.cvtColor(inner, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    grey *= 255 / max(white, WHITE_FLOOR)
     gx, gy = cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)
     magnitude, angle = cv2.cartToPolar(gx, gy)
     # Unsigned orientation: a card turned 180 degrees has the same pattern.
     orientation = _circular_histogram(
         angle.ravel() % np.pi, ORIENTATION_BINS, np.pi, magnitude.ravel()
     )
+    orientation = orientation / grey.size + ORIENTATION_NOISE_FLOOR / ORIENTATION_BINS
     # Spread into the neighbouring bins (circularly): a card's corners found a few degrees off
     # turn its pattern that much, which must not move a striped back into another bin.
     orientation = 0.5 * orientation + 0.25 * (np.roll(orientation, 1) + np.roll(orientation, -1))
@@ -119,9 +145,11 @@ def back_feature(card: np.ndarray) -> BackFeature:
     h, w = spectrum.shape
     yy, xx = np.mgrid[:h, :w]
     radius = np.hypot((yy - h / 2) / h, (xx - w / 2) / w)
-    bands = np.histogram(radius, FREQUENCY_BANDS, (0, 0.5), weights=spectrum)[0]
+    bands = np.histogram(radius, FREQUENCY_BANDS, (0, 0.5), weights=spectrum)[0] / grey.size
+    band_shares = np.histogram(radius, FREQUENCY_BANDS, (0, 0.5))[0] / grey.size
+    bands = bands + SPECTRUM_NOISE_FLOOR * band_shares
     pattern = np.concatenate([_normalised(orientation), _normalised(bands)]) / 2
-    return BackFeature(colour, pattern)
+    return BackFeature(colour, pattern, layout)
 
 
 def _colour_histogram(card: np.ndarray, white: float) -> np.ndarray:
@@ -232,10 +260,16 @@ class BackMatcher:
             if self.features[first].distance(self.features[second]) < ALIKE_DISTANCE
         ]
 
-    def match(self, card: np.ndarray, seen_width_px: float | None = None) -> tuple[str, float]:
+    def match(
+        self,
+        card: np.ndarray,
+        seen_width_px: float | None = None,
+        visible: np.ndarray | None = None,
+    ) -> tuple[str, float]:
         """The nearest registered back and a confidence 0..1 from its margin over the next;
-        `seen_width_px`, the card's width in the photo, matches references seen as small."""
-        feature = back_feature(card)
+        `seen_width_px`, the card's width in the photo, matches references seen as small;
+        `visible`, the part of the rectified card no other card covers (`uncovered`)."""
+        feature = back_feature(card, visible)
         references = self._features_at(seen_width_px)
         ranked = sorted((feature.distance(ref), name) for name, ref in references.items())
         if len(ranked) == 1:

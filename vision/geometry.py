@@ -81,6 +81,25 @@ def rectify(
     )
 
 
+def uncovered(quad: np.ndarray, others: list[np.ndarray]) -> np.ndarray:
+    """The card as `rectify` shows it (no margin), 1 where none of the `others` lies over
+    it and 0 where one does (which lies on top is not known, so an overlap counts for
+    neither card)."""
+    width, height = RECTIFIED_SIZE
+    target = np.array(
+        [[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]], np.float32
+    )
+    matrix = cv2.getPerspectiveTransform(portrait_order(quad), target)
+    shown = np.ones((height, width), np.uint8)
+    for other in others:
+        corners = cv2.perspectiveTransform(np.asarray(other, np.float32).reshape(1, 4, 2), matrix)
+        low, high = corners[0].min(axis=0), corners[0].max(axis=0)
+        if high[0] < 0 or high[1] < 0 or low[0] >= width or low[1] >= height:
+            continue
+        cv2.fillPoly(shown, [np.round(corners[0]).astype(np.int32)], 0)
+    return shown
+
+
 def index_crops(
     card: np.ndarray,
     shifts_mm: tuple[tuple[float, float], ...] = ((0.0, 0.0),),

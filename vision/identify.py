@@ -26,6 +26,7 @@ from vision.geometry import (
     portrait_order,
     rectify,
     seen_width,
+    uncovered,
 )
 from vision.onnx_models import (
     CORNER_WINDOW_MM,
@@ -616,12 +617,20 @@ def _own_windows(card: CardDetection, window_mm: tuple[float, float]) -> tuple[_
 def with_backs(
     cards: list[CardDetection], image: np.ndarray, matcher: BackMatcher
 ) -> list[CardDetection]:
-    """Names the back of every face-down card with a `BackMatcher`."""
+    """Names the back of every face-down card with a `BackMatcher`, from the part of it no
+    other card covers."""
     out = []
-    for card in cards:
+    corners = np.array([card.quad for card in cards], np.float32).reshape(-1, 4, 2)
+    low, high = corners.min(axis=1), corners.max(axis=1)
+    for number, card in enumerate(cards):
         if card.face_up:
             out.append(card)
             continue
-        name, score = matcher.match(rectify(image, card.quad), seen_width(card.quad))
+        boxes_meet = np.all((low <= high[number]) & (high >= low[number]), axis=1)
+        boxes_meet[number] = False
+        others = [cards[k].quad for k in np.flatnonzero(boxes_meet)]
+        name, score = matcher.match(
+            rectify(image, card.quad), seen_width(card.quad), uncovered(card.quad, others)
+        )
         out.append(replace(card, back=name, back_score=score))
     return out

@@ -1,0 +1,96 @@
+"""Backs told apart by where they are darker: a plain back and one with faint motifs of its
+colour, photographed with grain, under a light that falls off, partly covered."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.back_layout import LAYOUT_SIZE, back_layout, layout_distance
+from vision.backs import BackMatcher, _interior, back_feature
+from vision.geometry import RECTIFIED_SIZE, uncovered
+
+WHITE = np.array([255.0, 255.0, 255.0])
+
+
+def _plain_red() -> np.ndarray:
+    """A red back shaded from corner to corner, inside a white border, like kde-nicu's."""
+    width, height = RECTIFIED_SIZE
+    card = np.full((height, width, 3), 255, np.uint8)
+    rows, columns = np.mgrid[: height - 24, : width - 24]
+    shade = 1 - 0.35 * (rows / height + columns / width) / 2
+    card[12:-12, 12:-12] = (np.array([20, 20, 220])[None, None] * shade[..., None]).astype(np.uint8)
+    return card
+
+
+def _with_motifs(card: np.ndarray) -> np.ndarray:
+    """Two big suit-like blobs printed a shade darker than the ground."""
+    width, height = RECTIFIED_SIZE
+    motifs = np.zeros(card.shape[:2], np.uint8)
+    cv2.ellipse(motifs, (width // 3, height // 3), (30, 45), 0, 0, 360, 1, -1)
+    cv2.ellipse(motifs, (2 * width // 3, 2 * height // 3), (30, 45), 0, 0, 360, 1, -1)
+    darker = (card * 0.88).astype(np.uint8)
+    return np.where(motifs[..., None] > 0, darker, card)
+
+
+def _photographed(card: np.ndarray, seed: int) -> np.ndarray:
+    """Camera grain and a little softness."""
+    rng = np.random.default_rng(seed)
+    noisy = card.astype(np.float32) + rng.normal(0, 7, card.shape)
+    return cv2.GaussianBlur(np.clip(noisy, 0, 255).astype(np.uint8), (0, 0), 0.7)
+
+
+def test_a_grainy_photo_of_a_plain_back_is_not_taken_for_its_colours_faint_motifs() -> None:
+    plain = _plain_red()
+    motifs = _with_motifs(plain)
+    matcher = BackMatcher({"plain": plain, "motifs": motifs})
+    for seed in range(3):
+        assert matcher.match(_photographed(plain, seed))[0] == "plain"
+        assert matcher.match(_photographed(motifs, seed))[0] == "motifs"
+
+
+def test_the_layout_of_a_card_turned_round_or_lit_from_one_side_is_the_same() -> None:
+    motifs = _interior(_with_motifs(_plain_red()))
+    layout = back_layout(motifs, WHITE)
+    turned = back_layout(np.ascontiguousarray(motifs[::-1, ::-1]), WHITE)
+    assert layout_distance(layout, turned) < 1e-6
+    falloff = np.linspace(1.0, 0.8, motifs.shape[1], dtype=np.float32)[None, :, None]
+    lit = back_layout((motifs * falloff).astype(np.uint8), WHITE)
+    plain = back_layout(_interior(_plain_red()), WHITE)
+    assert layout_distance(lit, layout) < 0.25 * layout_distance(plain, layout)
+
+
+def test_cells_another_card_covers_are_left_out() -> None:
+    plain, motifs = _plain_red(), _with_motifs(_plain_red())
+    covered = motifs.copy()
+    covered[: RECTIFIED_SIZE[1] // 2] = 255  # a white card lies over its top half
+    shown = np.ones(covered.shape[:2], np.uint8)
+    shown[: RECTIFIED_SIZE[1] // 2] = 0
+    half = back_layout(covered, WHITE, shown)
+    assert half[1].shape == (LAYOUT_SIZE[1], LAYOUT_SIZE[0])
+    assert layout_distance(half, back_layout(motifs, WHITE)) < 0.2 * layout_distance(
+        back_layout(covered, WHITE), back_layout(motifs, WHITE)
+    )
+    assert layout_distance(half, back_layout(motifs, WHITE)) < layout_distance(
+        half, back_layout(plain, WHITE)
+    )
+    # Nothing shown: the layout says nothing, rather than dividing by zero.
+    nothing = back_layout(covered, WHITE, np.zeros_like(shown))
+    assert layout_distance(nothing, back_layout(motifs, WHITE)) == 0.0
+    feature = back_feature(covered, shown)
+    assert feature.layout[1].min() == 0.0 and feature.layout[1].max() == pytest.approx(1.0)
+
+
+def test_uncovered_marks_where_other_cards_lie_over_the_card() -> None:
+    width, height = RECTIFIED_SIZE
+    quad = np.array(
+        [[100, 100], [100 + width, 100], [100 + width, 100 + height], [100, 100 + height]],
+        np.float32,
+    )
+    below = quad + np.array([0, height / 2], np.float32)  # overlaps its bottom half
+    far = quad + np.array([1000, 0], np.float32)
+    shown = uncovered(quad, [below, far])
+    assert shown.shape == (height, width)
+    assert shown[: height // 2 - 2].all() and not shown[height // 2 + 2 :].any()
+    assert uncovered(quad, [far]).all()

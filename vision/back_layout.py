@@ -1,0 +1,75 @@
+"""Where a back is darker or lighter: its interior shrunk to a few cells, compared cell by cell.
+
+Histograms of colour and pattern forget where things lie. A back printed with a few big,
+faint motifs (suit shapes a shade darker than the ground) and a plain back of its colour have
+nearly the same histograms; they differ in where the darker patches are. The layout keeps
+that, coarse enough that a card's corners found a little off, or a photo a little soft, do
+not matter.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+LAYOUT_SIZE = (16, 22)
+"""Cells across and down the card's interior (about 3 mm each): big motifs show, fine
+patterns average into their colour (the histograms measure those)."""
+LAYOUT_WEIGHT = 3.0
+"""Weight of the layout distance (mean difference per cell and channel, 0..1 of white) in a
+back's distance. Tuned on count spreads of seeds other than the benchmark's (60 of each kind,
+about 2,150 cards), with the histograms' noise floors (`vision/backs.py`); cards whose back
+was named wrong, before (histograms alone) and after: all 35 designs of decks/backs 121 ->
+17 (12 of them between designs `BackMatcher.alike` reports, 5 grey for silver), unlike backs
+1 -> 0, under harsh light 15 -> 10, against references photographed under harsh light 11 ->
+9, against such references cut up to 6% inside the card's edge 106 -> 46 (40 spreads). At
+weight 2 more plain backs were taken for their colour's designs with faint motifs, at 5 more
+cards under harsh light were named wrong."""
+
+
+def back_layout(
+    interior: np.ndarray, white: np.ndarray, visible: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The layout of a back's interior (BGR, blurred) and the share of each cell the card
+    shows (`visible`: a 0/1 mask of the interior, None for all of it). Each channel is on
+    the scale of its own `white`, so that a lamp's colour cast does not count."""
+    scaled = interior.astype(np.float32) * (255 / white.astype(np.float32))
+    layout = cv2.resize(scaled, LAYOUT_SIZE, interpolation=cv2.INTER_AREA)
+    if visible is None:
+        return layout, np.ones(layout.shape[:2], np.float32)
+    shown = cv2.resize(visible.astype(np.float32), LAYOUT_SIZE, interpolation=cv2.INTER_AREA)
+    return layout, shown
+
+
+def layout_distance(
+    first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray, np.ndarray]
+) -> float:
+    """Mean difference (0..1) of two layouts over the cells both show, the second also
+    turned round (a card lies either way up), the nearer of the two. A light falling off
+    across the table shades a card from one side to the other: each layout's best-fitting
+    plane is taken off before comparing, over those cells."""
+    layout, shown = first
+    distances = []
+    for other, other_shown in (second, (second[0][::-1, ::-1], second[1][::-1, ::-1])):
+        weights = shown * other_shown
+        if float(weights.sum()) < 1e-6:
+            return 0.0
+        difference = np.abs(_flattened(layout, weights) - _flattened(other, weights)).mean(axis=2)
+        distances.append(float((difference * weights).sum() / weights.sum()) / 255)
+    return min(distances)
+
+
+def _flattened(layout: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """`layout` less each channel's plane (a + b x + c y) fitted by weighted least squares."""
+    height, width = weights.shape
+    rows, columns = np.mgrid[:height, :width].astype(np.float32)
+    basis = np.stack(
+        [np.ones(height * width, np.float32), columns.ravel() / width, rows.ravel() / height],
+        axis=1,
+    )
+    values = layout.reshape(-1, layout.shape[2])
+    weighted = basis * weights.reshape(-1, 1)
+    # A tiny ridge keeps the fit defined where the shown cells lie in one line.
+    normal = basis.T @ weighted + 1e-6 * np.eye(3, dtype=np.float32)
+    coefficients = np.linalg.solve(normal, weighted.T @ values)
+    return (values - basis @ coefficients).reshape(layout.shape)
