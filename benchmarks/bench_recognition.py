@@ -391,6 +391,8 @@ def main() -> None:
         help="face classifier to measure, or 'none' to read index corners alone",
     )
     args = parser.parse_args()
+    if args.count_only and args.tiled:
+        parser.error("--count-only measures the count, which is always tiled; drop --tiled")
     if not SHARED.is_dir():
         raise SystemExit(f"needs the shared folder beside the repository: {SHARED}")
     reader = CardReader(args.cards, args.classifier, args.corners, args.faces)

@@ -15,8 +15,12 @@ import numpy as np
 LAYOUT_SIZE = (16, 22)
 """Cells across and down the card's interior (about 3 mm each): big motifs show, fine
 patterns average into their colour (the histograms measure those)."""
+LAYOUT_MIN_CELLS_SHOWN = 6
+"""Cells that two layouts must both show (in shares) to be compared: with fewer, taking off
+the fitted plane leaves next to nothing, and a sliver of a card would weigh as much as a
+whole one. Below it the layout says nothing and the histograms decide."""
 LAYOUT_WEIGHT = 3.0
-"""Weight of the layout distance (mean difference per cell and channel, 0..1 of white) in a
+"""Weight of the layout distance (mean difference per cell and channel, in units of white) in a
 back's distance. Tuned on count spreads of seeds other than the benchmark's (60 of each kind,
 about 2,150 cards), with the histograms' noise floors (`vision/backs.py`); cards whose back
 was named wrong, before (histograms alone) and after: all 35 designs of decks/backs 121 ->
@@ -31,32 +35,33 @@ def back_layout(
     interior: np.ndarray, white: np.ndarray, visible: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """The layout of a back's interior (BGR, blurred) and the share of each cell the card
-    shows (`visible`: a 0/1 mask of the interior, None for all of it). Each channel is on
-    the scale of its own `white`, so that a lamp's colour cast does not count."""
+    shows (`visible`: a mask of the interior, nonzero where it shows; None for all of it).
+    Each channel is on the scale of its own `white`, so that a lamp's colour cast does not
+    count."""
     scaled = interior.astype(np.float32) * (255 / white.astype(np.float32))
     layout = cv2.resize(scaled, LAYOUT_SIZE, interpolation=cv2.INTER_AREA)
     if visible is None:
         return layout, np.ones(layout.shape[:2], np.float32)
-    shown = cv2.resize(visible.astype(np.float32), LAYOUT_SIZE, interpolation=cv2.INTER_AREA)
+    shown = cv2.resize((visible > 0).astype(np.float32), LAYOUT_SIZE, interpolation=cv2.INTER_AREA)
     return layout, shown
 
 
 def layout_distance(
     first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray, np.ndarray]
 ) -> float:
-    """Mean difference (0..1) of two layouts over the cells both show, the second also
-    turned round (a card lies either way up), the nearer of the two. A light falling off
+    """Mean difference (in units of white) of two layouts over the cells both show, the
+    second also turned round (a card lies either way up), the nearer of the two. A light falling off
     across the table shades a card from one side to the other: each layout's best-fitting
     plane is taken off before comparing, over those cells."""
     layout, shown = first
     distances = []
     for other, other_shown in (second, (second[0][::-1, ::-1], second[1][::-1, ::-1])):
         weights = shown * other_shown
-        if float(weights.sum()) < 1e-6:
-            return 0.0
+        if float(weights.sum()) < LAYOUT_MIN_CELLS_SHOWN:
+            continue
         difference = np.abs(_flattened(layout, weights) - _flattened(other, weights)).mean(axis=2)
         distances.append(float((difference * weights).sum() / weights.sum()) / 255)
-    return min(distances)
+    return min(distances, default=0.0)
 
 
 def _flattened(layout: np.ndarray, weights: np.ndarray) -> np.ndarray:

@@ -9,27 +9,32 @@ import pytest
 
 from vision.back_layout import LAYOUT_SIZE, back_layout, layout_distance
 from vision.backs import BackMatcher, _interior, back_feature
+from vision.detections import CardDetection
 from vision.geometry import RECTIFIED_SIZE, uncovered
+from vision.identify import with_backs
 
 WHITE = np.array([255.0, 255.0, 255.0])
 
 
-def _plain_red() -> np.ndarray:
-    """A red back shaded from corner to corner, inside a white border, like kde-nicu's."""
+def _plain_red(shaded: bool = True) -> np.ndarray:
+    """A red back shaded from corner to corner (or flat), inside a white border, like
+    kde-nicu's."""
     width, height = RECTIFIED_SIZE
     card = np.full((height, width, 3), 255, np.uint8)
     rows, columns = np.mgrid[: height - 24, : width - 24]
-    shade = 1 - 0.35 * (rows / height + columns / width) / 2
+    shade = 1 - (0.35 if shaded else 0.0) * (rows / height + columns / width) / 2
     card[12:-12, 12:-12] = (np.array([20, 20, 220])[None, None] * shade[..., None]).astype(np.uint8)
     return card
 
 
-def _with_motifs(card: np.ndarray) -> np.ndarray:
-    """Two big suit-like blobs printed a shade darker than the ground."""
+def _with_motifs(card: np.ndarray, mirrored: bool = False) -> np.ndarray:
+    """Two big suit-like blobs printed a shade darker than the ground, top left and bottom
+    right (top right and bottom left if `mirrored`)."""
     width, height = RECTIFIED_SIZE
     motifs = np.zeros(card.shape[:2], np.uint8)
-    cv2.ellipse(motifs, (width // 3, height // 3), (30, 45), 0, 0, 360, 1, -1)
-    cv2.ellipse(motifs, (2 * width // 3, 2 * height // 3), (30, 45), 0, 0, 360, 1, -1)
+    left, right = (2 * width // 3, width // 3) if mirrored else (width // 3, 2 * width // 3)
+    cv2.ellipse(motifs, (left, height // 3), (30, 45), 0, 0, 360, 1, -1)
+    cv2.ellipse(motifs, (right, 2 * height // 3), (30, 45), 0, 0, 360, 1, -1)
     darker = (card * 0.88).astype(np.uint8)
     return np.where(motifs[..., None] > 0, darker, card)
 
@@ -48,6 +53,46 @@ def test_a_grainy_photo_of_a_plain_back_is_not_taken_for_its_colours_faint_motif
     for seed in range(3):
         assert matcher.match(_photographed(plain, seed))[0] == "plain"
         assert matcher.match(_photographed(motifs, seed))[0] == "motifs"
+
+
+def test_backs_whose_histograms_agree_are_told_apart_by_where_their_motifs_lie() -> None:
+    # On a flat ground the two have the same histograms: only the layout tells them apart.
+    plain = _plain_red(shaded=False)
+    matcher = BackMatcher({"one way": _with_motifs(plain), "other way": _with_motifs(plain, True)})
+    for seed in range(3):
+        assert matcher.match(_photographed(_with_motifs(plain), seed))[0] == "one way"
+        assert matcher.match(_photographed(_with_motifs(plain, True), seed))[0] == "other way"
+
+
+def test_each_face_down_card_is_matched_on_what_the_others_leave_of_it() -> None:
+    width, height = RECTIFIED_SIZE
+    corners = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
+    cards = [
+        CardDetection(corners + np.array([100, 100], np.float32), False, 0.9),
+        CardDetection(corners + np.array([100, 100 + height / 2], np.float32), False, 0.8),
+        CardDetection(corners + np.array([900, 100], np.float32), False, 0.7),
+    ]
+    seen: list[np.ndarray | None] = []
+
+    class Recording(BackMatcher):
+        def match(
+            self,
+            card: np.ndarray,
+            seen_width_px: float | None = None,
+            visible: np.ndarray | None = None,
+        ) -> tuple[str, float]:
+            seen.append(visible)
+            return "plain", 1.0
+
+    image = np.zeros((1200, 1400, 3), np.uint8)
+    named = with_backs(cards, image, Recording({"plain": _plain_red()}))
+    assert [card.back for card in named] == ["plain"] * 3
+    top, bottom, alone = seen
+    assert top is not None and bottom is not None and alone is not None
+    # The two overlapping cards each lose the half they share; the far card loses nothing.
+    assert top[: height // 2 - 2].all() and not top[height // 2 + 2 :].any()
+    assert not bottom[: height // 2 - 2].any() and bottom[height // 2 + 2 :].all()
+    assert alone.all()
 
 
 def test_the_layout_of_a_card_turned_round_or_lit_from_one_side_is_the_same() -> None:
