@@ -10,6 +10,7 @@ or lighter (`vision/back_layout.py`). The nearest reference names a card's back.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import cv2
@@ -122,11 +123,12 @@ def back_feature(card: np.ndarray, visible: np.ndarray | None = None) -> BackFea
     cover out of its layout."""
     card = cv2.resize(card, RECTIFIED_SIZE, interpolation=cv2.INTER_AREA)
     blurred = cv2.GaussianBlur(card, (0, 0), SHARPNESS_SIGMA_PX)
-    white = float(np.percentile(blurred.max(axis=2), WHITE_PERCENTILE))
+    white = _percentile_of_bytes(blurred.max(axis=2), WHITE_PERCENTILE)
     inner = _interior(blurred)
     colour = _colour_histogram(inner, white)
     channel_whites = np.maximum(
-        np.percentile(blurred.reshape(-1, 3), WHITE_PERCENTILE, axis=0), WHITE_FLOOR
+        [_percentile_of_bytes(blurred[:, :, i], WHITE_PERCENTILE) for i in range(3)],
+        WHITE_FLOOR,
     )
     layout = back_layout(inner, channel_whites, None if visible is None else _interior(visible))
     grey = cv2.cvtColor(inner, cv2.COLOR_BGR2GRAY).astype(np.float32)
@@ -142,14 +144,35 @@ def back_feature(card: np.ndarray, visible: np.ndarray | None = None) -> BackFea
     # turn its pattern that much, which must not move a striped back into another bin.
     orientation = 0.5 * orientation + 0.25 * (np.roll(orientation, 1) + np.roll(orientation, -1))
     spectrum = np.abs(np.fft.fftshift(np.fft.fft2(grey - grey.mean())))
-    h, w = spectrum.shape
-    yy, xx = np.mgrid[:h, :w]
-    radius = np.hypot((yy - h / 2) / h, (xx - w / 2) / w)
-    bands = np.histogram(radius, FREQUENCY_BANDS, (0, 0.5), weights=spectrum)[0] / grey.size
-    band_shares = np.histogram(radius, FREQUENCY_BANDS, (0, 0.5))[0] / grey.size
-    bands = bands + SPECTRUM_NOISE_FLOOR * band_shares
+    band_of, band_shares = _frequency_bands(spectrum.shape)
+    weights = np.bincount(band_of, spectrum.ravel(), FREQUENCY_BANDS + 1)[:FREQUENCY_BANDS]
+    bands = weights / grey.size + SPECTRUM_NOISE_FLOOR * band_shares
     pattern = np.concatenate([_normalised(orientation), _normalised(bands)]) / 2
     return BackFeature(colour, pattern, layout)
+
+
+def _percentile_of_bytes(values: np.ndarray, percent: float) -> float:
+    """`np.percentile(values, percent)` of 8-bit values (interpolated alike), from their
+    counts: a quarter of the time, and back features are made for every card and size."""
+    cumulative = np.cumsum(np.bincount(values.ravel(), minlength=256))
+    position = percent / 100 * (values.size - 1)
+    below = int(position)
+    low, high = np.searchsorted(cumulative, [below, min(below + 1, values.size - 1)], "right")
+    return float(low + (high - low) * (position - below))
+
+
+@lru_cache(maxsize=4)
+def _frequency_bands(shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """For a centred spectrum of this shape: each sample's band (`FREQUENCY_BANDS` for those
+    beyond the last band, radius 0.5 of the sampling rate, which are left out) and each band's
+    share of the samples."""
+    height, width = shape
+    rows, columns = np.mgrid[:height, :width]
+    radius = np.hypot((rows - height / 2) / height, (columns - width / 2) / width).ravel()
+    band = np.minimum(np.floor(radius / 0.5 * FREQUENCY_BANDS), FREQUENCY_BANDS - 1)
+    band_of = np.where(radius <= 0.5, band, FREQUENCY_BANDS).astype(np.int64)
+    shares = np.bincount(band_of, minlength=FREQUENCY_BANDS + 1)[:FREQUENCY_BANDS] / radius.size
+    return band_of, shares
 
 
 def _colour_histogram(card: np.ndarray, white: float) -> np.ndarray:

@@ -7,9 +7,12 @@ import numpy as np
 import pytest
 
 from vision.backs import (
+    FREQUENCY_BANDS,
     BackMatcher,
     _circular_histogram,
+    _frequency_bands,
     _linear_histogram,
+    _percentile_of_bytes,
     _seen_at,
     back_feature,
 )
@@ -107,3 +110,26 @@ def test_references_seen_as_small_are_cached_per_quarter_octave() -> None:
     for width in (62.0, 64.0, 66.0, 90.0):
         matcher.match(card, seen_width_px=width)
     assert len(matcher._features_by_size) == 2
+
+
+def test_percentile_of_bytes_is_numpys_percentile() -> None:
+    rng = np.random.default_rng(3)
+    for size in (1, 2, 7, 100, 5_000):
+        values = rng.integers(0, 256, size).astype(np.uint8)
+        for percent in (0.0, 50.0, 95.0, 100.0):
+            assert _percentile_of_bytes(values, percent) == pytest.approx(
+                float(np.percentile(values, percent))
+            )
+
+
+def test_frequency_bands_are_numpys_histogram_of_the_radius() -> None:
+    height, width = 40, 27
+    rows, columns = np.mgrid[:height, :width]
+    radius = np.hypot((rows - height / 2) / height, (columns - width / 2) / width)
+    weights = np.random.default_rng(4).random((height, width))
+    band_of, shares = _frequency_bands((height, width))
+    bands = np.bincount(band_of, weights.ravel(), FREQUENCY_BANDS + 1)[:FREQUENCY_BANDS]
+    expected = np.histogram(radius, FREQUENCY_BANDS, (0, 0.5), weights=weights)[0]
+    assert bands == pytest.approx(expected)
+    counts = np.histogram(radius, FREQUENCY_BANDS, (0, 0.5))[0]
+    assert shares == pytest.approx(counts / radius.size)
