@@ -19,10 +19,12 @@ log = logging.getLogger(__name__)
 
 DESCRIPTION = """\
 At the end of a round, turn the foundation cards face down and spread them out (overlapping is
-fine). Give a photo and a reference image of each player's back (a photo crop of one card's
-back, or the design file); the command counts the cards of each back. It searches the whole
-photo and four overlapping tiles of it, so a photo of the whole table works; take it from above,
-cards at least about 60 px long. Keep other cards out of the photo: every card found is taken
+fine). Give a photo and a reference image of each player's back (a photo of one card's back
+cropped to its edges, or the design file); the command counts the cards of each back. Backs
+are told apart by colour, pattern and where they are darker, so a plain back and one of its
+colour with a faint picture are counted apart. It searches the whole photo and four
+overlapping tiles of it, so a photo of the whole table works; take it from above, cards at
+least about 60 px long. Keep other cards out of the photo: every card found is taken
 for a back (some backs are pictures) and counted for the nearest reference. Two references
 that look the same to it (one design printed twice) are warned about: their cards cannot be
 told apart.
