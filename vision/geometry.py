@@ -57,6 +57,16 @@ def card_length(quad: np.ndarray) -> float:
     return (right + left) / 2
 
 
+def _to_rectified(quad: np.ndarray, margin_px: float = 0.0) -> np.ndarray:
+    """The perspective map from the photo to the card rectified portrait, `margin_px` of
+    the table left around it."""
+    width, height = RECTIFIED_SIZE
+    target = np.array(
+        [[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]], np.float32
+    )
+    return cv2.getPerspectiveTransform(portrait_order(quad), target + np.float32(margin_px))
+
+
 def rectify(
     image: np.ndarray,
     quad: np.ndarray,
@@ -69,10 +79,7 @@ def rectify(
     pixels as there in the whole card, for less work."""
     margin = margin_mm * RECTIFIED_PX_PER_MM
     width, height = RECTIFIED_SIZE
-    target = np.array(
-        [[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]], np.float32
-    )
-    matrix = cv2.getPerspectiveTransform(portrait_order(quad), target + np.float32(margin))
+    matrix = _to_rectified(quad, margin)
     if extent_mm is not None:
         width, height = (round(side * RECTIFIED_PX_PER_MM) for side in extent_mm)
     size = (round(width + 2 * margin), round(height + 2 * margin))
@@ -86,10 +93,7 @@ def uncovered(quad: np.ndarray, others: list[np.ndarray]) -> np.ndarray:
     it and 0 where one does (which lies on top is not known, so an overlap counts for
     neither card)."""
     width, height = RECTIFIED_SIZE
-    target = np.array(
-        [[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]], np.float32
-    )
-    matrix = cv2.getPerspectiveTransform(portrait_order(quad), target)
+    matrix = _to_rectified(quad)
     shown = np.ones((height, width), np.uint8)
     for other in others:
         corners = cv2.perspectiveTransform(np.asarray(other, np.float32).reshape(1, 4, 2), matrix)
