@@ -64,9 +64,9 @@ def layout_distance(
     first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray, np.ndarray]
 ) -> float:
     """Mean difference (in units of white) of two layouts over the cells both show, the
-    second also turned round (a card lies either way up), the nearer of the two. A light falling off
-    across the table shades a card from one side to the other: each layout's best-fitting
-    plane is taken off before comparing, over those cells."""
+    second also turned round (a card lies either way up), the nearer of the two. A light
+    falling off across the table shades a card from one side to the other: each layout's
+    best-fitting plane is taken off before comparing, over those cells."""
     layout, shown = first
     distances = []
     for other, other_shown in (second, (second[0][::-1, ::-1], second[1][::-1, ::-1])):
