@@ -9,6 +9,8 @@ not matter.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import cv2
 import numpy as np
 
@@ -78,14 +80,19 @@ def layout_distance(
     return min(distances, default=0.0)
 
 
-def _flattened(layout: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """`layout` less each channel's plane (a + b x + c y) fitted by weighted least squares."""
-    height, width = weights.shape
+@lru_cache(maxsize=4)
+def _plane_basis(height: int, width: int) -> np.ndarray:
+    """Per cell (row by row): 1, x and y, the terms of a plane over the layout."""
     rows, columns = np.mgrid[:height, :width].astype(np.float32)
-    basis = np.stack(
+    return np.stack(
         [np.ones(height * width, np.float32), columns.ravel() / width, rows.ravel() / height],
         axis=1,
     )
+
+
+def _flattened(layout: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """`layout` less each channel's plane (a + b x + c y) fitted by weighted least squares."""
+    basis = _plane_basis(*weights.shape)
     values = layout.reshape(-1, layout.shape[2])
     weighted = basis * weights.reshape(-1, 1)
     # A tiny ridge keeps the fit defined where the shown cells lie in one line.
