@@ -31,12 +31,14 @@ from recognition_data import (
     edje_test,
     photo_reference,
     render_val,
+    uncropped_reference,
 )
 
 from models import CARDS_ONNX, CORNERS_ONNX, FACES_ONNX, INDEX_INT8_ONNX
 from models.dataset import read_image
 from simulator.backs import BackDesign, back_from_spec
 from simulator.sensor import LightSettings
+from vision.back_references import back_image
 from vision.backs import BackMatcher
 from vision.count import count_backs
 from vision.detections import CardDetection
@@ -261,9 +263,13 @@ def counting(
         # Named by spec: "blue:dots" and "blue:stripes" are both called "blue" by the simulator.
         backs = [replace(back_from_spec(pool[i]), name=Path(pool[i]).name) for i in picked]
         image, truth = count_scene(int(rng.integers(10, 61)), backs, scene, lights)
+        # Each reference as `nerts count` takes it: a photo of a card is cut to the card.
         matcher = BackMatcher(
             {
-                b.name: back_reference(b) if reference is None else reference(b, 1000 * scene + k)
+                b.name: back_image(
+                    back_reference(b) if reference is None else reference(b, 1000 * scene + k),
+                    reader.detector,
+                ).image
                 for k, b in enumerate(backs)
             }
         )
@@ -354,6 +360,12 @@ def main() -> None:
         "taken under harsh light",
     )
     parser.add_argument(
+        "--count-uncropped-refs",
+        action="store_true",
+        help="also count the spreads against whole photos of one card each on the table, "
+        "turned any way, under harsh light (as `nerts count` does, cut to the card found)",
+    )
+    parser.add_argument(
         "--count-harsh-light",
         action="store_true",
         help="also count the spreads under a strong colour cast, exposure and gradient",
@@ -423,6 +435,14 @@ def main() -> None:
                 COUNT_BACKS,
                 "unlike backs, references photographed under harsh light",
                 reference=lambda back, seed: photo_reference(back, seed, HARSH_LIGHT),
+            )
+        if args.count_uncropped_refs:
+            counting(
+                reader,
+                args.count_scenes,
+                COUNT_BACKS,
+                "unlike backs, references uncropped photos of one card under harsh light",
+                reference=lambda back, seed: uncropped_reference(back, seed, HARSH_LIGHT),
             )
 
 

@@ -138,15 +138,37 @@ def photo_reference(back: BackDesign, seed: int, lights: LightSettings | None = 
     return rectify(image, card.quad)
 
 
+REFERENCE_PHOTO_TABLE_MM = (300.0, 169.0)
+"""The table an uncropped reference photo shows: the card about 250 px long at 1280x720."""
+
+
+def uncropped_reference(
+    back: BackDesign, seed: int, lights: LightSettings | None = None
+) -> np.ndarray:
+    """A reference as a player may give it uncropped: a photo of one card of the back lying
+    on the table, turned any way, off the photo's centre."""
+    rng = np.random.default_rng(seed)
+    width, height = REFERENCE_PHOTO_TABLE_MM
+    x = width * (0.5 + rng.uniform(-0.15, 0.15))
+    y = height * (0.5 + rng.uniform(-0.1, 0.1))
+    pose = CardPose("AS", 0, x, y, float(rng.uniform(0, 360)), False)
+    renderer = _table_renderer(rng, seed, [back], lights, REFERENCE_PHOTO_TABLE_MM)
+    return renderer.render(Scene((pose,), ()), 0)
+
+
 def _table_renderer(
-    rng: np.random.Generator, seed: int, backs: list[BackDesign], lights: LightSettings | None
+    rng: np.random.Generator,
+    seed: int,
+    backs: list[BackDesign],
+    lights: LightSettings | None,
+    table_mm: tuple[float, float] = COUNT_TABLE_MM,
 ) -> TableRenderer:
-    """A 1280x720 view of the count's table."""
+    """A 1280x720 view of the count's table (or one `table_mm` large)."""
     return TableRenderer(
         RenderSettings(
             size=(1280, 720),
             table=str(rng.choice(TABLES)),
-            table_mm=COUNT_TABLE_MM,
+            table_mm=table_mm,
             seed=seed,
             markers=False,
             lights=lights or LightSettings(),

@@ -250,26 +250,9 @@ class BackMatcher:
 
     @classmethod
     def from_files(cls, references: dict[str, Path]) -> BackMatcher:
-        images = {}
-        for name, path in references.items():
-            image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
-            if image is None:
-                raise BackReferenceError(f"back {name!r}: cannot read image {path}")
-            if image.dtype == np.uint16:  # 16-bit PNG and TIFF files
-                image = np.right_shift(image, 8).astype(np.uint8)
-            if image.dtype != np.uint8:
-                raise BackReferenceError(
-                    f"back {name!r}: {path} holds {image.dtype} pixels; "
-                    "give an 8- or 16-bit picture"
-                )
-            height, width = image.shape[:2]
-            if min(height, width) < REFERENCE_MIN_SIDE_PX:
-                raise BackReferenceError(
-                    f"back {name!r}: {path} is {width} x {height} pixels; give a picture of the "
-                    f"whole back, at least {REFERENCE_MIN_SIDE_PX} pixels each way"
-                )
-            images[name] = _on_white(image)
-        return cls(images)
+        """References read from picture files and used as they are (`nerts count` first
+        cuts a photo of a card down to the card, `vision.back_references`)."""
+        return cls({name: read_reference(name, path) for name, path in references.items()})
 
     def alike(self) -> list[tuple[str, str]]:
         """Pairs of registered backs the matcher cannot tell apart (`ALIKE_DISTANCE`), as
@@ -312,6 +295,27 @@ class BackMatcher:
                 for name, image in self.references.items()
             }
         return self._features_by_size[step]
+
+
+def read_reference(name: str, path: Path) -> np.ndarray:
+    """The picture at `path` of back `name`, BGR (a transparent design file `_on_white`);
+    `BackReferenceError` if it cannot be used."""
+    image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+    if image is None:
+        raise BackReferenceError(f"back {name!r}: cannot read image {path}")
+    if image.dtype == np.uint16:  # 16-bit PNG and TIFF files
+        image = np.right_shift(image, 8).astype(np.uint8)
+    if image.dtype != np.uint8:
+        raise BackReferenceError(
+            f"back {name!r}: {path} holds {image.dtype} pixels; give an 8- or 16-bit picture"
+        )
+    height, width = image.shape[:2]
+    if min(height, width) < REFERENCE_MIN_SIDE_PX:
+        raise BackReferenceError(
+            f"back {name!r}: {path} is {width} x {height} pixels; give a picture of the "
+            f"whole back, at least {REFERENCE_MIN_SIDE_PX} pixels each way"
+        )
+    return _on_white(image)
 
 
 def _seen_at(image: np.ndarray, width_px: float) -> np.ndarray:

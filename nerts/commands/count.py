@@ -8,26 +8,30 @@ import logging
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from nerts.commands.identify import load_reader
 from nerts.errors import UserError
 from nerts.photos import picture_path, read_photo, write_annotated
 from vision.annotate import annotate
-from vision.backs import BackMatcher, BackReferenceError
+from vision.back_references import ReferenceSource, back_image
+from vision.backs import BackMatcher, BackReferenceError, read_reference
 from vision.count import count_backs
+from vision.identify import CardReader
 
 log = logging.getLogger(__name__)
 
 DESCRIPTION = """\
 At the end of a round, turn the foundation cards face down and spread them out (overlapping is
-fine). Give a photo and a reference image of each player's back (a photo of one card's back
-cropped to its edges, or the design file); the command counts the cards of each back. Backs
-are told apart by colour, pattern and where they are darker, so a plain back and one of its
-colour with a faint picture are counted apart. It searches the whole photo and four
-overlapping tiles of it, so a photo of the whole table works; take it from above, cards at
-least about 60 px long. Keep other cards out of the photo: every card found is taken
-for a back (some backs are pictures) and counted for the nearest reference. Two references
-that look the same to it (one design printed twice) are warned about: their cards cannot be
-told apart.
+fine). Give a photo and a reference image of each player's back: a photo of one card's back
+lying on the table (the card is found and cut out), the same cropped to the card's edges, or
+the design file. The command counts the cards of each back. Backs are told apart by colour,
+pattern and where they are darker, so a plain back and one of its colour with a faint picture
+are counted apart. It searches the whole photo and four overlapping tiles of it, so a photo of
+the whole table works; take it from above, cards at least about 60 px long. Keep other cards
+out of the photo: every card found is taken for a back (some backs are pictures) and counted
+for the nearest reference. Two references that look the same to it (one design printed twice)
+are warned about: their cards cannot be told apart.
 """
 
 
@@ -73,9 +77,11 @@ def run(args: argparse.Namespace) -> int:
     references = _references(args.backs)
     image = read_photo(args.image)
     try:
-        matcher = BackMatcher.from_files(references)
+        images = {name: read_reference(name, path) for name, path in references.items()}
     except BackReferenceError as error:
         raise UserError(str(error)) from None
+    reader = load_reader()
+    matcher = BackMatcher({name: _back(name, images[name], reader) for name in images})
     for first, second in matcher.alike():
         log.warning(
             "backs %r and %r look the same to the count: their cards may be counted for "
@@ -83,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
             first,
             second,
         )
-    counts, cards = count_backs(image, load_reader(), matcher)
+    counts, cards = count_backs(image, reader, matcher)
     if args.annotate:
         write_annotated(args.annotate, annotate(image, cards))
     if args.json:
@@ -94,3 +100,17 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.write(f"{name:<{width}}  {count:>3}\n")
         sys.stdout.write(f"{'total':<{width}}  {sum(counts.values()):>3}\n")
     return 0
+
+
+def _back(name: str, image: np.ndarray, reader: CardReader) -> np.ndarray:
+    """The back of reference `name`: a photo of a card on the table is cut to the card."""
+    back = back_image(image, reader.detector)
+    if back.source is ReferenceSource.CUT_OUT:
+        log.info("back %r: the card found in its reference (score %.2f) is used", name, back.score)
+    elif back.source is ReferenceSource.UNSURE:
+        log.warning(
+            "back %r: its reference is neither one card cropped to its edges nor a photo with "
+            "one card found clearly in it; used as given. Crop it to the card's edges",
+            name,
+        )
+    return back.image

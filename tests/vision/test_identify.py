@@ -16,6 +16,7 @@ from simulator.backs import back_from_spec
 from simulator.faces import builtin_design
 from simulator.render import RenderSettings, TableRenderer
 from simulator.scene import CardPose, Scene
+from tests.vision.renders import photo_of_one_card
 from vision.count import COUNT_IOU_MAX
 from vision.detections import CardDetection
 from vision.geometry import (
@@ -129,8 +130,11 @@ def test_identify_json_lists_each_card_once(
     assert read_image(tmp_path / "a.png").shape == table_photo.shape
 
 
-def count_spread(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, int]:
-    """`nerts count --json` on six face-down cards, three of each back, side by side."""
+def count_spread(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], photographed: bool = False
+) -> dict[str, int]:
+    """`nerts count --json` on six face-down cards, three of each back, side by side; each
+    back's reference its design file, or `photographed`, a photo of one card on the table."""
     backs = [back_from_spec("red:lattice"), back_from_spec("blue:dots")]
     poses = [
         CardPose("AS", i % 2, 100 + 90 * i, 180 + 10 * (i % 3), 8.0 * i - 20, False)
@@ -148,7 +152,8 @@ def count_spread(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str
     references = []
     for back in backs:
         path = tmp_path / f"{back.name}.png"
-        cv2.imwrite(str(path), back.image)
+        reference = photo_of_one_card(back.name, 40.0)[0] if photographed else back.image
+        cv2.imwrite(str(path), reference)
         references.append(f"{back.name}={path}")
     assert main(["count", str(photo), "--json", "--backs", *references]) == 0
     counts: dict[str, int] = json.loads(capsys.readouterr().out)
@@ -157,6 +162,12 @@ def count_spread(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str
 
 def test_count_cli_counts_each_back(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert count_spread(tmp_path, capsys) == {"red": 3, "blue": 3}
+
+
+def test_count_cli_cuts_a_photographed_reference_to_its_card(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert count_spread(tmp_path, capsys, photographed=True) == {"red": 3, "blue": 3}
 
 
 def test_count_cli_warns_of_backs_it_cannot_tell_apart(

@@ -1,0 +1,122 @@
+"""A back reference as a player gives it, made into one card's back seen square-on.
+
+A reference may be the back's design file, a photo cropped to the card, or a photo of one card
+lying on the table. The card detector tells which: an image that is itself one card is found
+as a card filling it when it is shown small on a plain ground, and is used as it is; in any
+other image the card found surely is cut out along its corners (a photo's table and its
+perspective would otherwise be taken for the back's colour and pattern).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+
+import cv2
+import numpy as np
+
+from vision.geometry import RECTIFIED_SIZE, card_length, intersection_over_union, rectify
+from vision.onnx_models import LETTERBOX_GREY, RawCard
+
+GROUND_SCALE = 3
+"""An image is shown in the middle of a plain ground this many times its width and height,
+so that a card filling it looks as large to the detector as the cards it learnt on."""
+GROUND_LONG_SIDE_PX = 1248
+"""A larger image is shrunk before it is put on the ground, so that the ground is at most this
+long (the detector sees it 416 px long anyway): a 12-megapixel photo on a ground nine times
+its size would take 300 MB."""
+CARD_ITSELF_IOU = 0.85
+"""Overlap (intersection over union) with the whole image from which a card found on the
+ground is the image itself: a design file or a crop to the card's edges."""
+CARD_FOUND_SCORE_MIN = 0.6
+"""Detector score from which a card found in a reference is cut out of it. On tuning photos
+of one card on the table under harsh light, each of the 35 designs of decks/backs three times
+(`models/cards.md`, session 27): with the card 250 px long all 105 are cut to the card from
+0.6, 101 from 0.8; with it 125 px long 102 from 0.6 (one more to a wrong box, two unsure),
+88 from 0.8."""
+RIVAL_SCORE_MARGIN = 0.2
+"""A card found is not cut out when another, apart from it, scores within this of it: the
+reference holds several cards or is a pattern of card-like motifs (which the detector finds
+at up to 0.74 in some design files), and which one is meant is unsure."""
+RIVAL_IOU_MAX = 0.3
+"""Detections overlapping less than this (intersection over union) are apart."""
+CUT_LENGTH_PX = 2 * RECTIFIED_SIZE[1]
+"""A photo is shrunk (by area) until the card found in it is about this long before it is
+rectified: the warp samples without averaging, and a fine pattern would alias."""
+
+Detector = Callable[[np.ndarray], list[RawCard]]
+
+
+class ReferenceSource(Enum):
+    """What a reference was taken to be, and so what of it is the back."""
+
+    AS_GIVEN = "the image shows one card"
+    CUT_OUT = "the card found in the photo"
+    UNSURE = "no one card found clearly; the image as given"
+
+
+@dataclass(frozen=True)
+class BackImage:
+    """A reference's back, and how it was found."""
+
+    image: np.ndarray
+    """BGR, the back alone where it was found, else the image as given."""
+    source: ReferenceSource
+    score: float = 0.0
+    """The detector's score of the card it found (0 where none)."""
+    quad: np.ndarray | None = None
+    """Where the card cut out lay in the image (4 x 2 pixels), if one was."""
+
+
+def back_image(image: np.ndarray, detector: Detector) -> BackImage:
+    """The back that a reference image (BGR) shows, as `ReferenceSource` says."""
+    height, width = image.shape[:2]
+    whole = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
+    on_ground = _on_ground(image, detector)
+    if any(intersection_over_union(quad, whole) >= CARD_ITSELF_IOU for quad, _ in on_ground):
+        return BackImage(image, ReferenceSource.AS_GIVEN)
+    found = sorted(
+        on_ground + [(card.quad, card.score) for card in _cards(detector, image)],
+        key=lambda card: -card[1],
+    )
+    quad, score = found[0] if found else (whole, 0.0)
+    rivals = [
+        other
+        for other, other_score in found[1:]
+        if other_score >= score - RIVAL_SCORE_MARGIN
+        and intersection_over_union(other, quad) < RIVAL_IOU_MAX
+    ]
+    if score < CARD_FOUND_SCORE_MIN or rivals:
+        return BackImage(image, ReferenceSource.UNSURE, score)
+    return BackImage(_cut_out(image, quad), ReferenceSource.CUT_OUT, score, quad)
+
+
+def _on_ground(image: np.ndarray, detector: Detector) -> list[tuple[np.ndarray, float]]:
+    """The cards found in `image` shown in the middle of a plain ground (`GROUND_SCALE`),
+    each quad in the image's own pixels, and its score."""
+    height, width = image.shape[:2]
+    shrink = min(1.0, GROUND_LONG_SIDE_PX / (GROUND_SCALE * max(height, width)))
+    if shrink < 1.0:
+        small = (max(1, round(width * shrink)), max(1, round(height * shrink)))
+        image = cv2.resize(image, small, interpolation=cv2.INTER_AREA)
+    small_height, small_width = image.shape[:2]
+    ground = np.full(
+        (GROUND_SCALE * small_height, GROUND_SCALE * small_width, 3), LETTERBOX_GREY, image.dtype
+    )
+    left, top = (GROUND_SCALE - 1) // 2 * small_width, (GROUND_SCALE - 1) // 2 * small_height
+    ground[top : top + small_height, left : left + small_width] = image
+    offset = np.array([left, top], np.float32)
+    to_image = np.array([width / small_width, height / small_height], np.float32)
+    return [((card.quad - offset) * to_image, card.score) for card in _cards(detector, ground)]
+
+
+def _cards(detector: Detector, image: np.ndarray) -> list[RawCard]:
+    return [card for card in detector(image) if not card.index_corner]
+
+
+def _cut_out(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    scale = min(1.0, CUT_LENGTH_PX / max(card_length(quad), 1.0))
+    if scale < 1.0:
+        image = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    return rectify(image, quad * np.float32(scale))
