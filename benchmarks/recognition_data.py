@@ -139,7 +139,7 @@ def photo_reference(back: BackDesign, seed: int, lights: LightSettings | None = 
 
 
 REFERENCE_PHOTO_TABLE_MM = (300.0, 169.0)
-"""The table an uncropped reference photo shows: the card about 250 px long at 1280x720."""
+"""The table an uncropped reference photo shows: the card about 280 px long at 1280x720."""
 
 
 def uncropped_reference(

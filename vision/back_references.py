@@ -31,21 +31,33 @@ CARD_ITSELF_IOU = 0.85
 ground is the image itself: a design file or a crop to the card's edges."""
 CARD_FOUND_SCORE_MIN = 0.6
 """Detector score from which a card found in a reference is cut out of it. On tuning photos
-of one card on the table under harsh light, each of the 35 designs of decks/backs three times
-(`models/cards.md`, session 27): with the card 250 px long all 105 are cut to the card from
-0.6, 101 from 0.8; with it 125 px long 102 from 0.6 (one more to a wrong box, two unsure),
-88 from 0.8."""
+of one card on the table under harsh light (the 35 designs of decks/backs; `models/cards.md`,
+session 27) every one with the card about 280 px long in a 1280x720 photo is cut to the card;
+from 0.8, 15 of 105 with it about 155 px long would stay uncut."""
 RIVAL_SCORE_MARGIN = 0.2
 """A card found is not cut out when another, apart from it, scores within this of it: the
 reference holds several cards or is a pattern of card-like motifs (which the detector finds
 at up to 0.74 in some design files), and which one is meant is unsure."""
 RIVAL_IOU_MAX = 0.3
 """Detections overlapping less than this (intersection over union) are apart."""
+IMAGE_VIEW_LENGTH_MAX = 0.31
+"""A card found in the image itself counts only up to this share of the image's long side:
+the detector learnt cards up to 300 px long in 960 px renders, and places a longer one poorly
+(on tuning phone close-ups, the card 490 px long in a 960x1280 photo, 5 of 70 were cut to a
+wrong box; taking such cards from the ground, 1)."""
+GROUND_VIEW_LENGTH_MIN = 0.12
+"""A card found on the ground counts only from this share of the image's long side: there the
+image is a third as large, and a shorter card smaller than any the detector learnt (37 px in
+960 px renders, 0.04)."""
+OFF_PHOTO_SHARE_MAX = 0.05
+"""A card found running further than this share of its length off the photo is not cut out:
+its cut would repeat the photo's edge where the card is missing."""
 CUT_LENGTH_PX = 2 * RECTIFIED_SIZE[1]
 """A photo is shrunk (by area) until the card found in it is about this long before it is
 rectified: the warp samples without averaging, and a fine pattern would alias."""
 
 Detector = Callable[[np.ndarray], list[RawCard]]
+"""A card detector: the cards (and index corners, which are left out here) in a BGR image."""
 
 
 class ReferenceSource(Enum):
@@ -53,7 +65,7 @@ class ReferenceSource(Enum):
 
     AS_GIVEN = "the image shows one card"
     CUT_OUT = "the card found in the photo"
-    UNSURE = "no one card found clearly; the image as given"
+    UNSURE = "the image as given"
 
 
 @dataclass(frozen=True)
@@ -67,28 +79,43 @@ class BackImage:
     """The detector's score of the card it found (0 where none)."""
     quad: np.ndarray | None = None
     """Where the card cut out lay in the image (4 x 2 pixels), if one was."""
+    unsure_why: str = ""
+    """Why an `UNSURE` reference is used as given, for the user."""
 
 
 def back_image(image: np.ndarray, detector: Detector) -> BackImage:
-    """The back that a reference image (BGR) shows, as `ReferenceSource` says."""
+    """The back that a reference image (BGR, 8 bits) shows, as `ReferenceSource` says."""
+    if image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] != 3:
+        raise ValueError(f"a back reference must be BGR, 8 bits; got {image.dtype} {image.shape}")
     height, width = image.shape[:2]
     whole = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
     on_ground = _on_ground(image, detector)
     if any(intersection_over_union(quad, whole) >= CARD_ITSELF_IOU for quad, _ in on_ground):
         return BackImage(image, ReferenceSource.AS_GIVEN)
+    # Each view only for the cards of the sizes the detector learnt there.
+    longest = max(height, width)
     found = sorted(
-        on_ground + [(card.quad, card.score) for card in _cards(detector, image)],
+        [c for c in on_ground if card_length(c[0]) >= GROUND_VIEW_LENGTH_MIN * longest]
+        + [
+            (card.quad, card.score)
+            for card in _cards(detector, image)
+            if card_length(card.quad) <= IMAGE_VIEW_LENGTH_MAX * longest
+        ],
         key=lambda card: -card[1],
     )
-    quad, score = found[0] if found else (whole, 0.0)
-    rivals = [
-        other
-        for other, other_score in found[1:]
-        if other_score >= score - RIVAL_SCORE_MARGIN
+    if not found or found[0][1] < CARD_FOUND_SCORE_MIN:
+        return BackImage(image, ReferenceSource.UNSURE, unsure_why="no card found clearly in it")
+    quad, score = found[0]
+    if any(
+        other_score >= score - RIVAL_SCORE_MARGIN
         and intersection_over_union(other, quad) < RIVAL_IOU_MAX
-    ]
-    if score < CARD_FOUND_SCORE_MIN or rivals:
-        return BackImage(image, ReferenceSource.UNSURE, score)
+        for other, other_score in found[1:]
+    ):
+        why = "several cards found in it, none clearly the one meant"
+        return BackImage(image, ReferenceSource.UNSURE, score, unsure_why=why)
+    if _off_photo(quad, width, height) > OFF_PHOTO_SHARE_MAX * card_length(quad):
+        why = "the card found in it runs off the photo"
+        return BackImage(image, ReferenceSource.UNSURE, score, unsure_why=why)
     return BackImage(_cut_out(image, quad), ReferenceSource.CUT_OUT, score, quad)
 
 
@@ -101,10 +128,9 @@ def _on_ground(image: np.ndarray, detector: Detector) -> list[tuple[np.ndarray, 
         small = (max(1, round(width * shrink)), max(1, round(height * shrink)))
         image = cv2.resize(image, small, interpolation=cv2.INTER_AREA)
     small_height, small_width = image.shape[:2]
-    ground = np.full(
-        (GROUND_SCALE * small_height, GROUND_SCALE * small_width, 3), LETTERBOX_GREY, image.dtype
-    )
-    left, top = (GROUND_SCALE - 1) // 2 * small_width, (GROUND_SCALE - 1) // 2 * small_height
+    ground_height, ground_width = GROUND_SCALE * small_height, GROUND_SCALE * small_width
+    ground = np.full((ground_height, ground_width, 3), LETTERBOX_GREY, np.uint8)
+    left, top = (ground_width - small_width) // 2, (ground_height - small_height) // 2
     ground[top : top + small_height, left : left + small_width] = image
     offset = np.array([left, top], np.float32)
     to_image = np.array([width / small_width, height / small_height], np.float32)
@@ -112,10 +138,18 @@ def _on_ground(image: np.ndarray, detector: Detector) -> list[tuple[np.ndarray, 
 
 
 def _cards(detector: Detector, image: np.ndarray) -> list[RawCard]:
+    """Whole cards only: an index corner found alone is no back."""
     return [card for card in detector(image) if not card.index_corner]
 
 
+def _off_photo(quad: np.ndarray, width: int, height: int) -> float:
+    """How far (pixels) the quad's furthest corner lies outside a `width` x `height` photo."""
+    beyond = np.maximum(-quad, quad - np.array([width, height], np.float32))
+    return float(max(0.0, beyond.max()))
+
+
 def _cut_out(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """The card at `quad`, rectified, from the photo shrunk first by area (`CUT_LENGTH_PX`)."""
     scale = min(1.0, CUT_LENGTH_PX / max(card_length(quad), 1.0))
     if scale < 1.0:
         image = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)

@@ -81,7 +81,9 @@ def run(args: argparse.Namespace) -> int:
     except BackReferenceError as error:
         raise UserError(str(error)) from None
     reader = load_reader()
-    matcher = BackMatcher({name: _back(name, images[name], reader) for name in images})
+    matcher = BackMatcher(
+        {name: _back(name, references[name], images[name], reader) for name in images}
+    )
     for first, second in matcher.alike():
         log.warning(
             "backs %r and %r look the same to the count: their cards may be counted for "
@@ -102,15 +104,17 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _back(name: str, image: np.ndarray, reader: CardReader) -> np.ndarray:
+def _back(name: str, path: Path, image: np.ndarray, reader: CardReader) -> np.ndarray:
     """The back of reference `name`: a photo of a card on the table is cut to the card."""
     back = back_image(image, reader.detector)
     if back.source is ReferenceSource.CUT_OUT:
-        log.info("back %r: the card found in its reference (score %.2f) is used", name, back.score)
+        log.info("back %r: the card found in %s (score %.2f) is used", name, path, back.score)
     elif back.source is ReferenceSource.UNSURE:
         log.warning(
-            "back %r: its reference is neither one card cropped to its edges nor a photo with "
-            "one card found clearly in it; used as given. Crop it to the card's edges",
+            "back %r: %s is used as given (%s); give a photo of one card, or crop it to the "
+            "card's edges",
             name,
+            path,
+            back.unsure_why,
         )
     return back.image

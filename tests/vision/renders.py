@@ -12,7 +12,7 @@ from simulator.scene import CardPose, Scene
 
 
 def photo_of_one_card(spec: str, angle: float) -> tuple[np.ndarray, np.ndarray]:
-    """A 1280x720 photo of one face-down card of back `spec` on wood, about 250 px long,
+    """A 1280x720 photo of one face-down card of back `spec` on wood, 173 px long,
     turned `angle` degrees, and its corners: a back reference as a player takes one."""
     renderer = TableRenderer(
         RenderSettings(size=(1280, 720), table="wood", table_mm=(300.0, 169.0), seed=5),

@@ -14,13 +14,15 @@ from vision.back_references import (
     CARD_ITSELF_IOU,
     CUT_LENGTH_PX,
     GROUND_LONG_SIDE_PX,
-    GROUND_SCALE,
+    GROUND_VIEW_LENGTH_MIN,
+    IMAGE_VIEW_LENGTH_MAX,
+    OFF_PHOTO_SHARE_MAX,
     RIVAL_SCORE_MARGIN,
     ReferenceSource,
     back_image,
 )
 from vision.backs import BackMatcher, _on_white
-from vision.geometry import RECTIFIED_SIZE, intersection_over_union, rectify
+from vision.geometry import RECTIFIED_SIZE, card_length, intersection_over_union, rectify
 from vision.identify import CardReader
 from vision.onnx_models import RawCard
 
@@ -63,65 +65,147 @@ def test_an_image_without_a_card_is_used_as_given_and_said_unsure() -> None:
     assert back.source is ReferenceSource.UNSURE and back.image is noise and back.quad is None
 
 
-class _Detector:
-    """Finds the given cards (quads in the image's own pixels) wherever the image is shown:
-    on the plain ground (perhaps shrunk first), moved and scaled to where the image lies."""
+class _PaintedCards:
+    """A detector that finds each card painted in one of `scores`' colours (BGR) wherever the
+    image is shown, shrunk or on the ground: the bounding box of that colour's pixels. It
+    records the long side of every image it is given."""
 
-    def __init__(self, image_shape: tuple[int, ...], cards: list[tuple[np.ndarray, float]]):
-        self.height, self.width = image_shape[:2]
-        self.cards = cards
+    def __init__(self, scores: dict[tuple[int, int, int], float]) -> None:
+        self.scores = scores
         self.sides_seen: list[int] = []
 
     def __call__(self, image: np.ndarray) -> list[RawCard]:
         self.sides_seen.append(max(image.shape[:2]))
-        if image.shape[:2] == (self.height, self.width):
-            return [RawCard(quad, False, score) for quad, score in self.cards]
-        small = np.array([image.shape[1], image.shape[0]], np.float32) / GROUND_SCALE
-        scale = small / np.array([self.width, self.height], np.float32)
-        offset = small * ((GROUND_SCALE - 1) // 2)
-        return [RawCard(quad * scale + offset, False, score) for quad, score in self.cards]
+        cards = []
+        for colour, score in self.scores.items():
+            rows, columns = np.nonzero(np.all(np.abs(image.astype(int) - colour) <= 8, axis=2))
+            if rows.size:
+                box = _quad(columns.min(), rows.min(), columns.max() + 1, rows.max() + 1)
+                cards.append(RawCard(box, False, score))
+        return cards
+
+
+class _ByView:
+    """A detector that finds `in_image` in the image itself and `on_ground` on the ground (given
+    in the image's pixels: a 300 x 400 image lies at (400, 300) on its ground, unshrunk)."""
+
+    def __init__(self, in_image: list[RawCard], on_ground: list[RawCard]) -> None:
+        self.in_image, self.on_ground = in_image, on_ground
+
+    def __call__(self, image: np.ndarray) -> list[RawCard]:
+        if image.shape[:2] == (300, 400):
+            return self.in_image
+        assert image.shape[:2] == (900, 1200)
+        where = np.array([400, 300], np.float32)
+        return [RawCard(card.quad + where, False, card.score) for card in self.on_ground]
+
+
+RED, GREEN = (0, 0, 255), (0, 255, 0)
 
 
 def _quad(left: float, top: float, right: float, bottom: float) -> np.ndarray:
     return np.array([[left, top], [right, top], [right, bottom], [left, bottom]], np.float32)
 
 
-def test_the_rules_at_their_thresholds() -> None:
-    image = np.full((200, 100, 3), 200, np.uint8)
-    side = (CARD_ITSELF_IOU + 0.001) ** 0.5  # a centred box just this share of the image
-    inner = _quad(50 * (1 - side), 100 * (1 - side), 50 * (1 + side), 100 * (1 + side))
-    itself = _Detector(image.shape, [(inner, 0.5)])
-    assert back_image(image, itself).source is ReferenceSource.AS_GIVEN
-    smaller = _quad(*(inner[0] + 2), *(inner[2] - 2))
-    found = _Detector(image.shape, [(smaller, CARD_FOUND_SCORE_MIN)])
-    back = back_image(image, found)
-    assert back.source is ReferenceSource.CUT_OUT and back.score == CARD_FOUND_SCORE_MIN
-    unsure = _Detector(image.shape, [(smaller, CARD_FOUND_SCORE_MIN - 0.01)])
-    assert back_image(image, unsure).source is ReferenceSource.UNSURE
-    # A second card apart from the first, nearly as sure: which is meant is unsure.
-    best, apart = _quad(2, 2, 40, 60), _quad(50, 120, 90, 180)
+def _painted(*boxes: tuple[tuple[int, int, int], tuple[int, int, int, int]]) -> np.ndarray:
+    """A 300 x 400 grey-blue image with each (colour, (left, top, right, bottom)) painted."""
+    image = np.full((300, 400, 3), (200, 150, 120), np.uint8)
+    for colour, (left, top, right, bottom) in boxes:
+        image[top:bottom, left:right] = colour
+    return image
+
+
+def test_an_image_that_is_one_card_is_used_as_given_from_the_overlap_threshold() -> None:
+    # A card filling all but a margin: its overlap with the whole image just over and under.
+    for overlap, expected in (
+        (CARD_ITSELF_IOU + 0.01, "AS_GIVEN"),
+        (CARD_ITSELF_IOU - 0.01, "CUT_OUT"),
+    ):
+        inset = (1 - overlap**0.5) / 2
+        box = (
+            round(400 * inset),
+            round(300 * inset),
+            round(400 * (1 - inset)),
+            round(300 * (1 - inset)),
+        )
+        back = back_image(_painted((RED, box)), _PaintedCards({RED: 0.9}))
+        assert back.source.name == expected, overlap
+
+
+def test_a_card_is_cut_out_from_the_score_threshold_and_only_without_a_rival() -> None:
+    card, apart, overlapping = (40, 40, 103, 128), (250, 150, 313, 238), (60, 60, 123, 148)
+    image = _painted((RED, card))
+    sure = back_image(image, _PaintedCards({RED: CARD_FOUND_SCORE_MIN}))
+    assert sure.source is ReferenceSource.CUT_OUT and sure.quad is not None
+    assert np.array_equal(sure.quad, _quad(*card))
+    unsure = back_image(image, _PaintedCards({RED: CARD_FOUND_SCORE_MIN - 0.01}))
+    assert unsure.source is ReferenceSource.UNSURE and "no card" in unsure.unsure_why
     near = CARD_FOUND_SCORE_MIN + RIVAL_SCORE_MARGIN
-    rival = _Detector(image.shape, [(best, near + 0.01), (apart, CARD_FOUND_SCORE_MIN + 0.02)])
-    assert back_image(image, rival).source is ReferenceSource.UNSURE
-    weaker = _Detector(image.shape, [(best, near + 0.01), (apart, CARD_FOUND_SCORE_MIN - 0.01)])
-    assert back_image(image, weaker).source is ReferenceSource.CUT_OUT
+    two = _painted((RED, card), (GREEN, apart))
+    rival = back_image(two, _PaintedCards({RED: near + 0.01, GREEN: CARD_FOUND_SCORE_MIN + 0.02}))
+    assert rival.source is ReferenceSource.UNSURE and "several" in rival.unsure_why
+    weaker = back_image(two, _PaintedCards({RED: near + 0.01, GREEN: CARD_FOUND_SCORE_MIN - 0.01}))
+    assert weaker.source is ReferenceSource.CUT_OUT
     # A box overlapping the card is another reading of the same card, not a rival.
-    shifted = _quad(4, 4, 42, 62)
-    again = _Detector(image.shape, [(best, near + 0.01), (shifted, near)])
-    back = back_image(image, again)
+    again = _painted((GREEN, overlapping), (RED, card))
+    back = back_image(again, _PaintedCards({RED: near + 0.01, GREEN: near}))
     assert back.source is ReferenceSource.CUT_OUT and back.quad is not None
-    assert np.array_equal(back.quad, best)
+    assert np.array_equal(back.quad, _quad(*card))
 
 
-def test_a_large_photo_is_shrunk_by_area_before_the_card_is_cut() -> None:
-    # One-pixel stripes on a card 8 times the cut's length: sampled without averaging they
-    # would alias into bands; averaged they are an even grey.
-    image = np.zeros((8 * CUT_LENGTH_PX + 400, 6 * CUT_LENGTH_PX + 400, 3), np.uint8)
-    image[:, ::2] = 255
-    card = _quad(200, 200, 200 + 8 * CUT_LENGTH_PX * 63 / 88, 200 + 8 * CUT_LENGTH_PX)
-    detector = _Detector(image.shape, [(card, 0.9)])
+def test_each_view_counts_for_the_card_sizes_the_detector_learnt_there() -> None:
+    image = np.full((300, 400, 3), 90, np.uint8)
+    longest = max(image.shape[:2])
+    small = _quad(
+        10, 10, 10 + 0.7 * longest * IMAGE_VIEW_LENGTH_MAX, 10 + longest * IMAGE_VIEW_LENGTH_MAX
+    )
+    large = small * 2
+    assert card_length(small) <= IMAGE_VIEW_LENGTH_MAX * longest < card_length(large)
+    assert card_length(small) >= GROUND_VIEW_LENGTH_MIN * longest
+    # A large card is taken from the ground even where the image's own view scores higher.
+    in_image, on_ground = RawCard(large + 3, False, 0.95), RawCard(large, False, 0.8)
+    back = back_image(image, _ByView([in_image], [on_ground]))
+    assert back.quad is not None and np.allclose(back.quad, large, atol=0.01)
+    tiny = small * (GROUND_VIEW_LENGTH_MIN * 0.9 / IMAGE_VIEW_LENGTH_MAX)
+    in_image, on_ground = RawCard(small, False, 0.8), RawCard(tiny, False, 0.95)
+    back = back_image(image, _ByView([in_image], [on_ground]))
+    assert back.quad is not None and np.allclose(back.quad, small, atol=0.01)
+
+
+def test_a_card_running_off_the_photo_is_not_cut_out() -> None:
+    image = np.full((300, 400, 3), 90, np.uint8)
+    card = _quad(-4, 100, 59, 188)  # 4 px off: 5% of its 88 px length is 4.4
+    assert back_image(image, _ByView([RawCard(card, False, 0.9)], [])).source is (
+        ReferenceSource.CUT_OUT
+    )
+    further = card - np.array([2, 0], np.float32)
+    back = back_image(image, _ByView([RawCard(further, False, 0.9)], []))
+    assert back.source is ReferenceSource.UNSURE and "off the photo" in back.unsure_why
+    assert pytest.approx(4.4) == OFF_PHOTO_SHARE_MAX * 88
+
+
+def test_only_a_bgr_image_of_8_bits_is_taken() -> None:
+    for image in (
+        np.zeros((50, 40), np.uint8),
+        np.zeros((50, 40, 4), np.uint8),
+        np.zeros((50, 40, 3), np.uint16),
+    ):
+        with pytest.raises(ValueError, match="BGR, 8 bits"):
+            back_image(image, _PaintedCards({}))
+
+
+def test_a_large_photo_is_shrunk_by_area_before_the_card_is_cut_and_put_on_the_ground() -> None:
+    # One-pixel stripes (in red) on a card 8 times the cut's length: sampled without averaging
+    # they would alias into bands; averaged they are an even dark red.
+    image = np.full((8 * CUT_LENGTH_PX + 400, 6 * CUT_LENGTH_PX + 400, 3), (255, 0, 0), np.uint8)
+    left, top, bottom = 200, 200, 200 + 8 * CUT_LENGTH_PX
+    right = left + round(8 * CUT_LENGTH_PX * 63 / 88)
+    image[top:bottom, left:right] = 0
+    image[top:bottom, left:right:2, 2] = 255
+    detector = _PaintedCards({(0, 0, 128): 0.9})
     back = back_image(image, detector)
     assert back.source is ReferenceSource.CUT_OUT
+    inside = back.image[5:-5, 5:-5].astype(int)
+    assert np.abs(inside[:, :, 2] - 127).max() <= 3 and inside[:, :, :2].max() <= 3
     # The photo itself, and a ground no larger than the limit (not 9 times the photo).
     assert sorted(detector.sides_seen) == [GROUND_LONG_SIDE_PX, max(image.shape[:2])]
-    assert np.abs(back.image.astype(int) - 127).max() <= 2
