@@ -140,6 +140,9 @@ def photo_reference(back: BackDesign, seed: int, lights: LightSettings | None = 
 
 REFERENCE_PHOTO_TABLE_MM = (300.0, 169.0)
 """The table an uncropped reference photo shows: the card about 280 px long at 1280x720."""
+REFERENCE_OFF_CENTRE = (0.15, 0.1)
+"""How far the card of an uncropped reference photo may lie off its centre, as a share of the
+table's width and height."""
 
 
 def uncropped_reference(
@@ -149,8 +152,9 @@ def uncropped_reference(
     on the table, turned any way, off the photo's centre."""
     rng = np.random.default_rng(seed)
     width, height = REFERENCE_PHOTO_TABLE_MM
-    x = width * (0.5 + rng.uniform(-0.15, 0.15))
-    y = height * (0.5 + rng.uniform(-0.1, 0.1))
+    off_x, off_y = REFERENCE_OFF_CENTRE
+    x = width * (0.5 + rng.uniform(-off_x, off_x))
+    y = height * (0.5 + rng.uniform(-off_y, off_y))
     pose = CardPose("AS", 0, x, y, float(rng.uniform(0, 360)), False)
     renderer = _table_renderer(rng, seed, [back], lights, REFERENCE_PHOTO_TABLE_MM)
     return renderer.render(Scene((pose,), ()), 0)

@@ -22,16 +22,17 @@ from vision.identify import CardReader
 log = logging.getLogger(__name__)
 
 DESCRIPTION = """\
-At the end of a round, turn the foundation cards face down and spread them out (overlapping is
-fine). Give a photo and a reference image of each player's back: a photo of one card's back
-lying on the table (the card is found and cut out), the same cropped to the card's edges, or
-the design file. The command counts the cards of each back. Backs are told apart by colour,
-pattern and where they are darker, so a plain back and one of its colour with a faint picture
-are counted apart. It searches the whole photo and four overlapping tiles of it, so a photo of
-the whole table works; take it from above, cards at least about 60 px long. Keep other cards
-out of the photo: every card found is taken for a back (some backs are pictures) and counted
-for the nearest reference. Two references that look the same to it (one design printed twice)
-are warned about: their cards cannot be told apart.
+At the end of a round, turn the foundation cards face down and spread them out, each showing at
+least half of itself (overlapping is fine; a card mostly under others is not counted). Give a
+photo and a reference image of each player's back: a photo of one card's back lying on the
+table (the card is found and cut out), the same cropped to the card's edges, or the design
+file. The command counts the cards of each back. Backs are told apart by colour, pattern and
+where they are darker, so a plain back and one of its colour with a faint picture are counted
+apart. It searches the whole photo and four overlapping tiles of it, so a photo of the whole
+table works; take it from above, cards at least about 60 px long. Keep other cards out of the
+photo: every card found is taken for a back (some backs are pictures) and counted for the
+nearest reference. Two references that look the same to it (one design printed twice) are
+warned about: their cards cannot be told apart.
 """
 
 
