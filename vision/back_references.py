@@ -32,8 +32,8 @@ ground is the image itself: a design file or a crop to the card's edges."""
 CARD_FOUND_SCORE_MIN = 0.6
 """Detector score from which a card found in a reference is cut out of it. On tuning photos
 of one card on the table under harsh light (the 35 designs of decks/backs; `models/cards.md`,
-session 27) every one with the card about 280 px long in a 1280x720 photo is cut to the card;
-from 0.8, 15 of 105 with it about 155 px long would stay uncut."""
+session 27) every one with the card about 280 px long in a 1280x720 photo is cut to the card,
+and 103 of 105 with it about 155 px long (0.55-0.8 tried there)."""
 RIVAL_SCORE_MARGIN = 0.2
 """A card found is not cut out when another, apart from it, scores within this of it: the
 reference holds several cards or is a pattern of card-like motifs (which the detector finds
@@ -76,7 +76,7 @@ class BackImage:
     """BGR, the back alone where it was found, else the image as given."""
     source: ReferenceSource
     score: float = 0.0
-    """The detector's score of the card it found (0 where none)."""
+    """The detector's score of the best card it found (0 where none), cut out or not."""
     quad: np.ndarray | None = None
     """Where the card cut out lay in the image (4 x 2 pixels), if one was."""
     unsure_why: str = ""
@@ -95,7 +95,11 @@ def back_image(image: np.ndarray, detector: Detector) -> BackImage:
     # Each view only for the cards of the sizes the detector learnt there.
     longest = max(height, width)
     found = sorted(
-        [c for c in on_ground if card_length(c[0]) >= GROUND_VIEW_LENGTH_MIN * longest]
+        [
+            (quad, score)
+            for quad, score in on_ground
+            if card_length(quad) >= GROUND_VIEW_LENGTH_MIN * longest
+        ]
         + [
             (card.quad, card.score)
             for card in _cards(detector, image)
@@ -103,9 +107,10 @@ def back_image(image: np.ndarray, detector: Detector) -> BackImage:
         ],
         key=lambda card: -card[1],
     )
-    if not found or found[0][1] < CARD_FOUND_SCORE_MIN:
-        return BackImage(image, ReferenceSource.UNSURE, unsure_why="no card found clearly in it")
-    quad, score = found[0]
+    quad, score = found[0] if found else (whole, 0.0)
+    if score < CARD_FOUND_SCORE_MIN:
+        why = "no card found clearly in it"
+        return BackImage(image, ReferenceSource.UNSURE, score, unsure_why=why)
     if any(
         other_score >= score - RIVAL_SCORE_MARGIN
         and intersection_over_union(other, quad) < RIVAL_IOU_MAX

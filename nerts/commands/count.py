@@ -112,8 +112,8 @@ def _back(name: str, path: Path, image: np.ndarray, reader: CardReader) -> np.nd
         log.info("back %r: the card found in %s (score %.2f) is used", name, path, back.score)
     elif back.source is ReferenceSource.UNSURE:
         log.warning(
-            "back %r: %s is used as given (%s); give a photo of one card, or crop it to the "
-            "card's edges",
+            "back %r: %s is used as given (%s); give a photo with one whole card in it, or "
+            "crop it to the card's edges",
             name,
             path,
             back.unsure_why,

@@ -86,17 +86,24 @@ class _PaintedCards:
 
 
 class _ByView:
-    """A detector that finds `in_image` in the image itself and `on_ground` on the ground (given
-    in the image's pixels: a 300 x 400 image lies at (400, 300) on its ground, unshrunk)."""
+    """A detector that finds `in_image` in an image of `shape` itself and `on_ground` on its
+    ground (given in the image's pixels: a small image lies, unshrunk, at (its width, its
+    height) on a ground three times its size)."""
 
-    def __init__(self, in_image: list[RawCard], on_ground: list[RawCard]) -> None:
-        self.in_image, self.on_ground = in_image, on_ground
+    def __init__(
+        self,
+        in_image: list[RawCard],
+        on_ground: list[RawCard],
+        shape: tuple[int, int] = (300, 400),
+    ) -> None:
+        self.in_image, self.on_ground, self.shape = in_image, on_ground, shape
 
     def __call__(self, image: np.ndarray) -> list[RawCard]:
-        if image.shape[:2] == (300, 400):
+        height, width = self.shape
+        if image.shape[:2] == self.shape:
             return self.in_image
-        assert image.shape[:2] == (900, 1200)
-        where = np.array([400, 300], np.float32)
+        assert image.shape[:2] == (3 * height, 3 * width)
+        where = np.array([width, height], np.float32)
         return [RawCard(card.quad + where, False, card.score) for card in self.on_ground]
 
 
@@ -153,35 +160,45 @@ def test_a_card_is_cut_out_from_the_score_threshold_and_only_without_a_rival() -
     assert np.array_equal(back.quad, _quad(*card))
 
 
-def test_each_view_counts_for_the_card_sizes_the_detector_learnt_there() -> None:
-    image = np.full((300, 400, 3), 90, np.uint8)
-    longest = max(image.shape[:2])
-    small = _quad(
-        10, 10, 10 + 0.7 * longest * IMAGE_VIEW_LENGTH_MAX, 10 + longest * IMAGE_VIEW_LENGTH_MAX
-    )
-    large = small * 2
+@pytest.mark.parametrize("shape", [(300, 400), (400, 300)])
+def test_each_view_counts_for_the_card_sizes_the_detector_learnt_there(
+    shape: tuple[int, int],
+) -> None:
+    image = np.full((*shape, 3), 90, np.uint8)
+    longest = max(shape)
+    side = longest * IMAGE_VIEW_LENGTH_MAX
+    small = _quad(10, 10, 10 + 0.7 * side, 10 + side)
+    large = small * 1.2
     assert card_length(small) <= IMAGE_VIEW_LENGTH_MAX * longest < card_length(large)
     assert card_length(small) >= GROUND_VIEW_LENGTH_MIN * longest
     # A large card is taken from the ground even where the image's own view scores higher.
     in_image, on_ground = RawCard(large + 3, False, 0.95), RawCard(large, False, 0.8)
-    back = back_image(image, _ByView([in_image], [on_ground]))
+    back = back_image(image, _ByView([in_image], [on_ground], shape))
     assert back.quad is not None and np.allclose(back.quad, large, atol=0.01)
     tiny = small * (GROUND_VIEW_LENGTH_MIN * 0.9 / IMAGE_VIEW_LENGTH_MAX)
     in_image, on_ground = RawCard(small, False, 0.8), RawCard(tiny, False, 0.95)
-    back = back_image(image, _ByView([in_image], [on_ground]))
+    back = back_image(image, _ByView([in_image], [on_ground], shape))
     assert back.quad is not None and np.allclose(back.quad, small, atol=0.01)
 
 
-def test_a_card_running_off_the_photo_is_not_cut_out() -> None:
+@pytest.mark.parametrize("edge", ["left", "top", "right", "bottom"])
+def test_a_card_running_off_the_photo_is_not_cut_out(edge: str) -> None:
     image = np.full((300, 400, 3), 90, np.uint8)
-    card = _quad(-4, 100, 59, 188)  # 4 px off: 5% of its 88 px length is 4.4
-    assert back_image(image, _ByView([RawCard(card, False, 0.9)], [])).source is (
-        ReferenceSource.CUT_OUT
-    )
-    further = card - np.array([2, 0], np.float32)
-    back = back_image(image, _ByView([RawCard(further, False, 0.9)], []))
-    assert back.source is ReferenceSource.UNSURE and "off the photo" in back.unsure_why
-    assert pytest.approx(4.4) == OFF_PHOTO_SHARE_MAX * 88
+    allowed = OFF_PHOTO_SHARE_MAX * 88  # of a card 88 px long
+    centred = np.roll(_quad(168, 106, 231, 194), 1, axis=0)  # corners listed from another one
+    for off, expected in ((allowed - 0.4, ReferenceSource.CUT_OUT), (allowed + 0.6, "unsure")):
+        move = {
+            "left": (-168 - off, 0),
+            "top": (0, -106 - off),
+            "right": (400 - 231 + off, 0),
+            "bottom": (0, 300 - 194 + off),
+        }[edge]
+        card = centred + np.array(move, np.float32)
+        back = back_image(image, _ByView([RawCard(card, False, 0.9)], []))
+        if expected == "unsure":
+            assert back.source is ReferenceSource.UNSURE and "off the photo" in back.unsure_why
+        else:
+            assert back.source is expected
 
 
 def test_only_a_bgr_image_of_8_bits_is_taken() -> None:

@@ -185,6 +185,18 @@ def test_count_cli_warns_of_backs_it_cannot_tell_apart(
     assert "look the same" not in capsys.readouterr().err
 
 
+def test_count_cli_says_which_reference_it_uses_as_given_and_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    noise = np.random.default_rng(0).integers(0, 255, (300, 400, 3), dtype=np.uint8)
+    photo, reference = tmp_path / "photo.png", tmp_path / "noise.png"
+    cv2.imwrite(str(photo), np.full((360, 640, 3), 90, np.uint8))
+    cv2.imwrite(str(reference), noise)
+    assert main(["count", str(photo), "--backs", f"a={reference}"]) == 0
+    warning = capsys.readouterr().err
+    assert f"back 'a': {reference} is used as given (no card found clearly in it)" in warning
+
+
 def test_the_published_classifier_cuts_the_window_it_was_trained_on() -> None:
     # The window is ONNX metadata, also written to the metrics file; a classifier exported
     # before the window was recorded was trained on the legacy square.
