@@ -45,6 +45,51 @@ def annotate(image: np.ndarray, cards: list[CardDetection]) -> np.ndarray:
     return out
 
 
+LEGEND_ROW_PX = 160.0
+"""Height of one back's row in the count's legend, at the base drawing scale (and at most the
+photo's height shared among the backs)."""
+LEGEND_BGR = (40, 40, 40)
+"""The legend's dark ground: light and dark backs both stand out on it."""
+LEGEND_TEXT_BGR = (255, 255, 255)
+LEGEND_MARGIN_PX = 8.0
+"""Space around each reference and its text, at the base drawing scale."""
+LEGEND_FONT_FACTOR = 1.5
+"""The legend's text is this much larger than a card's label: it is read first."""
+CARD_ASPECT = 63.0 / 88.0
+"""A card's width over its length: the legend shows every reference as a portrait card."""
+
+
+def with_legend(image: np.ndarray, backs: list[tuple[str, np.ndarray, int]]) -> np.ndarray:
+    """The photo with a panel on its right listing each (name, reference, count): the
+    reference as the count used it (a photo of a card cut to the card), so a person can check
+    that the right card was taken for each back."""
+    height = image.shape[0]
+    scale = max(MIN_SCALE, min(image.shape[:2]) / TEXT_SIZE_FOR_PX)
+    margin = max(2, round(LEGEND_MARGIN_PX * scale))
+    row = min(round(LEGEND_ROW_PX * scale), height // max(1, len(backs)))
+    thumb_height = max(1, row - 2 * margin)
+    thumb_width = max(1, round(thumb_height * CARD_ASPECT))
+    texts = [f"{name}: {count}" for name, _, count in backs]
+    font_scale = LABEL_FONT_SCALE * scale * LEGEND_FONT_FACTOR
+    stroke = max(1, round(LABEL_STROKE_PX * scale))
+    text_width = max(
+        (cv2.getTextSize(t, cv2.FONT_HERSHEY_SIMPLEX, font_scale, stroke)[0][0] for t in texts),
+        default=0,
+    )
+    panel = np.full((height, thumb_width + text_width + 3 * margin, 3), LEGEND_BGR, np.uint8)
+    for number, ((_, reference, _), text) in enumerate(zip(backs, texts, strict=True)):
+        top = number * row + margin
+        portrait = np.rot90(reference) if reference.shape[1] > reference.shape[0] else reference
+        thumb = cv2.resize(portrait, (thumb_width, thumb_height), interpolation=cv2.INTER_AREA)
+        panel[top : top + thumb_height, margin : margin + thumb_width] = thumb
+        at = (2 * margin + thumb_width, top + thumb_height // 2)
+        cv2.putText(
+            panel, text, at, cv2.FONT_HERSHEY_SIMPLEX, font_scale, LEGEND_TEXT_BGR, stroke,
+            cv2.LINE_AA,
+        )  # fmt: skip
+    return np.hstack([image, panel])
+
+
 def _label(
     out: np.ndarray,
     text: str,

@@ -13,7 +13,7 @@ import numpy as np
 from nerts.commands.identify import load_reader
 from nerts.errors import UserError
 from nerts.photos import picture_path, read_photo, write_annotated
-from vision.annotate import annotate
+from vision.annotate import annotate, with_legend
 from vision.back_references import ReferenceSource, back_image
 from vision.backs import BackMatcher, BackReferenceError, read_reference
 from vision.count import count_backs
@@ -54,7 +54,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--json", action="store_true", help='print {"NAME": count, ...}')
     parser.add_argument(
-        "--annotate", type=picture_path, metavar="OUT.png", help="draw each counted card"
+        "--annotate",
+        type=picture_path,
+        metavar="OUT.png",
+        help="draw each counted card, and beside the photo each back as it was matched (a "
+        "photo of a card cut to the card) with its count",
     )
     parser.set_defaults(handler=run)
 
@@ -82,9 +86,8 @@ def run(args: argparse.Namespace) -> int:
     except BackReferenceError as error:
         raise UserError(str(error)) from None
     reader = load_reader()
-    matcher = BackMatcher(
-        {name: _back(name, references[name], images[name], reader) for name in images}
-    )
+    backs = {name: _back(name, references[name], images[name], reader) for name in images}
+    matcher = BackMatcher(backs)
     for first, second in matcher.alike():
         log.warning(
             "backs %r and %r look the same to the count: their cards may be counted for "
@@ -94,7 +97,8 @@ def run(args: argparse.Namespace) -> int:
         )
     counts, cards = count_backs(image, reader, matcher)
     if args.annotate:
-        write_annotated(args.annotate, annotate(image, cards))
+        legend = [(name, backs[name], count) for name, count in counts.items()]
+        write_annotated(args.annotate, with_legend(annotate(image, cards), legend))
     if args.json:
         sys.stdout.write(json.dumps(counts) + "\n")
     else:

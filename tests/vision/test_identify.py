@@ -131,7 +131,10 @@ def test_identify_json_lists_each_card_once(
 
 
 def count_spread(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], photographed: bool = False
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    photographed: bool = False,
+    options: tuple[str, ...] = (),
 ) -> dict[str, int]:
     """`nerts count --json` on six face-down cards, three of each back, side by side; each
     back's reference its design file, or `photographed`, a photo of one card on the table."""
@@ -155,7 +158,7 @@ def count_spread(
         reference = photo_of_one_card(back.name, 40.0)[0] if photographed else back.image
         cv2.imwrite(str(path), reference)
         references.append(f"{back.name}={path}")
-    assert main(["count", str(photo), "--json", "--backs", *references]) == 0
+    assert main(["count", str(photo), "--json", *options, "--backs", *references]) == 0
     counts: dict[str, int] = json.loads(capsys.readouterr().out)
     return counts
 
@@ -167,7 +170,11 @@ def test_count_cli_counts_each_back(tmp_path: Path, capsys: pytest.CaptureFixtur
 def test_count_cli_cuts_a_photographed_reference_to_its_card(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert count_spread(tmp_path, capsys, photographed=True) == {"red": 3, "blue": 3}
+    annotated = tmp_path / "counted.png"
+    options = ("--annotate", str(annotated))
+    assert count_spread(tmp_path, capsys, True, options) == {"red": 3, "blue": 3}
+    # Beside the photo, the legend shows each back as it was matched.
+    assert read_image(annotated).shape[1] > 1280
 
 
 def test_count_cli_warns_of_backs_it_cannot_tell_apart(
