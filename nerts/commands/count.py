@@ -4,22 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import sys
 from pathlib import Path
 
-import numpy as np
-
+from nerts.backs import back_references, read_backs, registered_backs
 from nerts.commands.identify import load_reader
-from nerts.errors import UserError
 from nerts.photos import picture_path, read_photo, write_annotated
 from vision.annotate import annotate, with_legend
-from vision.back_references import ReferenceSource, back_image
-from vision.backs import BackMatcher, BackReferenceError, read_reference
 from vision.count import count_backs
-from vision.identify import CardReader
-
-log = logging.getLogger(__name__)
 
 DESCRIPTION = """\
 At the end of a round, turn the foundation cards face down and spread them out, each showing at
@@ -63,38 +55,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(handler=run)
 
 
-def _references(specs: list[str]) -> dict[str, Path]:
-    references: dict[str, Path] = {}
-    for spec in specs:
-        name, sep, path = spec.partition("=")
-        if not sep or not name or not path:
-            raise UserError(f"--backs takes NAME=IMAGE, e.g. anna=back.jpg; got {spec!r}")
-        if name in references:
-            raise UserError(f"back {name!r} is given twice")
-        if not Path(path).is_file():
-            why = "not a picture file" if Path(path).exists() else "reference image not found"
-            raise UserError(f"back {name!r}: {why}: {path}")
-        references[name] = Path(path)
-    return references
-
-
 def run(args: argparse.Namespace) -> int:
-    references = _references(args.backs)
+    references = back_references(args.backs)
     image = read_photo(args.image)
-    try:
-        images = {name: read_reference(name, path) for name, path in references.items()}
-    except BackReferenceError as error:
-        raise UserError(str(error)) from None
+    images = read_backs(references)
     reader = load_reader()
-    backs = {name: _back(name, references[name], images[name], reader) for name in images}
-    matcher = BackMatcher(backs)
-    for first, second in matcher.alike():
-        log.warning(
-            "backs %r and %r look the same to the count: their cards may be counted for "
-            "either; give a reference that shows what tells them apart",
-            first,
-            second,
-        )
+    backs, matcher = registered_backs(references, images, reader)
     counts, cards = count_backs(image, reader, matcher)
     if args.annotate:
         legend = [(name, backs[name], count) for name, count in counts.items()]
@@ -107,19 +73,3 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.write(f"{name:<{width}}  {count:>3}\n")
         sys.stdout.write(f"{'total':<{width}}  {sum(counts.values()):>3}\n")
     return 0
-
-
-def _back(name: str, path: Path, image: np.ndarray, reader: CardReader) -> np.ndarray:
-    """The back of reference `name`: a photo of a card on the table is cut to the card."""
-    back = back_image(image, reader.detector)
-    if back.source is ReferenceSource.CUT_OUT:
-        log.info("back %r: the card found in %s (score %.2f) is used", name, path, back.score)
-    elif back.source is ReferenceSource.UNSURE:
-        log.warning(
-            "back %r: %s is used as given (%s); give a photo with one whole card in it, or "
-            "crop it to the card's edges",
-            name,
-            path,
-            back.unsure_why,
-        )
-    return back.image

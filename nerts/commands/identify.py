@@ -5,13 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 
+from nerts.backs import back_references, read_backs, registered_backs
 from nerts.errors import UserError
 from nerts.photos import picture_path, read_photo, write_annotated
 from referee.cards import Card
 from vision.annotate import annotate
-from vision.identify import CardReader
+from vision.identify import CardReader, with_backs
 from vision.onnx_models import ModelFileError
 
 DESCRIPTION = """\
@@ -22,7 +24,9 @@ whole face too; next to each named card, the index of a card fanned under it (in
 work pile) is looked for, where no card was found. Where the index corners show small cards
 (under about 90 px long in a 1280 px wide photo), the cards are looked for again in the photo at
 a larger size. Prints a table, or with --json one object mapping each image path to its cards:
-{"card", "face_up", "back", "quad" (the card's corners, image pixels), "confidence"}.
+{"card", "face_up", "back", "quad" (the card's corners, image pixels), "confidence"}. With
+--backs, each face-down card's "back" is the nearest registered back (as `nerts count` matches
+them); without, null.
 """
 
 
@@ -41,6 +45,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=picture_path,
         metavar="OUT.png",
         help="draw what was found (with several images: OUT-<n>.png)",
+    )
+    parser.add_argument(
+        "--backs",
+        nargs="+",
+        default=[],
+        metavar="NAME=REF",
+        help="name the back of each face-down card: a name and an image of each back (a photo "
+        "of one card on the table, cropped or not, or the design file), as for `nerts count`",
     )
     parser.add_argument(
         "--tiled",
@@ -63,11 +75,16 @@ def annotated_path(base: Path, number: int, total: int) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
+    references = back_references(args.backs)
     photos = [(path, read_photo(path)) for path in args.images]
+    images = read_backs(references)
     reader = load_reader()
+    matcher = registered_backs(references, images, reader)[1] if references else None
     results = {}
     for number, (path, image) in enumerate(photos, start=1):
         cards = reader.read(image, tiled=args.tiled)
+        if matcher is not None:
+            cards = with_backs(cards, image, matcher)
         results[str(path)] = [card.to_json() for card in cards]
         if args.annotate:
             out = annotated_path(args.annotate, number, len(photos))
@@ -83,6 +100,9 @@ def run(args: argparse.Namespace) -> int:
         )
         if named:
             sys.stdout.write("  " + " ".join(named) + "\n")
+        backs = Counter(str(c["back"]) for c in found if not c["face_up"] and c["back"])
+        if backs:
+            sys.stdout.write("  backs: " + ", ".join(f"{n} {k}" for n, k in backs.items()) + "\n")
     return 0
 
 

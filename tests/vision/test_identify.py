@@ -167,6 +167,20 @@ def test_count_cli_counts_each_back(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert count_spread(tmp_path, capsys) == {"red": 3, "blue": 3}
 
 
+def test_identify_cli_names_the_backs_of_face_down_cards_given_backs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    count_spread(tmp_path, capsys)  # writes the spread and the two backs' files
+    photo = tmp_path / "spread.png"
+    references = [f"{name}={tmp_path / name}.png" for name in ("red", "blue")]
+    assert main(["identify", str(photo), "--json", "--backs", *references]) == 0
+    cards = json.loads(capsys.readouterr().out)[str(photo)]
+    backs = [c["back"] for c in cards if not c["face_up"]]
+    assert sorted(backs) == ["blue"] * 3 + ["red"] * 3
+    assert main(["identify", str(photo), "--backs", *references]) == 0
+    assert "backs: " in capsys.readouterr().out
+
+
 def test_count_cli_cuts_a_photographed_reference_to_its_card(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -73,6 +73,14 @@ CASES = {
         ["count", "{photo}", "--backs", "a={text}"],
         "cannot read image {text}",
     ),
+    "identify, back given twice": (
+        ["identify", "{photo}", "--backs", "a={back}", "a={back}"],
+        "back 'a' is given twice",
+    ),
+    "identify, reference not a picture": (
+        ["identify", "{photo}", "--backs", "a={text}"],
+        "cannot read image {text}",
+    ),
 }
 
 

@@ -1,0 +1,74 @@
+"""The `--backs NAME=REF ...` option that `count` and `identify` share: each player's back
+registered from a picture file, a photo of one card cut down to the card."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import numpy as np
+
+from nerts.errors import UserError
+from vision.back_references import ReferenceSource, back_image
+from vision.backs import BackMatcher, BackReferenceError, read_reference
+from vision.identify import CardReader
+
+log = logging.getLogger(__name__)
+
+
+def back_references(specs: list[str]) -> dict[str, Path]:
+    """`NAME=IMAGE` specs as names and files; a `UserError` naming the spec or file."""
+    references: dict[str, Path] = {}
+    for spec in specs:
+        name, sep, path = spec.partition("=")
+        if not sep or not name or not path:
+            raise UserError(f"--backs takes NAME=IMAGE, e.g. anna=back.jpg; got {spec!r}")
+        if name in references:
+            raise UserError(f"back {name!r} is given twice")
+        if not Path(path).is_file():
+            why = "not a picture file" if Path(path).exists() else "reference image not found"
+            raise UserError(f"back {name!r}: {why}: {path}")
+        references[name] = Path(path)
+    return references
+
+
+def read_backs(references: dict[str, Path]) -> dict[str, np.ndarray]:
+    """Every reference's picture, read before any model is loaded so that a bad file is
+    reported at once."""
+    try:
+        return {name: read_reference(name, path) for name, path in references.items()}
+    except BackReferenceError as error:
+        raise UserError(str(error)) from None
+
+
+def registered_backs(
+    references: dict[str, Path], images: dict[str, np.ndarray], reader: CardReader
+) -> tuple[dict[str, np.ndarray], BackMatcher]:
+    """Each back as it is matched (a photo of a card cut to the card) and the matcher of
+    them all; warns of a reference used as given and of backs that look the same."""
+    backs = {name: _back(name, references[name], image, reader) for name, image in images.items()}
+    matcher = BackMatcher(backs)
+    for first, second in matcher.alike():
+        log.warning(
+            "backs %r and %r look the same: their cards may be taken for either; give a "
+            "reference that shows what tells them apart",
+            first,
+            second,
+        )
+    return backs, matcher
+
+
+def _back(name: str, path: Path, image: np.ndarray, reader: CardReader) -> np.ndarray:
+    """The back of reference `name`: a photo of a card on the table is cut to the card."""
+    back = back_image(image, reader.detector)
+    if back.source is ReferenceSource.CUT_OUT:
+        log.info("back %r: the card found in %s (score %.2f) is used", name, path, back.score)
+    elif back.source is ReferenceSource.UNSURE:
+        log.warning(
+            "back %r: %s is used as given (%s); give a photo with one whole card in it, or "
+            "crop it to the card's edges",
+            name,
+            path,
+            back.unsure_why,
+        )
+    return back.image
