@@ -248,12 +248,6 @@ class BackMatcher:
         self.features = {name: back_feature(image) for name, image in self.references.items()}
         self._features_by_size: dict[int, dict[str, BackFeature]] = {}
 
-    @classmethod
-    def from_files(cls, references: dict[str, Path]) -> BackMatcher:
-        """References read from picture files and used as they are (`nerts count` first
-        cuts a photo of a card down to the card, `vision.back_references`)."""
-        return cls({name: read_reference(name, path) for name, path in references.items()})
-
     def alike(self) -> list[tuple[str, str]]:
         """Pairs of registered backs the matcher cannot tell apart (`ALIKE_DISTANCE`), as
         references at their full size: backs that differ only in a fine pattern may still be

@@ -13,7 +13,7 @@ from simulator.faces import builtin_design
 from simulator.labels import card_points_mm
 from simulator.render import RenderSettings, TableRenderer
 from simulator.scene import CardPose, Scene
-from vision.backs import BackMatcher, back_feature
+from vision.backs import BackMatcher, back_feature, read_reference
 from vision.geometry import (
     CARD_CORNERS_MM,
     INDEX_CROP_PX,
@@ -93,8 +93,8 @@ def test_a_design_file_on_a_larger_transparent_canvas_is_cut_to_its_card(
     canvas[120 : 120 + card.shape[0], 40 : 40 + card.shape[1]] = card
     cv2.imwrite(str(tmp_path / "framed.png"), canvas)
     cv2.imwrite(str(tmp_path / "bare.png"), card)
-    matcher = BackMatcher.from_files(
-        {"framed": tmp_path / "framed.png", "bare": tmp_path / "bare.png"}
+    matcher = BackMatcher(
+        {name: read_reference(name, tmp_path / f"{name}.png") for name in ("framed", "bare")}
     )
     assert matcher.features["framed"].distance(matcher.features["bare"]) < 1e-6
 

@@ -13,7 +13,7 @@ import nerts.commands.identify as identify_command
 from models.dataset import read_image
 from nerts.cli import main
 from nerts.photos import JPEG_MISSING_GREY, read_photo
-from vision.backs import BackMatcher
+from vision.backs import BackMatcher, read_reference
 from vision.onnx_models import CardDetector, IndexClassifier, ModelFileError
 
 
@@ -128,7 +128,8 @@ def test_a_16_bit_back_reference_reads_as_its_8_bit_twin(files: dict[str, Path])
     back = read_image(files["back"])
     deep = files["folder"] / "back16.png"
     cv2.imwrite(str(deep), back.astype(np.uint16) * 257)
-    matcher = BackMatcher.from_files({"eight": files["back"], "sixteen": deep})
+    references = {"eight": files["back"], "sixteen": deep}
+    matcher = BackMatcher({name: read_reference(name, path) for name, path in references.items()})
     assert matcher.features["eight"].distance(matcher.features["sixteen"]) == 0
 
 
