@@ -4,14 +4,22 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 from pathlib import Path
 
 from nerts.backs import back_references, read_backs, registered_backs
 from nerts.commands.identify import load_reader
+from nerts.errors import UserError
 from nerts.photos import picture_path, read_photo, write_annotated
+from nerts.sheets import append_entries, format_sheet, load_sheet
+from referee.errors import RefereeInputError
+from referee.scoresheet import Scoresheet
+from referee.scoring import round_score
 from vision.annotate import annotate, with_legend
 from vision.count import count_backs
+
+log = logging.getLogger(__name__)
 
 DESCRIPTION = """\
 At the end of a round, turn the foundation cards face down and spread them out, each showing at
@@ -25,7 +33,20 @@ table works; take it from above, cards at least about 60 px long. Keep other car
 photo: every card found is taken for a back (some backs are pictures) and counted for the
 nearest reference. Two references that look the same to it (one design printed twice) are
 warned about: their cards cannot be told apart.
+
+With --left, each player's round points are printed too: +1 for each of their cards counted,
+-2 for each card left in their Nerts pile. With --sheet, that round is added to a score sheet
+kept with 'nerts scores' (name each back as its player is named there); take a round back
+with 'nerts scores GAME undo', or correct it with 'fix'.
 """
+EPILOG = """\
+examples:
+  nerts count centre.jpg --backs anna=anna-back.jpg ben=ben-back.png
+  nerts count centre.jpg --backs Anna=anna.jpg Ben=ben.jpg --left Ben=4 --sheet club.jsonl
+"""
+NERTS_PILE_MAX = 52
+"""The most cards --left takes for one player's Nerts pile: a whole deck (the usual pile is
+13; a house rule may change it, `referee.options.RuleOptions.nerts_pile_size`)."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -34,7 +55,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="count face-down cards per deck back in a photo",
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="example:\n  nerts count centre.jpg --backs anna=anna-back.jpg ben=ben-back.png",
+        epilog=EPILOG,
     )
     parser.add_argument("image", type=Path, metavar="IMAGE")
     parser.add_argument(
@@ -44,7 +65,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="NAME=REF",
         help="each player's back: a name and an image of that back",
     )
-    parser.add_argument("--json", action="store_true", help='print {"NAME": count, ...}')
+    parser.add_argument(
+        "--json", action="store_true", help='print {"NAME": count, ...} (the counts only)'
+    )
     parser.add_argument(
         "--annotate",
         type=picture_path,
@@ -52,11 +75,29 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="draw each counted card, and beside the photo each back as it was matched (a "
         "photo of a card cut to the card) with its count",
     )
+    parser.add_argument(
+        "--left",
+        nargs="+",
+        default=[],
+        metavar="NAME=N",
+        help="cards left in a player's Nerts pile, for the round's points (players not named "
+        "have none left)",
+    )
+    parser.add_argument(
+        "--sheet",
+        type=Path,
+        metavar="GAME.jsonl",
+        help="add the round's points to this score sheet ('nerts scores GAME new' starts one)",
+    )
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     references = back_references(args.backs)
+    left = nerts_left(args.left, list(references))
+    sheet = None if args.sheet is None else load_sheet(args.sheet)
+    if sheet is not None:
+        _sheet_seats(sheet, args.sheet, list(references))  # checked before the photo is read
     image = read_photo(args.image)
     images = read_backs(references)
     reader = load_reader()
@@ -65,11 +106,67 @@ def run(args: argparse.Namespace) -> int:
     if args.annotate:
         legend = [(name, backs[name], count) for name, count in counts.items()]
         write_annotated(args.annotate, with_legend(annotate(image, cards), legend))
+    points = {name: round_score(count, left.get(name, 0)) for name, count in counts.items()}
     if args.json:
         sys.stdout.write(json.dumps(counts) + "\n")
     else:
-        width = max(map(len, counts))
-        for name, count in counts.items():
-            sys.stdout.write(f"{name:<{width}}  {count:>3}\n")
-        sys.stdout.write(f"{'total':<{width}}  {sum(counts.values()):>3}\n")
+        sys.stdout.write(_count_table(counts, left, points if args.left or sheet else None))
+    if sheet is not None:
+        _add_round(sheet, args.sheet, points, args.image, quiet=args.json)
     return 0
+
+
+def nerts_left(specs: list[str], names: list[str]) -> dict[str, int]:
+    """`--left NAME=N` specs as cards left per back name; a `UserError` naming the spec."""
+    left: dict[str, int] = {}
+    for spec in specs:
+        name, _, number = spec.partition("=")
+        if name not in names:
+            known = ", ".join(names)
+            raise UserError(f"--left {spec!r}: no back is named {name!r} (backs: {known})")
+        if name in left:
+            raise UserError(f"--left gives {name!r} twice")
+        if not number.isdigit() or int(number) > NERTS_PILE_MAX:
+            raise UserError(
+                f"--left takes NAME=N, N the cards left in the Nerts pile "
+                f"(0-{NERTS_PILE_MAX}); got {spec!r}"
+            )
+        left[name] = int(number)
+    return left
+
+
+def _sheet_seats(sheet: Scoresheet, path: Path, names: list[str]) -> dict[int, int]:
+    """The sheet's seats of the back names (every player needs one); a `UserError` if they
+    do not fit."""
+    try:
+        return sheet.scores_from(dict.fromkeys(names, 0), complete=True)
+    except RefereeInputError as error:
+        raise UserError(f"{path}: {error}; name each back as its player is named there") from None
+
+
+def _add_round(
+    sheet: Scoresheet, path: Path, points: dict[str, int], photo: Path, quiet: bool
+) -> None:
+    seats = sheet.scores_from(points, complete=True)
+    entry = {"type": "round", "scores": {str(s): p for s, p in seats.items()}, "source": str(photo)}
+    sheet.apply(entry)
+    append_entries(path, [entry])
+    log.info("round %d added to %s", len(sheet.rounds), path)
+    if not quiet:
+        sys.stdout.write(f"\nround {len(sheet.rounds)} added to {path}\n" + format_sheet(sheet))
+
+
+def _count_table(
+    counts: dict[str, int], left: dict[str, int], points: dict[str, int] | None
+) -> str:
+    """Each back's count, and with `points` the cards left in its Nerts pile and its points."""
+    width = max(5, *map(len, counts))
+    if points is None:
+        rows = [f"{name:<{width}}  {count:>3}" for name, count in counts.items()]
+        return "\n".join([*rows, f"{'total':<{width}}  {sum(counts.values()):>3}"]) + "\n"
+    header = f"{'back':<{width}}  cards  left  points"
+    rows = [
+        f"{name:<{width}}  {count:>5}  {left.get(name, 0):>4}  {points[name]:>+6d}"
+        for name, count in counts.items()
+    ]
+    return "\n".join([header, *rows, f"{'total':<{width}}  {sum(counts.values()):>5}"]) + "\n"

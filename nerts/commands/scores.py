@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from nerts.errors import UserError
-from nerts.eventlog import json_line, read_events
+from nerts.eventlog import read_events
+from nerts.sheets import append_entries, format_sheet, load_sheet
 from referee.errors import RefereeInputError
 from referee.events import RoundEnd
 from referee.options import DEFAULT_TARGET_SCORE
@@ -68,7 +69,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     try:
-        sheet = _new(args) if args.action == "new" else _change(args, _load(args.game))
+        sheet = _new(args) if args.action == "new" else _change(args, load_sheet(args.game))
     except RefereeInputError as error:
         raise UserError(f"{args.game}: {error}") from None
     sys.stdout.write(format_sheet(sheet))
@@ -82,7 +83,7 @@ def _new(args: argparse.Namespace) -> Scoresheet:
         raise UserError("new needs --players with at least two names")
     entry = {"type": "game", "players": dict(enumerate(args.players)), "target": args.target}
     sheet = Scoresheet.from_journal([json.loads(json.dumps(entry))])
-    _append(args.game, [entry])
+    append_entries(args.game, [entry])
     return sheet
 
 
@@ -110,7 +111,7 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
         entries.append({**entry, "scores": _seat_points(args.values[1:])})
     for entry in entries:
         sheet.apply(entry)  # raises before anything is written when an entry does not fit
-    _append(args.game, entries)
+    append_entries(args.game, entries)
     return sheet
 
 
@@ -129,42 +130,3 @@ def _seat_points(values: list[str]) -> dict[str, int]:
     if not points:
         raise UserError("give the points as SEAT=POINTS, e.g. 0=12 1=-4")
     return points
-
-
-def _load(path: Path) -> Scoresheet:
-    try:
-        lines = path.read_bytes().splitlines()
-    except OSError as error:
-        hint = " (start one with 'new --players ...')" if not path.exists() else ""
-        raise UserError(f"cannot read {path}: {error.strerror or error}{hint}") from None
-    numbered = [(number, line) for number, line in enumerate(lines, start=1) if line.strip()]
-    return Scoresheet.from_journal(
-        [json_line(line, path, number) for number, line in numbered],
-        [f"line {number}" for number, _ in numbered],
-    )
-
-
-def _append(path: Path, entries: list[dict[str, Any]]) -> None:
-    try:
-        with path.open("a", encoding="utf-8") as handle:
-            handle.writelines(json.dumps(entry) + "\n" for entry in entries)
-    except OSError as error:
-        raise UserError(f"cannot write {path}: {error.strerror or error}") from None
-
-
-def format_sheet(sheet: Scoresheet) -> str:
-    seats = sorted(sheet.players)
-    width = max(6, *(len(sheet.players[s]) for s in seats))
-    header = "round " + " ".join(f"{sheet.players[s]:>{width}}" for s in seats)
-    lines = [f"Score sheet (target {sheet.target})", header]
-    for number, scores in enumerate(sheet.rounds, start=1):
-        totals = sheet.totals_after(number)
-        cells = " ".join(f"{f'{scores.get(s, 0):+d}={totals[s]}':>{width}}" for s in seats)
-        lines.append(f"{number:>5} {cells}")
-    winner = sheet.winner
-    if winner is not None:
-        lines.append(f"GAME OVER: {sheet.players[winner]} wins with {sheet.totals[winner]}.")
-    elif sheet.rounds:
-        leader = max(seats, key=lambda s: sheet.totals[s])
-        lines.append(f"leader: {sheet.players[leader]} ({sheet.totals[leader]} of {sheet.target})")
-    return "\n".join(lines) + "\n"

@@ -1,0 +1,98 @@
+"""`nerts count --left ... --sheet GAME`: the counted round's points, added to a score sheet."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from nerts.cli import main
+from nerts.commands.count import NERTS_PILE_MAX, _count_table
+from nerts.sheets import load_sheet
+from tests.vision.test_identify import count_spread
+from tests.vision.test_user_errors import exit_status
+
+
+def _new_sheet(path: Path, *players: str) -> None:
+    assert main(["scores", str(path), "new", "--players", *players]) == 0
+
+
+def test_the_counted_round_is_added_to_the_sheet(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game = tmp_path / "club.jsonl"
+    _new_sheet(game, "Blue", "Red")  # seats in another order than the backs, names in capitals
+    capsys.readouterr()
+    options = ("--left", "blue=2", "--sheet", str(game))
+    assert count_spread(tmp_path, capsys, options=options) == {"red": 3, "blue": 3}
+    sheet = load_sheet(game)
+    assert sheet.rounds == [{0: 3 - 2 * 2, 1: 3}]
+    entry = json.loads(game.read_text().splitlines()[-1])
+    assert entry == {
+        "type": "round",
+        "scores": {"0": -1, "1": 3},
+        "source": str(tmp_path / "spread.png"),
+    }
+
+
+def test_the_table_shows_points_only_when_asked() -> None:
+    counts = {"anna": 12, "ben": 10}
+    assert _count_table(counts, {}, None) == "anna    12\nben     10\ntotal   22\n"
+    assert _count_table(counts, {"ben": 4}, {"anna": 12, "ben": 2}) == (
+        "back   cards  left  points\n"
+        "anna      12     0     +12\n"
+        "ben       10     4      +2\n"
+        "total     22\n"
+    )
+
+
+@pytest.fixture
+def photo(tmp_path: Path) -> Path:
+    """A photo path that must never be read: every case below fails before it is."""
+    return tmp_path / "never-read.jpg"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--left", "cleo=1"], "--left 'cleo=1': no back is named 'cleo' (backs: anna, ben)"),
+        (
+            ["--left", "ben=x"],
+            f"--left takes NAME=N, N the cards left in the Nerts pile (0-{NERTS_PILE_MAX}); "
+            "got 'ben=x'",
+        ),
+        (["--left", "ben=-1"], "got 'ben=-1'"),
+        (["--left", f"ben={NERTS_PILE_MAX + 1}"], f"got 'ben={NERTS_PILE_MAX + 1}'"),
+        (["--left", "ben=1", "ben=2"], "--left gives 'ben' twice"),
+        (["--sheet", "{game}"], "a round needs every seat's points; missing: Cleo; name each back"),
+        (["--sheet", "{folder}/none.jsonl"], "cannot read {folder}/none.jsonl"),
+    ],
+)
+def test_points_and_sheet_mistakes_are_named_before_the_photo_is_read(
+    arguments: list[str],
+    message: str,
+    photo: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    game = tmp_path / "game.jsonl"
+    _new_sheet(game, "Anna", "Ben", "Cleo")
+    before = game.read_text()
+    references = [f"{name}={reference}" for name, reference in _two_backs(tmp_path)]
+    values = {"game": game, "folder": tmp_path}
+    filled = [argument.format(**values) for argument in arguments]
+    status = exit_status(["count", str(photo), "--backs", *references, *filled])
+    assert status == 2
+    assert message.format(**values) in capsys.readouterr().err.splitlines()[-1]
+    assert game.read_text() == before
+
+
+def _two_backs(folder: Path) -> list[tuple[str, Path]]:
+    """Two reference files, empty: these cases fail before any picture is read."""
+    paths = []
+    for name in ("anna", "ben"):
+        path = folder / f"{name}.png"
+        path.write_bytes(b"")
+        paths.append((name, path))
+    return paths
