@@ -7,9 +7,27 @@ import numpy as np
 
 from vision.detections import CardDetection
 
+BGR = tuple[int, int, int]
+
 FACE_UP_BGR = (40, 200, 40)
 UNNAMED_BGR = (0, 160, 255)
 FACE_DOWN_BGR = (255, 120, 0)
+BACK_BGR: tuple[BGR, ...] = (
+    (0, 215, 255),
+    (255, 0, 255),
+    (80, 255, 80),
+    (255, 255, 0),
+    (0, 120, 255),
+    (255, 255, 255),
+    (160, 90, 255),
+    (40, 40, 40),
+)
+"""Yellow, magenta, green, cyan, orange, white, pink, black: one per registered back, in the
+order given (cycled past eight), told apart at a glance whatever the backs' own colours. A
+card matched to a back is outlined in its colour, and the legend frames the back in it, so a
+card counted for the wrong player stands out."""
+LIGHT_LABEL_MIN = 140
+"""A label ground at least this bright (its mean channel) takes black text, a darker one white."""
 
 
 TEXT_SIZE_FOR_PX = 900
@@ -25,13 +43,34 @@ LABEL_OUTLINE_PX = 4.0
 LABEL_STROKE_PX = 1.5
 
 
-def annotate(image: np.ndarray, cards: list[CardDetection]) -> np.ndarray:
+def back_colours(names: list[str]) -> dict[str, BGR]:
+    """Each back's colour in annotations (`BACK_BGR`), by its place in `names`."""
+    return {name: BACK_BGR[number % len(BACK_BGR)] for number, name in enumerate(names)}
+
+
+def annotate(
+    image: np.ndarray, cards: list[CardDetection], backs: dict[str, BGR] | None = None
+) -> np.ndarray:
+    """The photo with each card outlined and labelled: face up named (green) or not
+    (orange), face down (blue). A face-down card matched to one of `backs` is outlined in
+    that back's colour, its name on a patch of it at the card's centre."""
     out = image.copy()
     scale = max(MIN_SCALE, min(out.shape[:2]) / TEXT_SIZE_FOR_PX)
+    line = max(1, round(LINE_PX * scale))
+    backs = backs or {}
+    # Every outline first, then every label, so that no card's outline crosses a label.
     for card in cards:
-        colour = FACE_DOWN_BGR if not card.face_up else FACE_UP_BGR if card.card else UNNAMED_BGR
         points = card.quad.reshape(-1, 1, 2).astype(np.int32)
-        cv2.polylines(out, [points], True, colour, max(1, round(LINE_PX * scale)), cv2.LINE_AA)
+        if not card.face_up and card.back in backs:
+            cv2.polylines(out, [points], True, (0, 0, 0), 3 * line, cv2.LINE_AA)
+            cv2.polylines(out, [points], True, backs[card.back], line, cv2.LINE_AA)
+        else:
+            cv2.polylines(out, [points], True, _colour(card), line, cv2.LINE_AA)
+    for card in cards:
+        if not card.face_up and card.back in backs:
+            text = f"{card.back} {card.confidence:.2f}"
+            _patch_label(out, text, card.quad.mean(axis=0), scale, backs[card.back])
+            continue
         label = card.card if card.face_up else card.back
         x, y = (int(v) for v in card.quad[0])
         at = (x + 3, y + int(LABEL_HEIGHT_PX * scale))
@@ -41,7 +80,7 @@ def annotate(image: np.ndarray, cards: list[CardDetection]) -> np.ndarray:
             max(1, round(LABEL_STROKE_PX * scale)),
         )
         _label(out, text, at, scale, colour=(0, 0, 0), thickness=outline)
-        _label(out, text, at, scale, colour=colour, thickness=stroke)
+        _label(out, text, at, scale, colour=_colour(card), thickness=stroke)
     return out
 
 
@@ -59,10 +98,14 @@ CARD_ASPECT = 63.0 / 88.0
 """A card's width over its length: the legend shows every reference as a portrait card."""
 
 
-def with_legend(image: np.ndarray, backs: list[tuple[str, np.ndarray, int]]) -> np.ndarray:
+def with_legend(
+    image: np.ndarray,
+    backs: list[tuple[str, np.ndarray, int]],
+    colours: dict[str, BGR] | None = None,
+) -> np.ndarray:
     """The photo with a panel on its right listing each (name, reference, count): the
     reference as the count used it (a photo of a card cut to the card), so a person can check
-    that the right card was taken for each back."""
+    that the right card was taken for each back; framed in its colour in `colours`."""
     height = image.shape[0]
     scale = max(MIN_SCALE, min(image.shape[:2]) / TEXT_SIZE_FOR_PX)
     margin = max(2, round(LEGEND_MARGIN_PX * scale))
@@ -77,8 +120,13 @@ def with_legend(image: np.ndarray, backs: list[tuple[str, np.ndarray, int]]) -> 
         default=0,
     )
     panel = np.full((height, thumb_width + text_width + 3 * margin, 3), LEGEND_BGR, np.uint8)
-    for number, ((_, reference, _), text) in enumerate(zip(backs, texts, strict=True)):
+    for number, ((name, reference, _), text) in enumerate(zip(backs, texts, strict=True)):
         top = number * row + margin
+        if colours and name in colours:
+            frame = margin // 2
+            panel[
+                top - frame : top + thumb_height + frame, frame : margin + thumb_width + frame
+            ] = colours[name]
         portrait = np.rot90(reference) if reference.shape[1] > reference.shape[0] else reference
         thumb = cv2.resize(portrait, (thumb_width, thumb_height), interpolation=cv2.INTER_AREA)
         panel[top : top + thumb_height, margin : margin + thumb_width] = thumb
@@ -101,3 +149,22 @@ def _label(
 ) -> None:
     font_scale = LABEL_FONT_SCALE * scale
     cv2.putText(out, text, at, cv2.FONT_HERSHEY_SIMPLEX, font_scale, colour, thickness, cv2.LINE_AA)
+
+
+def _colour(card: CardDetection) -> BGR:
+    return FACE_DOWN_BGR if not card.face_up else FACE_UP_BGR if card.card else UNNAMED_BGR
+
+
+def _patch_label(out: np.ndarray, text: str, centre: np.ndarray, scale: float, colour: BGR) -> None:
+    """`text` centred on `centre`, on a patch of `colour`, in black or white to suit it."""
+    font_scale = LABEL_FONT_SCALE * scale
+    stroke = max(1, round(LABEL_STROKE_PX * scale))
+    (width, height), baseline = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, font_scale, stroke)
+    pad = stroke + 1
+    left, bottom = round(centre[0] - width / 2), round(centre[1] + height / 2)
+    top_left = (left - pad, bottom - height - pad)
+    cv2.rectangle(out, top_left, (left + width + pad, bottom + baseline + pad), colour, cv2.FILLED)
+    ink = (0, 0, 0) if sum(colour) / 3 >= LIGHT_LABEL_MIN else (255, 255, 255)
+    cv2.putText(
+        out, text, (left, bottom), cv2.FONT_HERSHEY_SIMPLEX, font_scale, ink, stroke, cv2.LINE_AA
+    )

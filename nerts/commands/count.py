@@ -16,7 +16,7 @@ from nerts.sheets import append_entries, format_sheet, load_sheet
 from referee.errors import RefereeInputError
 from referee.scoresheet import Scoresheet
 from referee.scoring import round_score
-from vision.annotate import annotate, with_legend
+from vision.annotate import annotate, back_colours, with_legend
 from vision.count import count_backs
 
 log = logging.getLogger(__name__)
@@ -105,7 +105,9 @@ def run(args: argparse.Namespace) -> int:
     counts, cards = count_backs(image, reader, matcher)
     if args.annotate:
         legend = [(name, backs[name], count) for name, count in counts.items()]
-        write_annotated(args.annotate, with_legend(annotate(image, cards), legend))
+        colours = back_colours(list(backs))
+        drawn = annotate(image, cards, colours)
+        write_annotated(args.annotate, with_legend(drawn, legend, colours))
     points = {name: round_score(count, left.get(name, 0)) for name, count in counts.items()}
     if args.json:
         sys.stdout.write(json.dumps(counts) + "\n")

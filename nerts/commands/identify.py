@@ -12,7 +12,7 @@ from nerts.backs import back_references, read_backs, registered_backs
 from nerts.errors import UserError
 from nerts.photos import picture_path, read_photo, write_annotated
 from referee.cards import Card
-from vision.annotate import annotate
+from vision.annotate import annotate, back_colours
 from vision.identify import CardReader, with_backs
 from vision.onnx_models import ModelFileError
 
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         results[str(path)] = [card.to_json() for card in cards]
         if args.annotate:
             out = annotated_path(args.annotate, number, len(photos))
-            write_annotated(out, annotate(image, cards))
+            write_annotated(out, annotate(image, cards, back_colours(list(references))))
     if args.json:
         sys.stdout.write(json.dumps(results, indent=1) + "\n")
         return 0

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.annotate import LEGEND_BGR, with_legend
+from vision.annotate import (
+    BACK_BGR,
+    FACE_DOWN_BGR,
+    LEGEND_BGR,
+    annotate,
+    back_colours,
+    with_legend,
+)
+from vision.detections import CardDetection
 
 
 def _plain(colour: tuple[int, int, int], height: int, width: int) -> np.ndarray:
@@ -41,3 +49,46 @@ def test_many_backs_share_the_photo_height() -> None:
     assert out.shape[0] == 200
     for n in range(1, 9):
         assert np.all(out[:, 300:] == (0, 0, 25 * n), axis=2).any()
+
+
+def test_each_back_has_its_own_colour_cycled_past_the_palette() -> None:
+    names = [f"p{n}" for n in range(len(BACK_BGR) + 1)]
+    colours = back_colours(names)
+    assert [colours[n] for n in names[:-1]] == list(BACK_BGR)
+    assert len(set(BACK_BGR)) == len(BACK_BGR)
+    assert colours[names[-1]] == BACK_BGR[0]
+
+
+def _face_down(left: int, back: str | None) -> CardDetection:
+    quad = np.array([[left, 100], [left + 126, 100], [left + 126, 276], [left, 276]], np.float32)
+    return CardDetection(quad, False, 0.9, back=back, back_score=0.8)
+
+
+def test_a_card_matched_to_a_back_is_drawn_in_its_colour_and_labelled_at_its_centre() -> None:
+    photo = _plain((90, 90, 90), 400, 700)
+    colours = back_colours(["anna", "ben"])
+    cards = [_face_down(50, "anna"), _face_down(300, "ben"), _face_down(500, None)]
+    out = annotate(photo, cards, colours)
+    for card, colour in zip(cards, (colours["anna"], colours["ben"], FACE_DOWN_BGR), strict=True):
+        left = int(card.quad[0, 0])
+        # The outline: the card's left edge in its colour.
+        edge = out[150:230, left - 2 : left + 3].astype(int)
+        assert (np.abs(edge - colour).max(axis=2) < 30).any()
+        # The label patch: its colour at the card's centre, only for a matched back.
+        centre = out[180:196, left + 20 : left + 106]
+        assert np.all(centre == colour, axis=2).any() == (card.back is not None)
+    # Text on a light patch is black, so dark pixels lie inside anna's (yellow) patch.
+    assert (out[180:196, 70:156].max(axis=2) < 60).any()
+
+
+def test_the_legend_frames_each_back_in_its_colour() -> None:
+    photo = _plain((90, 90, 90), 720, 1280)
+    backs = [
+        ("anna", _plain((30, 30, 200), 264, 189), 9),
+        ("ben", _plain((200, 60, 20), 264, 189), 3),
+    ]
+    colours = back_colours(["anna", "ben"])
+    panel = with_legend(photo, backs, colours)[:, 1280:]
+    rows = [np.flatnonzero(np.all(panel == colours[name], axis=2).any(axis=1)) for name in colours]
+    assert rows[0].size and rows[1].size and rows[0].max() < rows[1].min()
+    assert not np.all(with_legend(photo, backs)[:, 1280:] == colours["anna"], axis=2).any()
