@@ -35,15 +35,18 @@ nearest reference. Two references that look the same to it (one design printed t
 warned about: their cards cannot be told apart.
 
 With --left, each player's round points are printed too: +1 for each of their cards counted,
--2 for each card left in their Nerts pile. With --sheet, that round is added to a score sheet
-kept with 'nerts scores' (name each back as its player is named there); take a round back
-with 'nerts scores GAME undo', or correct it with 'fix'.
+-2 for each card left in their Nerts pile, plus any --bonus. With --sheet, that round is added
+to a score sheet kept with 'nerts scores' (name each back as its player is named there); take
+a round back with 'nerts scores GAME undo', or correct it with 'fix'.
 """
 EPILOG = """\
 examples:
   nerts count centre.jpg --backs anna=anna-back.jpg ben=ben-back.png
   nerts count centre.jpg --backs Anna=anna.jpg Ben=ben.jpg --left Ben=4 --sheet club.jsonl
+  nerts count centre.jpg --backs Anna=anna.jpg Ben=ben.jpg --left Ben=4 --bonus Anna=10
 """
+BONUS_MAX = 100
+"""The most points --bonus adds to one player's round (a house rule's caller bonus is 10)."""
 NERTS_PILE_MAX = 52
 """The most cards --left takes for one player's Nerts pile: a whole deck (the usual pile is
 13; a house rule may change it, `referee.options.RuleOptions.nerts_pile_size`)."""
@@ -84,6 +87,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "have none left)",
     )
     parser.add_argument(
+        "--bonus",
+        nargs="+",
+        default=[],
+        metavar="NAME=N",
+        help="points a house rule adds to a player's round, e.g. 10 for calling Nerts",
+    )
+    parser.add_argument(
         "--sheet",
         type=Path,
         metavar="GAME.jsonl",
@@ -94,7 +104,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     references = back_references(args.backs)
-    left = nerts_left(args.left, list(references))
+    left = named_numbers("--left", args.left, list(references), NERTS_PILE_MAX)
+    bonus = named_numbers("--bonus", args.bonus, list(references), BONUS_MAX)
     sheet = None if args.sheet is None else load_sheet(args.sheet)
     if sheet is not None:
         _sheet_seats(sheet, args.sheet, list(references))  # checked before the photo is read
@@ -108,33 +119,36 @@ def run(args: argparse.Namespace) -> int:
         colours = back_colours(list(backs))
         drawn = annotate(image, cards, colours)
         write_annotated(args.annotate, with_legend(drawn, legend, colours))
-    points = {name: round_score(count, left.get(name, 0)) for name, count in counts.items()}
+    points = {
+        name: round_score(count, left.get(name, 0)) + bonus.get(name, 0)
+        for name, count in counts.items()
+    }
     if args.json:
         sys.stdout.write(json.dumps(counts) + "\n")
+    elif args.left or args.bonus or sheet:
+        sys.stdout.write(_points_table(counts, left, bonus, points))
     else:
-        sys.stdout.write(_count_table(counts, left, points if args.left or sheet else None))
+        sys.stdout.write(_count_table(counts))
     if sheet is not None:
         _add_round(sheet, args.sheet, points, args.image, quiet=args.json)
     return 0
 
 
-def nerts_left(specs: list[str], names: list[str]) -> dict[str, int]:
-    """`--left NAME=N` specs as cards left per back name; a `UserError` naming the spec."""
-    left: dict[str, int] = {}
+def named_numbers(option: str, specs: list[str], names: list[str], maximum: int) -> dict[str, int]:
+    """`option`'s `NAME=N` specs, N in 0..`maximum`, by back name; a `UserError` naming the
+    spec."""
+    numbers: dict[str, int] = {}
     for spec in specs:
         name, _, number = spec.partition("=")
         if name not in names:
             known = ", ".join(names)
-            raise UserError(f"--left {spec!r}: no back is named {name!r} (backs: {known})")
-        if name in left:
-            raise UserError(f"--left gives {name!r} twice")
-        if not number.isdigit() or int(number) > NERTS_PILE_MAX:
-            raise UserError(
-                f"--left takes NAME=N, N the cards left in the Nerts pile "
-                f"(0-{NERTS_PILE_MAX}); got {spec!r}"
-            )
-        left[name] = int(number)
-    return left
+            raise UserError(f"{option} {spec!r}: no back is named {name!r} (backs: {known})")
+        if name in numbers:
+            raise UserError(f"{option} gives {name!r} twice")
+        if not number.isdigit() or int(number) > maximum:
+            raise UserError(f"{option} takes NAME=N, N from 0 to {maximum}; got {spec!r}")
+        numbers[name] = int(number)
+    return numbers
 
 
 def _sheet_seats(sheet: Scoresheet, path: Path, names: list[str]) -> dict[int, int]:
@@ -158,17 +172,22 @@ def _add_round(
         sys.stdout.write(f"\nround {len(sheet.rounds)} added to {path}\n" + format_sheet(sheet))
 
 
-def _count_table(
-    counts: dict[str, int], left: dict[str, int], points: dict[str, int] | None
-) -> str:
-    """Each back's count, and with `points` the cards left in its Nerts pile and its points."""
+def _count_table(counts: dict[str, int]) -> str:
     width = max(5, *map(len, counts))
-    if points is None:
-        rows = [f"{name:<{width}}  {count:>3}" for name, count in counts.items()]
-        return "\n".join([*rows, f"{'total':<{width}}  {sum(counts.values()):>3}"]) + "\n"
-    header = f"{'back':<{width}}  cards  left  points"
-    rows = [
-        f"{name:<{width}}  {count:>5}  {left.get(name, 0):>4}  {points[name]:>+6d}"
-        for name, count in counts.items()
-    ]
-    return "\n".join([header, *rows, f"{'total':<{width}}  {sum(counts.values()):>5}"]) + "\n"
+    rows = [f"{name:<{width}}  {count:>3}" for name, count in counts.items()]
+    return "\n".join([*rows, f"{'total':<{width}}  {sum(counts.values()):>3}"]) + "\n"
+
+
+def _points_table(
+    counts: dict[str, int], left: dict[str, int], bonus: dict[str, int], points: dict[str, int]
+) -> str:
+    """Each back's cards, cards left in its Nerts pile, bonus (if any is given) and points."""
+    width = max(5, *map(len, counts))
+    bonus_title, total = ("  bonus" if bonus else ""), sum(counts.values())
+    rows = [f"{'back':<{width}}  cards  left{bonus_title}  points"]
+    for name, count in counts.items():
+        extra = f"  {bonus.get(name, 0):>5}" if bonus else ""
+        rows.append(
+            f"{name:<{width}}  {count:>5}  {left.get(name, 0):>4}{extra}  {points[name]:>+6d}"
+        )
+    return "\n".join([*rows, f"{'total':<{width}}  {total:>5}"]) + "\n"

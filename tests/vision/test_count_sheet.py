@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from nerts.cli import main
-from nerts.commands.count import NERTS_PILE_MAX, _count_table
+from nerts.commands.count import BONUS_MAX, NERTS_PILE_MAX, _count_table, _points_table
 from nerts.sheets import load_sheet
 from tests.vision.test_identify import count_spread
 from tests.vision.test_user_errors import exit_status
@@ -24,25 +24,31 @@ def test_the_counted_round_is_added_to_the_sheet(
     game = tmp_path / "club.jsonl"
     _new_sheet(game, "Blue", "Red")  # seats in another order than the backs, names in capitals
     capsys.readouterr()
-    options = ("--left", "blue=2", "--sheet", str(game))
+    options = ("--left", "blue=2", "--bonus", "red=10", "--sheet", str(game))
     assert count_spread(tmp_path, capsys, options=options) == {"red": 3, "blue": 3}
     sheet = load_sheet(game)
-    assert sheet.rounds == [{0: 3 - 2 * 2, 1: 3}]
+    assert sheet.rounds == [{0: 3 - 2 * 2, 1: 3 + 10}]
     entry = json.loads(game.read_text().splitlines()[-1])
     assert entry == {
         "type": "round",
-        "scores": {"0": -1, "1": 3},
+        "scores": {"0": -1, "1": 13},
         "source": str(tmp_path / "spread.png"),
     }
 
 
-def test_the_table_shows_points_only_when_asked() -> None:
+def test_the_table_shows_points_and_bonus_columns_only_when_asked() -> None:
     counts = {"anna": 12, "ben": 10}
-    assert _count_table(counts, {}, None) == "anna    12\nben     10\ntotal   22\n"
-    assert _count_table(counts, {"ben": 4}, {"anna": 12, "ben": 2}) == (
+    assert _count_table(counts) == "anna    12\nben     10\ntotal   22\n"
+    assert _points_table(counts, {"ben": 4}, {}, {"anna": 12, "ben": 2}) == (
         "back   cards  left  points\n"
         "anna      12     0     +12\n"
         "ben       10     4      +2\n"
+        "total     22\n"
+    )
+    assert _points_table(counts, {}, {"anna": 10}, {"anna": 22, "ben": 10}) == (
+        "back   cards  left  bonus  points\n"
+        "anna      12     0     10     +22\n"
+        "ben       10     0      0     +10\n"
         "total     22\n"
     )
 
@@ -57,11 +63,9 @@ def photo(tmp_path: Path) -> Path:
     ("arguments", "message"),
     [
         (["--left", "cleo=1"], "--left 'cleo=1': no back is named 'cleo' (backs: anna, ben)"),
-        (
-            ["--left", "ben=x"],
-            f"--left takes NAME=N, N the cards left in the Nerts pile (0-{NERTS_PILE_MAX}); "
-            "got 'ben=x'",
-        ),
+        (["--left", "ben=x"], f"--left takes NAME=N, N from 0 to {NERTS_PILE_MAX}; got 'ben=x'"),
+        (["--bonus", "ben=+5"], f"--bonus takes NAME=N, N from 0 to {BONUS_MAX}; got 'ben=+5'"),
+        (["--bonus", f"ben={BONUS_MAX + 1}"], f"got 'ben={BONUS_MAX + 1}'"),
         (["--left", "ben=-1"], "got 'ben=-1'"),
         (["--left", f"ben={NERTS_PILE_MAX + 1}"], f"got 'ben={NERTS_PILE_MAX + 1}'"),
         (["--left", "ben=1", "ben=2"], "--left gives 'ben' twice"),
