@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from nerts.errors import UserError, make_folder
+from nerts.limits import DECODE_PIXELS_MAX
 
 # Each module registers one or more subcommands; order is the order shown in --help.
 COMMAND_MODULES = (
@@ -80,6 +82,9 @@ def configure_logging(verbosity: int, log_file: str | None) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # Before the commands' modules import OpenCV, which reads it once: a photo too large to
+    # use is refused from its header, not decoded into gigabytes first.
+    os.environ.setdefault("OPENCV_IO_MAX_IMAGE_PIXELS", str(DECODE_PIXELS_MAX))
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

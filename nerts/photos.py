@@ -9,23 +9,46 @@ import cv2
 import numpy as np
 
 from nerts.errors import UserError, make_folder
+from nerts.limits import DECODE_PIXELS_MAX, MAX_MEGAPIXELS
 
-MAX_MEGAPIXELS = 64
-"""Larger photos are refused: the commands are made for 1-24 megapixel camera photos, and
-decoding much larger ones takes gigabytes (a 64 MP photo is 192 MB as pixels, and the
-detectors' letterboxes and tiles copy it) for no gain, as the models look at it shrunk."""
 MIN_SIDE_PX = 32
 """Photos narrower or lower than this hold no card the models could find (cards are found
 from about 50 px long); refused with a clear message."""
 
 
-def read_photo(path: Path) -> np.ndarray:
+def check_photo(path: Path) -> None:
+    """A `UserError` unless `path` is a file of a kind OpenCV decodes (told from its first
+    bytes, without decoding it): every photo is checked before the first is worked on."""
     if path.is_dir():
         raise UserError(f"{path} is a folder: give the photos in it, e.g. {path / '*.jpg'}")
     if not path.is_file():
         found = path.exists()
         raise UserError(f"{path} is not a regular file" if found else f"image not found: {path}")
-    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    try:
+        with path.open("rb"):
+            pass
+    except OSError as error:
+        raise UserError(f"cannot read image {path}: {error.strerror or error}") from None
+    if not cv2.haveImageReader(str(path)):
+        raise UserError(f"cannot read image {path} (not a picture OpenCV can decode)")
+
+
+def decode(path: Path, flags: int = cv2.IMREAD_COLOR) -> np.ndarray | None:
+    """`cv2.imread`, None where it cannot decode the file; a `UserError` for a picture larger
+    than the commands take, which OpenCV refuses by raising."""
+    try:
+        return cv2.imread(str(path), flags)
+    except cv2.error as error:
+        if "CV_IO_MAX_IMAGE_PIXELS" in str(error):
+            raise UserError(f"image {path} is larger than {MAX_MEGAPIXELS} megapixels") from None
+        raise UserError(
+            f"cannot read image {path}: {str(error).strip().splitlines()[-1]}"
+        ) from None
+
+
+def read_photo(path: Path) -> np.ndarray:
+    check_photo(path)
+    image = decode(path)
     if image is None:
         raise UserError(f"cannot read image {path} (not a picture OpenCV can decode)")
     height, width = image.shape[:2]
@@ -39,7 +62,7 @@ def read_photo(path: Path) -> np.ndarray:
             f"image {path} is cut short: its last rows are the grey a JPEG decoder puts where "
             "data is missing (copy the file again)"
         )
-    if height * width > MAX_MEGAPIXELS * 1_000_000:
+    if height * width > DECODE_PIXELS_MAX:
         raise UserError(f"image {path} is larger than {MAX_MEGAPIXELS} megapixels")
     return image
 
@@ -47,15 +70,22 @@ def read_photo(path: Path) -> np.ndarray:
 JPEG_MISSING_GREY = 128
 """What libjpeg paints every pixel of a truncated JPEG's missing part (OpenCV only warns)."""
 CUT_SHORT_ROWS = 8
-"""Bottom rows of exactly that grey, one block high, that mark a JPEG as cut short: a real
-photo's rows always vary, so the check costs no true photo."""
+"""Bottom rows of exactly that grey, one block high, that mark a JPEG as cut short."""
+JPEG_END = b"\xff\xd9"
+"""The marker a whole JPEG ends with (before any padding of zeros)."""
+JPEG_TAIL_BYTES = 64
 
 
 def _cut_short(path: Path, image: np.ndarray) -> bool:
+    """A JPEG that does not end with its end marker and whose last rows are the decoder's
+    grey; a whole photo padded with that grey is not taken for one cut short. (Some cameras
+    append data after the marker; their photos' last rows are not one flat grey.)"""
     with path.open("rb") as handle:
         if handle.read(2) != b"\xff\xd8":  # not a JPEG
             return False
-    return bool((image[-CUT_SHORT_ROWS:] == JPEG_MISSING_GREY).all())
+        handle.seek(max(2, path.stat().st_size - JPEG_TAIL_BYTES))
+        ended = handle.read().rstrip(b"\x00").endswith(JPEG_END)
+    return not ended and bool((image[-CUT_SHORT_ROWS:] == JPEG_MISSING_GREY).all())
 
 
 def picture_path(text: str) -> Path:
@@ -74,3 +104,12 @@ def write_annotated(path: Path, image: np.ndarray) -> None:
         raise UserError(f"cannot write {path}: {error}") from None
     if not written:
         raise UserError(f"cannot write {path}")
+
+
+def refuse_overwriting(outputs: list[Path], inputs: list[Path]) -> None:
+    """A `UserError` if a picture in `outputs` (--annotate) would be written over one of the
+    `inputs` (the photos and back references given)."""
+    given = {path.resolve() for path in inputs}
+    for output in outputs:
+        if output.resolve() in given:
+            raise UserError(f"--annotate would write {output} over an input; name another file")

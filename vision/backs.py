@@ -294,7 +294,16 @@ class BackMatcher:
 def read_reference(name: str, path: Path) -> np.ndarray:
     """The picture at `path` of back `name`, BGR (a transparent design file `_on_white`);
     `BackReferenceError` if it cannot be used."""
-    image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+    try:
+        image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+        if image is not None and not (image.ndim == 3 and image.shape[2] == 4):
+            # Read again as photos are, turned as the camera's orientation tag says (which
+            # IMREAD_UNCHANGED ignores); only a transparent design file needs its alpha.
+            image = cv2.imread(str(path), cv2.IMREAD_COLOR | cv2.IMREAD_ANYDEPTH)
+    except cv2.error as error:
+        too_large = "CV_IO_MAX_IMAGE_PIXELS" in str(error)
+        reason = "more pixels than OpenCV decodes" if too_large else str(error).strip()
+        raise BackReferenceError(f"back {name!r}: cannot read image {path}: {reason}") from None
     if image is None:
         raise BackReferenceError(f"back {name!r}: cannot read image {path}")
     if image.dtype == np.uint16:  # 16-bit PNG and TIFF files

@@ -11,7 +11,7 @@ from pathlib import Path
 from nerts.backs import back_references, read_backs, registered_backs
 from nerts.commands.identify import load_reader
 from nerts.errors import UserError
-from nerts.photos import picture_path, read_photo, write_annotated
+from nerts.photos import picture_path, read_photo, refuse_overwriting, write_annotated
 from nerts.sheets import append_entries, format_sheet, load_sheet
 from referee.errors import RefereeInputError
 from referee.scoresheet import Scoresheet
@@ -60,7 +60,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=EPILOG,
     )
-    parser.add_argument("image", type=Path, metavar="IMAGE")
+    # Optional to argparse only so that a photo swallowed by --backs is named (`_photo`).
+    parser.add_argument("image", type=Path, nargs="?", metavar="IMAGE")
     parser.add_argument(
         "--backs",
         nargs="+",
@@ -103,7 +104,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    args.image = _photo(args.image, args.backs)
     references = back_references(args.backs)
+    if args.annotate:
+        refuse_overwriting([args.annotate], [args.image, *references.values()])
     left = named_numbers("--left", args.left, list(references), NERTS_PILE_MAX)
     bonus = named_numbers("--bonus", args.bonus, list(references), BONUS_MAX)
     sheet = None if args.sheet is None else load_sheet(args.sheet)
@@ -132,6 +136,18 @@ def run(args: argparse.Namespace) -> int:
     if sheet is not None:
         _add_round(sheet, args.sheet, points, args.image, quiet=args.json)
     return 0
+
+
+def _photo(image: Path | None, backs: list[str]) -> Path:
+    if image is not None:
+        return image
+    swallowed = [spec for spec in backs if "=" not in spec]
+    if swallowed:
+        raise UserError(
+            f"no IMAGE: {swallowed[-1]!r} was read as a --backs value; give the photo before "
+            "--backs (nerts count IMAGE --backs NAME=REF ...)"
+        )
+    raise UserError("give the photo to count: nerts count IMAGE --backs NAME=REF ...")
 
 
 def named_numbers(option: str, specs: list[str], names: list[str], maximum: int) -> dict[str, int]:

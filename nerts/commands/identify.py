@@ -6,11 +6,20 @@ import argparse
 import json
 import sys
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
+
+from tqdm import tqdm
 
 from nerts.backs import back_references, read_backs, registered_backs
 from nerts.errors import UserError
-from nerts.photos import picture_path, read_photo, write_annotated
+from nerts.photos import (
+    check_photo,
+    picture_path,
+    read_photo,
+    refuse_overwriting,
+    write_annotated,
+)
 from referee.cards import Card
 from vision.annotate import annotate, back_colours
 from vision.identify import CardReader, with_backs
@@ -38,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="example:\n  nerts identify table.jpg --annotate found.png",
     )
-    parser.add_argument("images", nargs="+", type=Path, metavar="IMAGE")
+    parser.add_argument("images", nargs="+", metavar="IMAGE")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument(
         "--annotate",
@@ -75,35 +84,62 @@ def annotated_path(base: Path, number: int, total: int) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Every photo is checked before the first is read, then each is read, worked on and let
+    go in turn (a hundred 24-megapixel photos need not fit in memory together). A photo that
+    turns out unreadable stops the run; with --json the photos done so far are printed."""
+    names = list(dict.fromkeys(args.images))  # each photo once, keyed as given
     references = back_references(args.backs)
-    photos = [(path, read_photo(path)) for path in args.images]
+    for name in names:
+        if not name:
+            raise UserError("an image path is empty")
+        check_photo(Path(name))
+    if args.annotate:
+        outputs = [annotated_path(args.annotate, n, len(names)) for n in range(1, len(names) + 1)]
+        refuse_overwriting(outputs, [Path(name) for name in names] + list(references.values()))
     images = read_backs(references)
     reader = load_reader()
     matcher = registered_backs(references, images, reader)[1] if references else None
-    results = {}
-    for number, (path, image) in enumerate(photos, start=1):
-        cards = reader.read(image, tiled=args.tiled)
-        if matcher is not None:
-            cards = with_backs(cards, image, matcher)
-        results[str(path)] = [card.to_json() for card in cards]
-        if args.annotate:
-            out = annotated_path(args.annotate, number, len(photos))
-            write_annotated(out, annotate(image, cards, back_colours(list(references))))
-    if args.json:
-        sys.stdout.write(json.dumps(results, indent=1) + "\n")
-        return 0
-    for path, found in results.items():
-        up = [c for c in found if c["face_up"]]
-        named = sorted((str(c["card"]) for c in up if c["card"]), key=_card_order)
-        sys.stdout.write(
-            f"{path}: {len(up)} face up ({len(named)} named), {len(found) - len(up)} face down\n"
-        )
-        if named:
-            sys.stdout.write("  " + " ".join(named) + "\n")
-        backs = Counter(str(c["back"]) for c in found if not c["face_up"] and c["back"])
-        if backs:
-            sys.stdout.write("  backs: " + ", ".join(f"{n} {k}" for n, k in backs.items()) + "\n")
+    colours = back_colours(list(references))
+    results: dict[str, list[dict[str, object]]] = {}
+    try:
+        for number, name in enumerate(_progress(names), start=1):
+            image = read_photo(Path(name))
+            cards = reader.read(image, tiled=args.tiled)
+            if matcher is not None:
+                cards = with_backs(cards, image, matcher)
+            results[name] = [card.to_json() for card in cards]
+            if args.annotate:
+                out = annotated_path(args.annotate, number, len(names))
+                write_annotated(out, annotate(image, cards, colours))
+            if not args.json:
+                sys.stdout.write(_table(name, results[name]))
+                sys.stdout.flush()
+    finally:
+        if args.json:
+            sys.stdout.write(json.dumps(results, indent=1) + "\n")
     return 0
+
+
+PROGRESS_FROM_PHOTOS = 3
+"""A progress bar is shown (on a terminal) from this many photos."""
+
+
+def _progress(names: list[str]) -> Iterable[str]:
+    if len(names) < PROGRESS_FROM_PHOTOS:
+        return names
+    return tqdm(names, unit=" photo", desc="identifying", leave=False, disable=None)
+
+
+def _table(path: str, found: list[dict[str, object]]) -> str:
+    up = [c for c in found if c["face_up"]]
+    named = sorted((str(c["card"]) for c in up if c["card"]), key=_card_order)
+    lines = [f"{path}: {len(up)} face up ({len(named)} named), {len(found) - len(up)} face down"]
+    if named:
+        lines.append("  " + " ".join(named))
+    backs = Counter(str(c["back"]) for c in found if not c["face_up"] and c["back"])
+    if backs:
+        lines.append("  backs: " + ", ".join(f"{n} {k}" for n, k in backs.items()))
+    return "\n".join(lines) + "\n"
 
 
 def _card_order(name: str) -> tuple[int, str]:

@@ -3,6 +3,8 @@ traceback."""
 
 from __future__ import annotations
 
+import json
+import zlib
 from pathlib import Path
 
 import cv2
@@ -28,14 +30,28 @@ def files(tmp_path: Path) -> dict[str, Path]:
     noise = np.random.default_rng(0).integers(0, 256, (200, 200, 3), np.uint8)
     cut = tmp_path / "cut.jpg"
     cut.write_bytes(cv2.imencode(".jpg", noise)[1].tobytes()[:20_000])  # half a photo
+    giga = tmp_path / "giga.png"
+    giga.write_bytes(_png_header(40_000, 30_000))
     return {
         "photo": photo,
         "back": back,
         "text": text,
         "strip": strip,
         "cut": cut,
+        "giga": giga,
         "folder": tmp_path,
     }
+
+
+def _png_header(width: int, height: int) -> bytes:
+    """A PNG that says it is `width` x `height` (8-bit RGB) and holds almost no pixel data:
+    OpenCV refuses a picture over its pixel limit from the header alone."""
+    fields = width.to_bytes(4, "big") + height.to_bytes(4, "big") + bytes([8, 2, 0, 0, 0])
+    chunks = [(b"IHDR", fields), (b"IDAT", zlib.compress(bytes(1))), (b"IEND", b"")]
+    return b"\x89PNG\r\n\x1a\n" + b"".join(
+        len(data).to_bytes(4, "big") + kind + data + zlib.crc32(kind + data).to_bytes(4, "big")
+        for kind, data in chunks
+    )
 
 
 CASES = {
@@ -80,6 +96,24 @@ CASES = {
     "identify, reference not a picture": (
         ["identify", "{photo}", "--backs", "a={text}"],
         "cannot read image {text}",
+    ),
+    "an empty path": (["identify", "{photo}", ""], "an image path is empty"),
+    "over the pixel limit": (["identify", "{giga}"], "image {giga} is larger than 64 megapixels"),
+    "reference over the pixel limit": (
+        ["count", "{photo}", "--backs", "a={giga}"],
+        "back 'a': cannot read image {giga}: more pixels than OpenCV decodes",
+    ),
+    "annotation over the photo": (
+        ["identify", "{photo}", "--annotate", "{photo}"],
+        "--annotate would write {photo} over an input; name another file",
+    ),
+    "annotation over a reference": (
+        ["count", "{photo}", "--backs", "a={back}", "--annotate", "{back}"],
+        "--annotate would write {back} over an input",
+    ),
+    "count, the photo after --backs": (
+        ["count", "--backs", "a={back}", "{photo}"],
+        "no IMAGE: '{photo}' was read as a --backs value; give the photo before --backs",
     ),
 }
 
@@ -139,3 +173,50 @@ def test_a_whole_jpeg_is_not_taken_for_one_cut_short(tmp_path: Path) -> None:
     whole = tmp_path / "whole.jpg"
     whole.write_bytes(cv2.imencode(".jpg", noise)[1].tobytes())
     assert read_photo(whole).shape == (200, 200, 3)
+
+
+def test_a_whole_jpeg_padded_with_the_decoders_grey_is_not_taken_for_one_cut_short(
+    tmp_path: Path,
+) -> None:
+    noise = np.random.default_rng(0).integers(0, 256, (200, 200, 3), np.uint8)
+    noise[-40:] = JPEG_MISSING_GREY  # its end marker says it is whole
+    whole = tmp_path / "padded.jpg"
+    whole.write_bytes(cv2.imencode(".jpg", noise)[1].tobytes())
+    assert read_photo(whole).shape == (200, 200, 3)
+
+
+def _with_orientation(jpeg: bytes, orientation: int) -> bytes:
+    """`jpeg` with an EXIF block whose orientation tag is `orientation` (6: the camera was
+    turned, the picture must be turned 90 degrees clockwise to be seen upright)."""
+    entry = (0x0112).to_bytes(2, "big") + (3).to_bytes(2, "big") + (1).to_bytes(4, "big")
+    entry += orientation.to_bytes(2, "big") + bytes(2)
+    tiff = b"MM\x00\x2a" + (8).to_bytes(4, "big") + (1).to_bytes(2, "big") + entry + bytes(4)
+    body = b"Exif\x00\x00" + tiff
+    return jpeg[:2] + b"\xff\xe1" + (len(body) + 2).to_bytes(2, "big") + body + jpeg[2:]
+
+
+def test_a_back_reference_is_turned_as_its_photo_says_like_a_photo(tmp_path: Path) -> None:
+    upright = np.zeros((176, 126, 3), np.uint8)
+    upright[:40] = (0, 0, 255)  # red at the top
+    stored = np.rot90(upright, 1)  # as a phone held sideways stores it
+    jpeg = cv2.imencode(".jpg", np.ascontiguousarray(stored))[1].tobytes()
+    path = tmp_path / "back.jpg"
+    path.write_bytes(_with_orientation(jpeg, 6))
+    reference = read_reference("anna", path)
+    assert reference.shape == (176, 126, 3)
+    assert reference[:30, :, 2].mean() > 200 and reference[-30:, :, 2].mean() < 50
+    assert np.array_equal(read_photo(path), reference)
+
+
+def test_identify_keys_photos_as_given_and_keeps_those_done_when_a_later_one_fails(
+    files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = files["folder"] / "broken.png"
+    broken.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(100))  # a PNG only by its first bytes
+    given = f"{files['folder']}/./table.png"
+    assert exit_status(["identify", given, given, str(broken), "--json"]) == 2
+    out, err = capsys.readouterr()
+    assert json.loads(out) == {given: []}
+    assert err.splitlines()[-1].endswith(
+        f"cannot read image {broken} (not a picture OpenCV can decode)"
+    )
