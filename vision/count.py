@@ -13,6 +13,7 @@ from vision.backs import BackMatcher
 from vision.detections import CardDetection
 from vision.geometry import portrait_order, seen_width
 from vision.identify import CardReader, with_backs
+from vision.markers import off_markers
 from vision.onnx_models import DETECTION_IOU_MAX
 from vision.tiles import detect_tiled
 
@@ -63,6 +64,7 @@ def count_backs(
         for card in raw
         if not card.index_corner
     ]
+    cards = off_markers(cards, image)
     cards = with_backs(_not_table(_not_between(_card_sized(cards)), image), image, matcher)
     counts = Counter(card.back for card in cards if card.back is not None)
     return {name: counts.get(name, 0) for name in matcher.features}, cards

@@ -11,12 +11,25 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.geometry import INDEX_WINDOW_MM, LEGACY_INDEX_WINDOW_MM
+from vision.geometry import (
+    INDEX_WINDOW_MM,
+    LEGACY_INDEX_WINDOW_MM,
+    card_from_window,
+    card_length,
+)
 
 log = logging.getLogger(__name__)
 
 DETECTION_SCORE_MIN = 0.35
 """A card needs at least this detector score to be reported."""
+MIN_CARD_LENGTH_PX = 25.0
+"""A detection of a card (or an index corner implying one) shorter than this in the photo is
+dropped: half the smallest card the commands are made for (50 px) and under the smallest the
+detectors were trained on (37 px). A small photo is enlarged to the detector's input, and there
+the detector had found hundreds of specks 1-6 px long in a 40 px picture of noise, and on tiles
+specks 12-25 px long along a table's edge. On the tuning renders (val seed 9, hand fans seed
+11) and the edje train photos, floors of 20, 25 and 30 px named the same cards and dropped 2
+of 54 face-down reports on no card."""
 DETECTION_IOU_MAX = 0.45
 """Two detections overlapping more than this are one card (non-maximum suppression)."""
 LETTERBOX_GREY = 114
@@ -172,6 +185,8 @@ class CardDetector:
             points = output[i, 4 + classes :].reshape(-1, 3)[:, :2]
             quad = (points - pad) / scale
             name = self.names[int(best[i])]
+            if _implied_card_length(quad, name == INDEX_CORNER_CLASS) < MIN_CARD_LENGTH_PX:
+                continue
             face_up = name in ("card_face_up", INDEX_CORNER_CLASS)
             cards.append(
                 RawCard(
@@ -244,6 +259,12 @@ class IndexClassifier:
         return np.concatenate(
             [self.session.run(None, {self.input_name: t[None]})[0] for t in tensor]
         )
+
+
+def _implied_card_length(quad: np.ndarray, index_corner: bool) -> float:
+    """The length in the photo of the card a detection outlines, or whose index window it
+    outlines."""
+    return card_length(card_from_window(quad, CORNER_WINDOW_MM) if index_corner else quad)
 
 
 def _with_sure_overlaps(
