@@ -31,8 +31,9 @@ where they are darker, so a plain back and one of its colour with a faint pictur
 apart. It searches the whole photo and four overlapping tiles of it, so a photo of the whole
 table works; take it from above, cards at least about 60 px long. Keep other cards out of the
 photo: every card found is taken for a back (some backs are pictures) and counted for the
-nearest reference. Two references that look the same to it (one design printed twice) are
-warned about: their cards cannot be told apart.
+nearest reference (the referee's table markers are known and not counted). Two references
+that look the same to it (one design printed twice) are warned about: their cards cannot be
+told apart.
 
 With --left, each player's round points are printed too: +1 for each of their cards counted,
 -2 for each card left in their Nerts pile, plus any --bonus. With --sheet, that round is added
