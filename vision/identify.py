@@ -28,6 +28,7 @@ from vision.geometry import (
     seen_width,
     uncovered,
 )
+from vision.markers import off_markers
 from vision.onnx_models import (
     CORNER_WINDOW_MM,
     DETECTION_SCORE_MIN,
@@ -320,7 +321,8 @@ class CardReader:
             "%d face-up cards and %d index corners found; %d of the corners name a card",
             len(face_up), len(corners), len(named_alone),
         )  # fmt: skip
-        return _without_duplicates(found)
+        # The referee's table markers look like cards to the detectors.
+        return off_markers(_without_duplicates(found), image)
 
     def fanned_under(self, image: np.ndarray, found: list[CardDetection]) -> list[CardDetection]:
         """Cards fanned under named ones that neither detector found: an index is looked for
