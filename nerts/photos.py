@@ -33,11 +33,11 @@ def check_photo(path: Path) -> None:
         raise UserError(f"cannot read image {path} (not a picture OpenCV can decode)")
 
 
-def decode(path: Path, flags: int = cv2.IMREAD_COLOR) -> np.ndarray | None:
-    """`cv2.imread`, None where it cannot decode the file; a `UserError` for a picture larger
-    than the commands take, which OpenCV refuses by raising."""
+def decode(path: Path) -> np.ndarray | None:
+    """`cv2.imread` in colour, None where it cannot decode the file; a `UserError` for a
+    picture larger than the commands take, which OpenCV refuses by raising."""
     try:
-        return cv2.imread(str(path), flags)
+        return cv2.imread(str(path), cv2.IMREAD_COLOR)
     except cv2.error as error:
         if "CV_IO_MAX_IMAGE_PIXELS" in str(error):
             raise UserError(f"image {path} is larger than {MAX_MEGAPIXELS} megapixels") from None

@@ -20,14 +20,16 @@ BACK_BGR: tuple[BGR, ...] = (
     (0, 120, 255),
     (255, 255, 255),
     (160, 90, 255),
-    (40, 40, 40),
+    (150, 40, 110),
 )
-"""Yellow, magenta, green, cyan, orange, white, pink, black: one per registered back, in the
+"""Yellow, magenta, green, cyan, orange, white, pink, purple: one per registered back, in the
 order given (cycled past eight), told apart at a glance whatever the backs' own colours. A
 card matched to a back is outlined in its colour, and the legend frames the back in it, so a
 card counted for the wrong player stands out."""
-LIGHT_LABEL_MIN = 140
-"""A label ground at least this bright (its mean channel) takes black text, a darker one white."""
+LIGHT_LABEL_MIN = 128
+"""A label ground at least this bright (`_luma`) takes black text, a darker one white."""
+LUMA_BGR = (0.114, 0.587, 0.299)
+"""How much blue, green and red each add to the brightness the eye sees (ITU-R BT.601)."""
 
 
 TEXT_SIZE_FOR_PX = 900
@@ -164,7 +166,7 @@ def _patch_label(out: np.ndarray, text: str, centre: np.ndarray, scale: float, c
     left, bottom = round(centre[0] - width / 2), round(centre[1] + height / 2)
     top_left = (left - pad, bottom - height - pad)
     cv2.rectangle(out, top_left, (left + width + pad, bottom + baseline + pad), colour, cv2.FILLED)
-    ink = (0, 0, 0) if sum(colour) / 3 >= LIGHT_LABEL_MIN else (255, 255, 255)
+    ink = (0, 0, 0) if float(np.dot(LUMA_BGR, colour)) >= LIGHT_LABEL_MIN else (255, 255, 255)
     cv2.putText(
         out, text, (left, bottom), cv2.FONT_HERSHEY_SIMPLEX, font_scale, ink, stroke, cv2.LINE_AA
     )

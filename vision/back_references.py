@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 from vision.geometry import RECTIFIED_SIZE, card_length, intersection_over_union, rectify
+from vision.markers import on_a_marker, table_markers
 from vision.onnx_models import LETTERBOX_GREY, RawCard
 
 GROUND_SCALE = 3
@@ -107,6 +108,8 @@ def back_image(image: np.ndarray, detector: Detector) -> BackImage:
         ],
         key=lambda card: -card[1],
     )
+    markers = table_markers(image)  # a photo taken on the referee's table may show one
+    found = [(quad, score) for quad, score in found if not on_a_marker(quad, markers)]
     quad, score = found[0] if found else (whole, 0.0)
     if score < CARD_FOUND_SCORE_MIN:
         why = "no card found clearly in it"

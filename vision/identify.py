@@ -16,7 +16,6 @@ from vision.detections import CardDetection
 from vision.geometry import (
     RECTIFIED_PX_PER_MM,
     card_from_window,
-    card_length,
     card_window,
     face_crop,
     index_crops,
@@ -37,6 +36,7 @@ from vision.onnx_models import (
     Letterboxed,
     ModelFileError,
     RawCard,
+    implied_card_length,
 )
 from vision.tiles import detect_tiled
 
@@ -276,7 +276,7 @@ class CardReader:
         if not self.detector.resizable or self.close_look_side is None:
             return None
         lengths = [
-            card_length(card_from_window(corner.quad, CORNER_WINDOW_MM))
+            implied_card_length(corner.quad, index_corner=True)
             for corner in corners
             if corner.score >= FAINT_CORNER_SCORE
         ]

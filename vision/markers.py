@@ -33,11 +33,12 @@ def table_markers(image: np.ndarray) -> list[np.ndarray]:
     return quads
 
 
+def on_a_marker(quad: np.ndarray, markers: list[np.ndarray]) -> bool:
+    """Whether a detection's `quad` is one of the `markers` (`table_markers`)."""
+    return any(overlap_of_smaller(quad, marker) >= ON_MARKER_SHARE for marker in markers)
+
+
 def off_markers(cards: list[CardDetection], image: np.ndarray) -> list[CardDetection]:
     """The `cards` that are not one of the table's markers."""
     markers = table_markers(image)
-    return [
-        card
-        for card in cards
-        if all(overlap_of_smaller(card.quad, marker) < ON_MARKER_SHARE for marker in markers)
-    ]
+    return [card for card in cards if not on_a_marker(card.quad, markers)]

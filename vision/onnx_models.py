@@ -22,7 +22,7 @@ log = logging.getLogger(__name__)
 
 DETECTION_SCORE_MIN = 0.35
 """A card needs at least this detector score to be reported."""
-MIN_CARD_LENGTH_PX = 25.0
+MIN_FOUND_CARD_PX = 25.0
 """A detection of a card (or an index corner implying one) shorter than this in the photo is
 dropped: half the smallest card the commands are made for (50 px) and under the smallest the
 detectors were trained on (37 px). A small photo is enlarged to the detector's input, and there
@@ -185,7 +185,7 @@ class CardDetector:
             points = output[i, 4 + classes :].reshape(-1, 3)[:, :2]
             quad = (points - pad) / scale
             name = self.names[int(best[i])]
-            if _implied_card_length(quad, name == INDEX_CORNER_CLASS) < MIN_CARD_LENGTH_PX:
+            if implied_card_length(quad, name == INDEX_CORNER_CLASS) < MIN_FOUND_CARD_PX:
                 continue
             face_up = name in ("card_face_up", INDEX_CORNER_CLASS)
             cards.append(
@@ -261,7 +261,7 @@ class IndexClassifier:
         )
 
 
-def _implied_card_length(quad: np.ndarray, index_corner: bool) -> float:
+def implied_card_length(quad: np.ndarray, index_corner: bool) -> float:
     """The length in the photo of the card a detection outlines, or whose index window it
     outlines."""
     return card_length(card_from_window(quad, CORNER_WINDOW_MM) if index_corner else quad)

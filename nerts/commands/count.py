@@ -57,12 +57,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser(
         "count",
         help="count face-down cards per deck back in a photo",
+        usage="nerts count IMAGE --backs NAME=REF [NAME=REF ...] [options]",
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=EPILOG,
     )
     # Optional to argparse only so that a photo swallowed by --backs is named (`_photo`).
-    parser.add_argument("image", type=Path, nargs="?", metavar="IMAGE")
+    parser.add_argument(
+        "image",
+        type=Path,
+        nargs="?",
+        metavar="IMAGE",
+        help="the photo of the face-down cards, given before --backs",
+    )
     parser.add_argument(
         "--backs",
         nargs="+",
@@ -71,7 +78,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="each player's back: a name and an image of that back",
     )
     parser.add_argument(
-        "--json", action="store_true", help='print {"NAME": count, ...} (the counts only)'
+        "--json",
+        action="store_true",
+        help='print {"NAME": count, ...}: the counts only (--sheet still records the points)',
     )
     parser.add_argument(
         "--annotate",
@@ -113,7 +122,11 @@ def run(args: argparse.Namespace) -> int:
     bonus = named_numbers("--bonus", args.bonus, list(references), BONUS_MAX)
     sheet = None if args.sheet is None else load_sheet(args.sheet)
     if sheet is not None:
-        _sheet_seats(sheet, args.sheet, list(references))  # checked before the photo is read
+        _check_sheet_players(sheet, args.sheet, list(references))  # before the photo is read
+    elif args.json and (left or bonus):
+        log.warning(
+            "--json prints the counts only: the points of --left/--bonus go nowhere without --sheet"
+        )
     image = read_photo(args.image)
     images = read_backs(references)
     reader = load_reader()
@@ -130,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
     }
     if args.json:
         sys.stdout.write(json.dumps(counts) + "\n")
-    elif args.left or args.bonus or sheet:
+    elif left or bonus or sheet is not None:
         sys.stdout.write(_points_table(counts, left, bonus, points))
     else:
         sys.stdout.write(_count_table(counts))
@@ -152,14 +165,16 @@ def _photo(image: Path | None, backs: list[str]) -> Path:
 
 
 def named_numbers(option: str, specs: list[str], names: list[str], maximum: int) -> dict[str, int]:
-    """`option`'s `NAME=N` specs, N in 0..`maximum`, by back name; a `UserError` naming the
-    spec."""
+    """`option`'s `NAME=N` specs, N in 0..`maximum`, by back name (matched ignoring case, as
+    the sheet's players are); a `UserError` naming the spec."""
+    by_folded = {name.casefold(): name for name in names}
     numbers: dict[str, int] = {}
     for spec in specs:
-        name, _, number = spec.partition("=")
-        if name not in names:
+        given, _, number = spec.partition("=")
+        name = by_folded.get(given.casefold())
+        if name is None:
             known = ", ".join(names)
-            raise UserError(f"{option} {spec!r}: no back is named {name!r} (backs: {known})")
+            raise UserError(f"{option} {spec!r}: no back is named {given!r} (backs: {known})")
         if name in numbers:
             raise UserError(f"{option} gives {name!r} twice")
         if not number.isdigit() or int(number) > maximum:
@@ -168,13 +183,15 @@ def named_numbers(option: str, specs: list[str], names: list[str], maximum: int)
     return numbers
 
 
-def _sheet_seats(sheet: Scoresheet, path: Path, names: list[str]) -> dict[int, int]:
-    """The sheet's seats of the back names (every player needs one); a `UserError` if they
-    do not fit."""
+def _check_sheet_players(sheet: Scoresheet, path: Path, names: list[str]) -> None:
+    """A `UserError` unless the back names are the sheet's players (or seat numbers), each
+    player with one back."""
     try:
-        return sheet.scores_from(dict.fromkeys(names, 0), complete=True)
+        sheet.scores_from(dict.fromkeys(names, 0), complete=True)
     except RefereeInputError as error:
-        raise UserError(f"{path}: {error}; name each back as its player is named there") from None
+        raise UserError(
+            f"{path}: {error}; give each player on the sheet a back, named as they are there"
+        ) from None
 
 
 def _add_round(

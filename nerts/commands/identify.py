@@ -66,9 +66,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--tiled",
         action="store_true",
-        help="also search 2 x 2 overlapping tiles of each photo: names more of the cards under "
-        "about 100 px long, but gives more wrong names too, none more on photos of larger "
-        "cards, and is about three times slower",
+        help="also search 2 x 2 overlapping tiles of each photo: names more cards under about "
+        "100 px long, but also more wrong ones; no gain on larger cards; about 3x slower",
     )
     parser.set_defaults(handler=run)
 
@@ -113,7 +112,8 @@ def run(args: argparse.Namespace) -> int:
                 out = annotated_path(args.annotate, number, len(names))
                 write_annotated(out, annotate(image, cards, colours))
             if not args.json:
-                sys.stdout.write(_table(name, results[name]))
+                # Through tqdm, so that a line never shares the progress bar's.
+                tqdm.write(_table(name, results[name]), file=sys.stdout, end="")
                 sys.stdout.flush()
     finally:
         if args.json:

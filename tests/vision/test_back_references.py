@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import cache
 
+import cv2
 import numpy as np
 import pytest
 
@@ -24,6 +25,7 @@ from vision.back_references import (
 from vision.backs import BackMatcher, _on_white
 from vision.geometry import RECTIFIED_SIZE, card_length, intersection_over_union, rectify
 from vision.identify import CardReader
+from vision.markers import TABLE_MARKER_DICTIONARY
 from vision.onnx_models import RawCard
 
 
@@ -226,3 +228,18 @@ def test_a_large_photo_is_shrunk_by_area_before_the_card_is_cut_and_put_on_the_g
     assert np.abs(inside[:, :, 2] - 127).max() <= 3 and inside[:, :, :2].max() <= 3
     # The photo itself, and a ground no larger than the limit (not 9 times the photo).
     assert sorted(detector.sides_seen) == [GROUND_LONG_SIDE_PX, max(image.shape[:2])]
+
+
+def test_a_table_marker_in_the_photo_is_not_taken_for_the_card() -> None:
+    image = _painted((RED, (40, 40, 103, 128)))
+    side, left, top = 70, 250, 120
+    rim = round(side * 7 / 55)
+    image[top - rim : top + side + rim, left - rim : left + side + rim] = 250
+    dictionary = cv2.aruco.getPredefinedDictionary(TABLE_MARKER_DICTIONARY)
+    image[top : top + side, left : left + side] = cv2.aruco.generateImageMarker(
+        dictionary, 0, side
+    )[..., None]
+    # The detector takes the marker (its black pixels) for a card, surer than of the card.
+    back = back_image(image, _PaintedCards({RED: 0.7, (0, 0, 0): 0.9}))
+    assert back.source is ReferenceSource.CUT_OUT and back.quad is not None
+    assert np.array_equal(back.quad, _quad(40, 40, 103, 128))

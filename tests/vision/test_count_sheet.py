@@ -22,9 +22,10 @@ def test_the_counted_round_is_added_to_the_sheet(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     game = tmp_path / "club.jsonl"
-    _new_sheet(game, "Blue", "Red")  # seats in another order than the backs, names in capitals
+    # Seats in another order than the backs; names matched ignoring case.
+    _new_sheet(game, "Blue", "Red")
     capsys.readouterr()
-    options = ("--left", "blue=2", "--bonus", "red=10", "--sheet", str(game))
+    options = ("--left", "BLUE=2", "--bonus", "red=10", "--sheet", str(game))
     assert count_spread(tmp_path, capsys, options=options) == {"red": 3, "blue": 3}
     sheet = load_sheet(game)
     assert sheet.rounds == [{0: 3 - 2 * 2, 1: 3 + 10}]
@@ -69,7 +70,7 @@ def photo(tmp_path: Path) -> Path:
         (["--left", "ben=-1"], "got 'ben=-1'"),
         (["--left", f"ben={NERTS_PILE_MAX + 1}"], f"got 'ben={NERTS_PILE_MAX + 1}'"),
         (["--left", "ben=1", "ben=2"], "--left gives 'ben' twice"),
-        (["--sheet", "{game}"], "a round needs every seat's points; missing: Cleo; name each back"),
+        (["--sheet", "{game}"], "missing: Cleo; give each player on the sheet a back, named as"),
         (["--sheet", "{folder}/none.jsonl"], "cannot read {folder}/none.jsonl"),
     ],
 )

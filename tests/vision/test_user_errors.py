@@ -4,6 +4,8 @@ traceback."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import zlib
 from pathlib import Path
 
@@ -98,7 +100,6 @@ CASES = {
         "cannot read image {text}",
     ),
     "an empty path": (["identify", "{photo}", ""], "an image path is empty"),
-    "over the pixel limit": (["identify", "{giga}"], "image {giga} is larger than 64 megapixels"),
     "reference over the pixel limit": (
         ["count", "{photo}", "--backs", "a={giga}"],
         "back 'a': cannot read image {giga}: more pixels than OpenCV decodes",
@@ -220,3 +221,16 @@ def test_identify_keys_photos_as_given_and_keeps_those_done_when_a_later_one_fai
     assert err.splitlines()[-1].endswith(
         f"cannot read image {broken} (not a picture OpenCV can decode)"
     )
+
+
+def test_the_command_refuses_a_picture_over_its_pixel_limit_from_the_header(
+    files: dict[str, Path],
+) -> None:
+    # In a process of its own: the limit is handed to OpenCV before it loads (here in the
+    # tests OpenCV is loaded already, with its own far larger limit).
+    huge = files["folder"] / "huge.png"
+    huge.write_bytes(_png_header(10_000, 10_000))  # 100 megapixels, 109 bytes
+    command = [sys.executable, "-m", "nerts", "identify", str(huge)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1].endswith(f"image {huge} is larger than 64 megapixels")
