@@ -70,7 +70,8 @@ def annotate(
             cv2.polylines(out, [points], True, _colour(card), line, cv2.LINE_AA)
     for card in cards:
         if not card.face_up and card.back in backs:
-            text = f"{card.back} {card.confidence:.2f}"
+            doubt = "?" if card.back_unlike else ""  # only the nearest of the backs given
+            text = f"{card.back}{doubt} {card.confidence:.2f}"
             _patch_label(out, text, card.quad.mean(axis=0), scale, backs[card.back])
             continue
         label = card.card if card.face_up else card.back

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -76,6 +77,13 @@ LONE_MATCH_SOFTNESS_FACTOR = 4.0
 """With one back registered there is no runner-up: the confidence falls with the distance
 itself, on a scale this many times `MATCH_SOFTNESS` (a card's own back lies further from its
 reference than the gap between two references' matches)."""
+UNLIKE_DISTANCE = 0.7
+"""A card further than this from its nearest registered back looks unlike every one, as a card
+of a back nobody registered may (it is still counted for the nearest). On 36 tuning spreads
+(seeds of their own; unlike backs, and all 35 designs of decks/backs) the 1,142 cards lay at
+most 0.71 from their own back's reference, 99% within 0.66; a spread's one back left
+unregistered in turn, its cards lay from 0.16 from the nearest other, half of them beyond
+0.70: the distance tells only some missing backs (`vision.count.UNLIKE_CARDS_MIN`)."""
 ALIKE_DISTANCE = 0.04
 """Registered backs closer than this are one design to the matcher, and their cards cannot be
 told apart: among the 35 files of decks/backs, designs that differ in name alone lie at most
@@ -233,6 +241,21 @@ def _normalised(values: np.ndarray) -> np.ndarray:
     return values / total if total > 0 else values
 
 
+class BackMatch(NamedTuple):
+    """A card's nearest registered back."""
+
+    name: str
+    score: float
+    """Confidence 0..1 from its margin over the next nearest."""
+    distance: float
+    """How far the card lies from that back's reference (`BackFeature.distance`)."""
+
+    @property
+    def unlike(self) -> bool:
+        """Whether the card looks unlike every registered back (`UNLIKE_DISTANCE`)."""
+        return self.distance > UNLIKE_DISTANCE
+
+
 class BackMatcher:
     def __init__(self, references: dict[str, np.ndarray]) -> None:
         if not references:
@@ -265,18 +288,19 @@ class BackMatcher:
         card: np.ndarray,
         seen_width_px: float | None = None,
         visible: np.ndarray | None = None,
-    ) -> tuple[str, float]:
-        """The nearest registered back and a confidence 0..1 from its margin over the next;
-        `seen_width_px`, the card's width in the photo, matches references seen as small;
-        `visible`, the part of the rectified card no other card covers (`uncovered`)."""
+    ) -> BackMatch:
+        """The nearest registered back; `seen_width_px`, the card's width in the photo,
+        matches references seen as small; `visible`, the part of the rectified card no other
+        card covers (`uncovered`)."""
         feature = back_feature(card, visible)
         references = self._features_at(seen_width_px)
         ranked = sorted((feature.distance(ref), name) for name, ref in references.items())
+        best, name = ranked[0]
         if len(ranked) == 1:
-            distance, name = ranked[0]
-            return name, float(np.exp(-distance / (MATCH_SOFTNESS * LONE_MATCH_SOFTNESS_FACTOR)))
-        (best, name), (second, _) = ranked[0], ranked[1]
-        return name, float(1 - np.exp(-(second - best) / MATCH_SOFTNESS))
+            score = np.exp(-best / (MATCH_SOFTNESS * LONE_MATCH_SOFTNESS_FACTOR))
+        else:
+            score = 1 - np.exp(-(ranked[1][0] - best) / MATCH_SOFTNESS)
+        return BackMatch(name, float(score), float(best))
 
     def _features_at(self, seen_width_px: float | None) -> dict[str, BackFeature]:
         if seen_width_px is None or seen_width_px >= RECTIFIED_SIZE[0]:

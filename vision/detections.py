@@ -21,6 +21,9 @@ class CardDetection:
     back: str | None = None
     """Name of the registered back it matches, when face down and matched."""
     back_score: float = 0.0
+    back_unlike: bool = False
+    """Whether the card looks unlike every registered back (`vision.backs.UNLIKE_DISTANCE`):
+    `back` is then only the nearest, as for a card of a back nobody registered."""
 
     @property
     def confidence(self) -> float:

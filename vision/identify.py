@@ -631,8 +631,8 @@ def with_backs(
         boxes_meet = np.all((low <= high[number]) & (high >= low[number]), axis=1)
         boxes_meet[number] = False
         others = [cards[k].quad for k in np.flatnonzero(boxes_meet)]
-        name, score = matcher.match(
+        match = matcher.match(
             rectify(image, card.quad), seen_width(card.quad), uncovered(card.quad, others)
         )
-        out.append(replace(card, back=name, back_score=score))
+        out.append(replace(card, back=match.name, back_score=match.score, back_unlike=match.unlike))
     return out

@@ -17,7 +17,7 @@ from referee.errors import RefereeInputError
 from referee.scoresheet import Scoresheet
 from referee.scoring import round_score
 from vision.annotate import annotate, back_colours, with_legend
-from vision.count import count_backs
+from vision.count import count_backs, unlike_cards
 
 log = logging.getLogger(__name__)
 
@@ -31,9 +31,10 @@ where they are darker, so a plain back and one of its colour with a faint pictur
 apart. It searches the whole photo and four overlapping tiles of it, so a photo of the whole
 table works; take it from above, cards at least about 60 px long. Keep other cards out of the
 photo: every card found is taken for a back (some backs are pictures) and counted for the
-nearest reference (the referee's table markers are known and not counted). Two references
-that look the same to it (one design printed twice) are warned about: their cards cannot be
-told apart.
+nearest reference (the referee's table markers are known and not counted). So give every
+player's back: a card whose back is not given is counted for another. It warns when two or
+more cards look unlike every back given (about half the time a back is missing), and when two
+references look the same to it (one design printed twice): their cards cannot be told apart.
 
 With --left, each player's round points are printed too: +1 for each of their cards counted,
 -2 for each card left in their Nerts pile, plus any --bonus. With --sheet, that round is added
@@ -132,6 +133,13 @@ def run(args: argparse.Namespace) -> int:
     reader = load_reader()
     backs, matcher = registered_backs(references, images, reader)
     counts, cards = count_backs(image, reader, matcher)
+    unlike = unlike_cards(cards)
+    if unlike:
+        log.warning(
+            "%d counted cards look unlike every back given (marked '?' with --annotate): if a "
+            "player's back is missing from --backs, their cards were counted for another",
+            len(unlike),
+        )
     if args.annotate:
         legend = [(name, backs[name], count) for name, count in counts.items()]
         colours = back_colours(list(backs))

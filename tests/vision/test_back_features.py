@@ -8,6 +8,8 @@ import pytest
 
 from vision.backs import (
     FREQUENCY_BANDS,
+    UNLIKE_DISTANCE,
+    BackMatch,
     BackMatcher,
     _circular_histogram,
     _frequency_bands,
@@ -133,3 +135,15 @@ def test_frequency_bands_are_numpys_histogram_of_the_radius() -> None:
     assert bands == pytest.approx(expected)
     counts = np.histogram(radius, FREQUENCY_BANDS, (0, 0.5))[0]
     assert shares == pytest.approx(counts / radius.size)
+
+
+def test_a_match_says_how_far_the_card_lies_from_its_nearest_back() -> None:
+    plain, dotted = _bordered((40, 40, 200)), _dotted((200, 60, 20))
+    matcher = BackMatcher({"plain": plain, "dotted": dotted})
+    card = _dotted((190, 70, 30))
+    match = matcher.match(card)
+    assert match.name == "dotted"
+    assert match.distance == pytest.approx(back_feature(card).distance(matcher.features["dotted"]))
+    assert matcher.match(plain).distance == pytest.approx(0.0, abs=1e-6)
+    assert not BackMatch("a", 1.0, UNLIKE_DISTANCE).unlike
+    assert BackMatch("a", 1.0, UNLIKE_DISTANCE + 1e-6).unlike

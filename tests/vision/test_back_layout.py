@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from vision.back_layout import LAYOUT_SIZE, back_layout, layout_distance
-from vision.backs import BackMatcher, _interior, back_feature
+from vision.backs import BackMatch, BackMatcher, _interior, back_feature
 from vision.detections import CardDetection
 from vision.geometry import RECTIFIED_SIZE, uncovered
 from vision.identify import with_backs
@@ -80,9 +80,9 @@ def test_each_face_down_card_is_matched_on_what_the_others_leave_of_it() -> None
             card: np.ndarray,
             seen_width_px: float | None = None,
             visible: np.ndarray | None = None,
-        ) -> tuple[str, float]:
+        ) -> BackMatch:
             seen.append(visible)
-            return "plain", 1.0
+            return BackMatch("plain", 1.0, 0.0)
 
     image = np.zeros((1200, 1400, 3), np.uint8)
     named = with_backs(cards, image, Recording({"plain": _plain_red()}))

@@ -11,11 +11,13 @@ import numpy as np
 from vision.backs import BackMatcher
 from vision.count import (
     COUNT_IOU_MAX,
+    UNLIKE_CARDS_MIN,
     _card_sized,
     _not_between,
     _not_table,
     _table_pixels,
     count_backs,
+    unlike_cards,
 )
 from vision.detections import CardDetection
 from vision.onnx_models import RawCard
@@ -122,3 +124,14 @@ def test_every_card_of_a_count_photo_is_counted_as_a_back_even_one_taken_for_a_f
     counts, cards = count_backs(image, reader, BackMatcher(references), tiled=False)  # type: ignore[arg-type]
     assert counts == {"blue": 3, "pink": 2}
     assert len(cards) == 5 and not any(card.face_up for card in cards)
+
+
+def test_cards_unlike_every_back_are_told_of_from_two() -> None:
+    cards = [replace(_card(100.0 * k), back="a", back_score=0.9) for k in range(4)]
+    unlike = [replace(card, back_unlike=True) for card in cards]
+    assert unlike_cards(cards) == []
+    assert unlike_cards([unlike[0], *cards[1:]]) == []  # one card alone says little
+    assert (
+        unlike_cards([*unlike[:UNLIKE_CARDS_MIN], *cards[UNLIKE_CARDS_MIN:]])
+        == unlike[:UNLIKE_CARDS_MIN]
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import cv2
@@ -135,16 +136,20 @@ def test_identify_json_lists_each_card_once(
 def count_spread(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
+    *,
     photographed: bool = False,
     options: tuple[str, ...] = (),
     markers: bool = False,
+    specs: tuple[str, ...] = ("red:lattice", "blue:dots"),
+    given: int | None = None,
 ) -> dict[str, int]:
-    """`nerts count --json` on six face-down cards, three of each back, side by side, on a
-    table with the referee's `markers` or without; each back's reference its design file, or
-    `photographed`, a photo of one card on the table."""
-    backs = [back_from_spec("red:lattice"), back_from_spec("blue:dots")]
+    """`nerts count --json` on six face-down cards of the backs of `specs` in turn, side by
+    side, on a table with the referee's `markers` or without; the first `given` backs (all by
+    default) registered, each by its design file or, `photographed`, a photo of one card on
+    the table."""
+    backs = [back_from_spec(spec) for spec in specs]
     poses = [
-        CardPose("AS", i % 2, 100 + 90 * i, 180 + 10 * (i % 3), 8.0 * i - 20, False)
+        CardPose("AS", i % len(backs), 100 + 90 * i, 180 + 10 * (i % 3), 8.0 * i - 20, False)
         for i in range(6)
     ]
     renderer = TableRenderer(
@@ -157,18 +162,34 @@ def count_spread(
     photo = tmp_path / "spread.png"
     cv2.imwrite(str(photo), renderer.render(Scene(tuple(poses), ()), 0))
     references = []
-    for back in backs:
+    for back in backs[:given]:
         path = tmp_path / f"{back.name}.png"
         reference = photo_of_one_card(back.name, 40.0)[0] if photographed else back.image
         cv2.imwrite(str(path), reference)
         references.append(f"{back.name}={path}")
     assert main(["count", str(photo), "--json", *options, "--backs", *references]) == 0
-    counts: dict[str, int] = json.loads(capsys.readouterr().out)
+    out, err = capsys.readouterr()
+    sys.stderr.write(err)  # left for the test to read
+    counts: dict[str, int] = json.loads(out)
     return counts
 
 
 def test_count_cli_counts_each_back(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert count_spread(tmp_path, capsys) == {"red": 3, "blue": 3}
+
+
+def test_count_cli_warns_of_cards_unlike_every_back_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    specs = ("red:lattice", "blue:dots", "green:checks")
+    assert count_spread(tmp_path, capsys, specs=specs) == {"red": 2, "blue": 2, "green": 2}
+    assert "unlike" not in capsys.readouterr().err
+    # Without the green back, its cards are counted for the nearest given, and said unlike.
+    references = [f"{name}={tmp_path / name}.png" for name in ("red", "blue")]
+    assert main(["count", str(tmp_path / "spread.png"), "--json", "--backs", *references]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out) == {"red": 2, "blue": 4}
+    assert "2 counted cards look unlike every back given" in err
 
 
 def test_count_cli_does_not_count_the_tables_markers(
@@ -198,7 +219,8 @@ def test_count_cli_cuts_a_photographed_reference_to_its_card(
 ) -> None:
     annotated = tmp_path / "counted.png"
     options = ("--annotate", str(annotated))
-    assert count_spread(tmp_path, capsys, True, options) == {"red": 3, "blue": 3}
+    counts = count_spread(tmp_path, capsys, photographed=True, options=options)
+    assert counts == {"red": 3, "blue": 3}
     # Beside the photo, the legend shows each back as it was matched.
     assert read_image(annotated).shape[1] > 1280
 
