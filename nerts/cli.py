@@ -50,15 +50,33 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument(
-        "-v", "--verbose", action="count", default=0, help="more log output (-vv for debug)"
-    )
-    parser.add_argument("--log-file", help="also write the full debug log to this file")
+    _logging_options(parser, default_verbosity=0, default_log_file=None)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
     for module_name in COMMAND_MODULES:
         importlib.import_module(module_name).register(subparsers)
+    # Also after the command ('nerts count ... -v'), where people put them; there they do not
+    # reset what was given before it.
+    for command in subparsers.choices.values():
+        _logging_options(
+            command, default_verbosity=argparse.SUPPRESS, default_log_file=argparse.SUPPRESS
+        )
     return parser
+
+
+def _logging_options(
+    parser: argparse.ArgumentParser, default_verbosity: object, default_log_file: object
+) -> None:
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=default_verbosity,
+        help="more log output (-vv for debug)",
+    )
+    parser.add_argument(
+        "--log-file", default=default_log_file, help="also write the full debug log to this file"
+    )
 
 
 def configure_logging(verbosity: int, log_file: str | None) -> None:

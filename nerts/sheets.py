@@ -19,7 +19,8 @@ def load_sheet(path: Path) -> Scoresheet:
     try:
         lines = path.read_bytes().splitlines()
     except OSError as error:
-        hint = " (start one with 'new --players ...')" if not path.exists() else ""
+        hint = f" (start one: nerts scores {path} new --players NAME NAME ...)"
+        hint = hint if not path.exists() else ""
         raise UserError(f"cannot read {path}: {error.strerror or error}{hint}") from None
     numbered = [(number, line) for number, line in enumerate(lines, start=1) if line.strip()]
     try:

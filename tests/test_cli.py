@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from nerts.cli import main
+from nerts.cli import build_parser, main
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -115,7 +115,13 @@ def test_scores_errors_do_not_write(tmp_path: Path, capsys) -> None:  # type: ig
     assert status == 2 and "no round to undo" in err
     assert game.read_text() == before
     status, _, err = run(capsys, "scores", str(tmp_path / "none.jsonl"))
-    assert status == 2 and "start one with 'new --players" in err
+    assert (
+        status == 2 and f"(start one: nerts scores {tmp_path / 'none.jsonl'} new --players" in err
+    )
+    status, _, err = run(capsys, "scores", "new", str(game), "--players", "Anna", "Ben")
+    assert status == 2 and f"the sheet comes first, then the action: nerts scores {game} new" in err
+    status, _, err = run(capsys, "scores", str(game), "nwe")
+    assert status == 2 and "unknown action 'nwe': choose from show, new, add, undo, fix" in err
     game.write_bytes(before.encode() + b'{"type": "round", "points": {"0": 3\xff}}\n')
     status, _, err = run(capsys, "scores", str(game), "add", "Anna=3", "Ben=1")
     assert status == 2 and f"{game}:2: not UTF-8 text" in err and "Traceback" not in err
@@ -250,3 +256,19 @@ def test_referee_refuses_a_box_url_without_a_port(capsys) -> None:  # type: igno
     races = str(GOLDEN / "races.input.jsonl")
     status, _, err = run(capsys, "referee", races, "--box", "socket://127.0.0.1")
     assert status == 2 and "'socket://127.0.0.1' names no port number" in err
+
+
+@pytest.mark.parametrize(
+    ("arguments", "verbose", "log_file"),
+    [
+        (["-v", "scores", "g.jsonl"], 1, None),
+        (["scores", "g.jsonl", "-vv"], 2, None),
+        (["--log-file", "a.log", "scores", "g.jsonl", "-v"], 1, "a.log"),
+        (["-vv", "scores", "g.jsonl", "--log-file", "b.log"], 2, "b.log"),
+    ],
+)
+def test_logging_options_go_before_or_after_the_command(
+    arguments: list[str], verbose: int, log_file: str | None
+) -> None:
+    args = build_parser().parse_args(arguments)
+    assert (args.verbose, args.log_file) == (verbose, log_file)

@@ -206,7 +206,9 @@ def _add_round(
     sheet: Scoresheet, path: Path, points: dict[str, int], photo: Path, quiet: bool
 ) -> None:
     seats = sheet.scores_from(points, complete=True)
-    entry = {"type": "round", "scores": {str(s): p for s, p in seats.items()}, "source": str(photo)}
+    # Keyed by the sheet's own names, as `nerts scores add` writes them.
+    scores = {sheet.players[seat]: seat_points for seat, seat_points in seats.items()}
+    entry = {"type": "round", "scores": scores, "source": str(photo)}
     sheet.apply(entry)
     append_entries(path, [entry])
     log.info("round %d added to %s", len(sheet.rounds), path)

@@ -47,7 +47,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("game", type=Path, metavar="GAME", help="the score sheet file (.jsonl)")
-    parser.add_argument("action", nargs="?", default="show", choices=ACTIONS)
+    # Checked in `run`, not by argparse, to say when the file and the action are swapped.
+    parser.add_argument("action", nargs="?", default="show", metavar="{" + ",".join(ACTIONS) + "}")
     parser.add_argument("values", nargs="*", metavar="ARG", help="SEAT=POINTS, or ROUND for fix")
     parser.add_argument("--players", nargs="+", metavar="NAME", help="for new: the player names")
     parser.add_argument(
@@ -68,6 +69,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.action not in ACTIONS:
+        if str(args.game) in ACTIONS:
+            raise UserError(
+                f"the sheet comes first, then the action: nerts scores {args.action} "
+                f"{args.game} ..."
+            )
+        raise UserError(f"unknown action {args.action!r}: choose from {', '.join(ACTIONS)}")
     try:
         sheet = _new(args) if args.action == "new" else _change(args, load_sheet(args.game))
     except RefereeInputError as error:

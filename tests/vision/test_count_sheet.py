@@ -32,7 +32,7 @@ def test_the_counted_round_is_added_to_the_sheet(
     entry = json.loads(game.read_text().splitlines()[-1])
     assert entry == {
         "type": "round",
-        "scores": {"0": -1, "1": 13},
+        "scores": {"Blue": -1, "Red": 13},
         "source": str(tmp_path / "spread.png"),
     }
 
