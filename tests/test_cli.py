@@ -88,6 +88,16 @@ def test_demo_runs_on_built_in_material(tmp_path: Path, capsys) -> None:  # type
     ).read_text()
 
 
+def test_the_example_has_its_own_default_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Not the simulated round's folder: its events would sit beside another round's video.
+    monkeypatch.chdir(tmp_path)
+    assert run(capsys, "demo", "--example")[0] == 0
+    assert [p.name for p in tmp_path.iterdir()] == ["nerts-demo-example"]
+    assert (tmp_path / "nerts-demo-example" / "events.jsonl").is_file()
+
+
 def test_scores_journal_add_undo_fix(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     game = str(tmp_path / "club.jsonl")
     assert run(capsys, "scores", game, "new", "--players", "Anna", "Ben", "--target", "20")[0] == 0

@@ -21,6 +21,9 @@ EXAMPLE_LOG = "example_game.jsonl"
 # The bundled example is a short game, so it is played to a short target.
 EXAMPLE_TARGET = 20
 DEFAULT_OUT_DIR = Path("nerts-demo")
+EXAMPLE_OUT_DIR = Path("nerts-demo-example")
+"""The example's own default folder: its events must not sit beside a simulated round's video
+and truth, which they do not describe."""
 EVENTS_FILE = "events.jsonl"
 # A four-player round with some races and the odd mistake, so every verdict shows up.
 DEMO_SEED = 4
@@ -38,9 +41,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--out",
         type=Path,
-        default=DEFAULT_OUT_DIR,
         metavar="OUT",
-        help=f"folder for the demo's output (default ./{DEFAULT_OUT_DIR})",
+        help=f"folder for the demo's output (default ./{DEFAULT_OUT_DIR}, with --example "
+        f"./{EXAMPLE_OUT_DIR})",
     )
     parser.add_argument(
         "--example",
@@ -51,6 +54,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.out is None:
+        args.out = EXAMPLE_OUT_DIR if args.example else DEFAULT_OUT_DIR
     # Checked now, not minutes later when the simulated round is written.
     written = () if args.example else simulate.written_files(no_video=False)
     simulate.make_out_dir(args.out, (EVENTS_FILE, *written))
@@ -60,7 +65,10 @@ def run(args: argparse.Namespace) -> int:
             decided = referee_log(log_path, out_path, RuleOptions(target_score=EXAMPLE_TARGET))
         sys.stdout.write(f"Refereeing the bundled example game (target {EXAMPLE_TARGET})\n\n")
     else:
-        sys.stdout.write("Simulating a filmed four-player round (about two minutes of play)...\n")
+        sys.stdout.write(
+            "Simulating a filmed four-player round (about two minutes of play, "
+            "a minute or two to film on two cores)...\n"
+        )
         sim_args = simulate.build_parser_defaults(
             out=args.out,
             seed=DEMO_SEED,
