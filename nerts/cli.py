@@ -50,33 +50,50 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    _logging_options(parser, default_verbosity=0, default_log_file=None)
+    _logging_options(parser, verbose_dest="verbose", default=None)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
     for module_name in COMMAND_MODULES:
         importlib.import_module(module_name).register(subparsers)
-    # Also after the command ('nerts count ... -v'), where people put them; there they do not
-    # reset what was given before it.
-    for command in subparsers.choices.values():
-        _logging_options(
-            command, default_verbosity=argparse.SUPPRESS, default_log_file=argparse.SUPPRESS
-        )
+    # Also after the command ('nerts count ... -v', 'nerts box send ... -v'), where people put
+    # them: counted there apart, and added to what was given before the command.
+    for command in _commands(subparsers):
+        _logging_options(command, verbose_dest="verbose_after", default=argparse.SUPPRESS)
     return parser
 
 
-def _logging_options(
-    parser: argparse.ArgumentParser, default_verbosity: object, default_log_file: object
-) -> None:
+def _commands(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> list[argparse.ArgumentParser]:
+    """Every command's parser, those of subcommands ('box send') included."""
+    found = []
+    for command in subparsers.choices.values():
+        found.append(command)
+        for action in command._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                found.extend(_commands(action))
+    return found
+
+
+def _logging_options(parser: argparse.ArgumentParser, verbose_dest: str, default: object) -> None:
+    """-v and --log-file on `parser`; `default` None on the top level (no -v, no log file),
+    `argparse.SUPPRESS` on commands, so that not giving them there changes nothing."""
     parser.add_argument(
         "-v",
         "--verbose",
+        dest=verbose_dest,
         action="count",
-        default=default_verbosity,
+        default=0 if default is None else default,
         help="more log output (-vv for debug)",
     )
     parser.add_argument(
-        "--log-file", default=default_log_file, help="also write the full debug log to this file"
+        "--log-file", default=default, help="also write the full debug log to this file"
     )
+
+
+def verbosity_of(args: argparse.Namespace) -> int:
+    """How many -v were given, before the command and after it."""
+    return int(args.verbose) + int(getattr(args, "verbose_after", 0))
 
 
 def configure_logging(verbosity: int, log_file: str | None) -> None:
@@ -106,7 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        configure_logging(args.verbose, args.log_file)
+        configure_logging(verbosity_of(args), args.log_file)
     except UserError as error:
         sys.stderr.write(f"nerts: error: {error}\n")
         return 2

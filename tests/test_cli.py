@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from nerts.cli import build_parser, main
+from nerts.cli import build_parser, main, verbosity_of
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -132,6 +132,9 @@ def test_scores_errors_do_not_write(tmp_path: Path, capsys) -> None:  # type: ig
     assert status == 2 and f"the sheet comes first, then the action: nerts scores {game} new" in err
     status, _, err = run(capsys, "scores", str(game), "nwe")
     assert status == 2 and "unknown action 'nwe': choose from show, new, add, undo, fix" in err
+    for forgot in (["add", "Anna=3", "Ben=1"], ["undo"], ["new", "--players", "A", "B"]):
+        status, _, err = run(capsys, "scores", *forgot)
+        assert status == 2 and f"give the sheet first: nerts scores GAME.jsonl {forgot[0]}" in err
     game.write_bytes(before.encode() + b'{"type": "round", "points": {"0": 3\xff}}\n')
     status, _, err = run(capsys, "scores", str(game), "add", "Anna=3", "Ben=1")
     assert status == 2 and f"{game}:2: not UTF-8 text" in err and "Traceback" not in err
@@ -271,14 +274,17 @@ def test_referee_refuses_a_box_url_without_a_port(capsys) -> None:  # type: igno
 @pytest.mark.parametrize(
     ("arguments", "verbose", "log_file"),
     [
+        (["scores", "g.jsonl"], 0, None),
         (["-v", "scores", "g.jsonl"], 1, None),
         (["scores", "g.jsonl", "-vv"], 2, None),
+        (["-vv", "scores", "g.jsonl", "-v"], 3, None),
         (["--log-file", "a.log", "scores", "g.jsonl", "-v"], 1, "a.log"),
         (["-vv", "scores", "g.jsonl", "--log-file", "b.log"], 2, "b.log"),
+        (["box", "send", "ping", "--port", "loop://", "-v"], 1, None),
     ],
 )
 def test_logging_options_go_before_or_after_the_command(
     arguments: list[str], verbose: int, log_file: str | None
 ) -> None:
     args = build_parser().parse_args(arguments)
-    assert (args.verbose, args.log_file) == (verbose, log_file)
+    assert (verbosity_of(args), args.log_file) == (verbose, log_file)

@@ -79,11 +79,12 @@ itself, on a scale this many times `MATCH_SOFTNESS` (a card's own back lies furt
 reference than the gap between two references' matches)."""
 UNLIKE_DISTANCE = 0.7
 """A card further than this from its nearest registered back looks unlike every one, as a card
-of a back nobody registered may (it is still counted for the nearest). On 36 tuning spreads
-(seeds of their own; unlike backs, and all 35 designs of decks/backs) the 1,142 cards lay at
-most 0.71 from their own back's reference, 99% within 0.66; a spread's one back left
-unregistered in turn, its cards lay from 0.16 from the nearest other, half of them beyond
-0.70: the distance tells only some missing backs (`vision.count.UNLIKE_CARDS_MIN`)."""
+of a back nobody registered may (it is still counted for the nearest). Some cards of a
+registered back lie further too: on 36 tuning spreads (seeds of their own; unlike backs, and
+all 35 designs of decks/backs) the 1,142 cards lay up to 0.71 from their own back's
+reference, 99% within 0.66, and under harsh light further from a design file. A spread's one
+back left unregistered in turn, its cards lay from 0.16 from the nearest other, half of them
+beyond 0.70. So one such card says little (`vision.count.UNLIKE_CARDS_MIN`)."""
 ALIKE_DISTANCE = 0.04
 """Registered backs closer than this are one design to the matcher, and their cards cannot be
 told apart: among the 35 files of decks/backs, designs that differ in name alone lie at most

@@ -46,10 +46,15 @@ less, no detection is judged table."""
 
 UNLIKE_CARDS_MIN = 2
 """From this many counted cards that look unlike every registered back
-(`vision.backs.UNLIKE_DISTANCE`) the count says a player's back may be missing. On the 36
-tuning spreads with each back left unregistered in turn, it told of 32 of 54 missing backs
-among unlike backs and 23 of 53 among all designs, and of none with every back registered
-(distances from 0.65 and one card: 40 and 32 told, but 6 of the 36 full spreads as well)."""
+(`vision.backs.UNLIKE_DISTANCE`) the count says a player's back may be missing. Tuning, 18
+spreads of each kind (seeds of their own), each back of a spread left unregistered in turn:
+- unlike backs: told of 32 of 54 missing backs; no warning with every back registered;
+- all 35 designs: 23 of 53; none;
+- unlike backs under harsh light, design files as references: 36 of 54, but 3 of the 18
+  full spreads warned (their cards lie far from a design file: photographed references
+  match better);
+- the same with references photographed under that light: 37 of 54; none.
+From 0.65 and one card: 40 and 32 of the first two told, with 6 of their 36 full spreads."""
 
 COUNT_IOU_MAX = DETECTION_IOU_MAX
 """Detections of a count photo overlapping more than this are one card: the count's filters

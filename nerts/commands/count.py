@@ -137,7 +137,8 @@ def run(args: argparse.Namespace) -> int:
     if unlike:
         log.warning(
             "%d counted cards look unlike every back given (marked '?' with --annotate): if a "
-            "player's back is missing from --backs, their cards were counted for another",
+            "player's back is missing from --backs, their cards were counted for another "
+            "(under harsh or coloured light, references photographed on the table match better)",
             len(unlike),
         )
     if args.annotate:

@@ -69,19 +69,27 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.action not in ACTIONS:
-        if str(args.game) in ACTIONS:
-            raise UserError(
-                f"the sheet comes first, then the action: nerts scores {args.action} "
-                f"{args.game} ..."
-            )
-        raise UserError(f"unknown action {args.action!r}: choose from {', '.join(ACTIONS)}")
+    _check_order(args.game, args.action)
     try:
         sheet = _new(args) if args.action == "new" else _change(args, load_sheet(args.game))
     except RefereeInputError as error:
         raise UserError(f"{args.game}: {error}") from None
     sys.stdout.write(format_sheet(sheet))
     return 0
+
+
+def _check_order(game: Path, action: str) -> None:
+    """A `UserError` that says what was meant when the sheet is missing or comes after the
+    action ('nerts scores new club.jsonl ...', 'nerts scores add Anna=3')."""
+    looks_like_sheet = action.endswith(".jsonl") or Path(action).is_file()
+    if str(game) in ACTIONS and not game.exists():
+        if looks_like_sheet:
+            raise UserError(
+                f"the sheet comes first, then the action: nerts scores {action} {game} ..."
+            )
+        raise UserError(f"give the sheet first: nerts scores GAME.jsonl {game} ...")
+    if action not in ACTIONS:
+        raise UserError(f"unknown action {action!r}: choose from {', '.join(ACTIONS)}")
 
 
 def _new(args: argparse.Namespace) -> Scoresheet:

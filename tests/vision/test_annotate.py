@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from vision.annotate import (
@@ -92,3 +94,17 @@ def test_the_legend_frames_each_back_in_its_colour() -> None:
     rows = [np.flatnonzero(np.all(panel == colours[name], axis=2).any(axis=1)) for name in colours]
     assert rows[0].size and rows[1].size and rows[0].max() < rows[1].min()
     assert not np.all(with_legend(photo, backs)[:, 1280:] == colours["anna"], axis=2).any()
+
+
+def test_a_card_unlike_every_back_is_labelled_with_a_question_mark() -> None:
+    photo = _plain((90, 90, 90), 400, 300)
+    colours = back_colours(["anna"])
+    card = _face_down(80, "anna")
+
+    def patch_width(unlike: bool) -> int:
+        out = annotate(photo, [replace(card, back_unlike=unlike)], colours)
+        # The patch around its text, inside the card's outline (drawn in the same colour).
+        band = np.all(out[150:230, 90:196] == colours["anna"], axis=2)
+        return int(np.ptp(np.flatnonzero(band.any(axis=0))))
+
+    assert patch_width(True) > patch_width(False)  # "anna? 0.72" against "anna 0.72"

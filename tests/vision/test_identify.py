@@ -141,12 +141,10 @@ def count_spread(
     options: tuple[str, ...] = (),
     markers: bool = False,
     specs: tuple[str, ...] = ("red:lattice", "blue:dots"),
-    given: int | None = None,
 ) -> dict[str, int]:
     """`nerts count --json` on six face-down cards of the backs of `specs` in turn, side by
-    side, on a table with the referee's `markers` or without; the first `given` backs (all by
-    default) registered, each by its design file or, `photographed`, a photo of one card on
-    the table."""
+    side, on a table with the referee's `markers` or without; each back registered by its
+    design file or, `photographed`, a photo of one card on the table."""
     backs = [back_from_spec(spec) for spec in specs]
     poses = [
         CardPose("AS", i % len(backs), 100 + 90 * i, 180 + 10 * (i % 3), 8.0 * i - 20, False)
@@ -162,7 +160,7 @@ def count_spread(
     photo = tmp_path / "spread.png"
     cv2.imwrite(str(photo), renderer.render(Scene(tuple(poses), ()), 0))
     references = []
-    for back in backs[:given]:
+    for back in backs:
         path = tmp_path / f"{back.name}.png"
         reference = photo_of_one_card(back.name, 40.0)[0] if photographed else back.image
         cv2.imwrite(str(path), reference)
