@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 
@@ -53,9 +55,11 @@ def back_colours(names: list[str]) -> dict[str, BGR]:
 def annotate(
     image: np.ndarray, cards: list[CardDetection], backs: dict[str, BGR] | None = None
 ) -> np.ndarray:
-    """The photo with each card outlined and labelled: face up named (green) or not
-    (orange), face down (blue). A face-down card matched to one of `backs` is outlined in
-    that back's colour, its name on a patch of it at the card's centre."""
+    """The photo with each card outlined: face up named (green, labelled with its name at its
+    index) or not (orange, "?"), face down (blue). A face-down card matched to one of `backs`
+    is outlined in that back's colour, the back's name on a patch of it at the card's centre
+    ("?" after it when the card looks unlike every back). Confidences are left to --json:
+    labels of fanned cards overlap enough as they are."""
     out = image.copy()
     scale = max(MIN_SCALE, min(out.shape[:2]) / TEXT_SIZE_FOR_PX)
     line = max(1, round(LINE_PX * scale))
@@ -71,13 +75,15 @@ def annotate(
     for card in cards:
         if not card.face_up and card.back in backs:
             doubt = "?" if card.back_unlike else ""  # only the nearest of the backs given
-            text = f"{card.back}{doubt} {card.confidence:.2f}"
-            _patch_label(out, text, card.quad.mean(axis=0), scale, backs[card.back])
+            _patch_label(
+                out, f"{card.back}{doubt}", card.quad.mean(axis=0), scale, backs[card.back]
+            )
             continue
-        label = card.card if card.face_up else card.back
+        if not card.face_up:
+            continue  # its outline's colour says all that is known
         x, y = (int(v) for v in card.quad[0])
         at = (x + 3, y + int(LABEL_HEIGHT_PX * scale))
-        text = f"{label or '?'} {card.confidence:.2f}"
+        text = card.card or "?"
         outline, stroke = (
             max(2, round(LABEL_OUTLINE_PX * scale)),
             max(1, round(LABEL_STROKE_PX * scale)),
@@ -85,6 +91,24 @@ def annotate(
         _label(out, text, at, scale, colour=(0, 0, 0), thickness=outline)
         _label(out, text, at, scale, colour=_colour(card), thickness=stroke)
     return out
+
+
+DRAWN_SHORT_SIDE_MIN_PX = 720
+"""A photo whose short side is smaller is enlarged to it before it is drawn on: on a 378 x 504
+phone photo the labels were a few pixels tall."""
+
+
+def for_drawing(
+    image: np.ndarray, cards: list[CardDetection]
+) -> tuple[np.ndarray, list[CardDetection]]:
+    """The photo, and the cards on it, enlarged to `DRAWN_SHORT_SIDE_MIN_PX` if smaller."""
+    height, width = image.shape[:2]
+    factor = DRAWN_SHORT_SIDE_MIN_PX / min(height, width)
+    if factor <= 1.0:
+        return image, cards
+    size = (round(width * factor), round(height * factor))
+    enlarged = cv2.resize(image, size, interpolation=cv2.INTER_LINEAR)
+    return enlarged, [replace(card, quad=card.quad * np.float32(factor)) for card in cards]
 
 
 LEGEND_ROW_PX = 160.0

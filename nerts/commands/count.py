@@ -16,7 +16,7 @@ from nerts.sheets import append_entries, format_sheet, load_sheet
 from referee.errors import RefereeInputError
 from referee.scoresheet import Scoresheet
 from referee.scoring import round_score
-from vision.annotate import annotate, back_colours, with_legend
+from vision.annotate import annotate, back_colours, for_drawing, with_legend
 from vision.count import count_backs, unlike_cards
 
 log = logging.getLogger(__name__)
@@ -144,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
     if args.annotate:
         legend = [(name, backs[name], count) for name, count in counts.items()]
         colours = back_colours(list(backs))
-        drawn = annotate(image, cards, colours)
+        drawn = annotate(*for_drawing(image, cards), colours)
         write_annotated(args.annotate, with_legend(drawn, legend, colours))
     points = {
         name: round_score(count, left.get(name, 0)) + bonus.get(name, 0)

@@ -21,7 +21,7 @@ from nerts.photos import (
     write_annotated,
 )
 from referee.cards import Card
-from vision.annotate import annotate, back_colours
+from vision.annotate import annotate, back_colours, for_drawing
 from vision.identify import CardReader, with_backs
 from vision.onnx_models import ModelFileError
 
@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
             results[name] = [card.to_json() for card in cards]
             if args.annotate:
                 out = annotated_path(args.annotate, number, len(names))
-                write_annotated(out, annotate(image, cards, colours))
+                write_annotated(out, annotate(*for_drawing(image, cards), colours))
             if not args.json:
                 # Through tqdm, so that a line never shares the progress bar's.
                 tqdm.write(_table(name, results[name]), file=sys.stdout, end="")

@@ -8,10 +8,12 @@ import numpy as np
 
 from vision.annotate import (
     BACK_BGR,
+    DRAWN_SHORT_SIDE_MIN_PX,
     FACE_DOWN_BGR,
     LEGEND_BGR,
     annotate,
     back_colours,
+    for_drawing,
     with_legend,
 )
 from vision.detections import CardDetection
@@ -79,8 +81,10 @@ def test_a_card_matched_to_a_back_is_drawn_in_its_colour_and_labelled_at_its_cen
         # The label patch: its colour at the card's centre, only for a matched back.
         centre = out[180:196, left + 20 : left + 106]
         assert np.all(centre == colour, axis=2).any() == (card.back is not None)
-    # Text on a light patch is black, so dark pixels lie inside anna's (yellow) patch.
-    assert (out[180:196, 70:156].max(axis=2) < 60).any()
+    # Text on a light patch is black: inside anna's (yellow) patch lie darker pixels.
+    rows, columns = np.nonzero(np.all(out[150:230, 60:170] == colours["anna"], axis=2))
+    patch = out[150:230, 60:170][rows.min() : rows.max() + 1, columns.min() : columns.max() + 1]
+    assert (patch.max(axis=2) < 128).any()
 
 
 def test_the_legend_frames_each_back_in_its_colour() -> None:
@@ -108,3 +112,15 @@ def test_a_card_unlike_every_back_is_labelled_with_a_question_mark() -> None:
         return int(np.ptp(np.flatnonzero(band.any(axis=0))))
 
     assert patch_width(True) > patch_width(False)  # "anna? 0.72" against "anna 0.72"
+
+
+def test_a_small_photo_is_enlarged_to_be_drawn_on_and_a_large_one_kept() -> None:
+    card = _face_down(50, "anna")
+    small = _plain((90, 90, 90), 360, 480)
+    enlarged, [moved] = for_drawing(small, [card])
+    factor = DRAWN_SHORT_SIDE_MIN_PX / 360
+    assert enlarged.shape == (DRAWN_SHORT_SIDE_MIN_PX, round(480 * factor), 3)
+    assert np.allclose(moved.quad, card.quad * factor)
+    large = _plain((90, 90, 90), 720, 1280)
+    kept, cards = for_drawing(large, [card])
+    assert kept is large and cards[0] is card
