@@ -33,7 +33,7 @@ def check_photo(path: Path) -> None:
         raise UserError(f"cannot read image {path} (not a picture OpenCV can decode)")
 
 
-def decode(path: Path) -> np.ndarray | None:
+def _decode(path: Path) -> np.ndarray | None:
     """`cv2.imread` in colour, None where it cannot decode the file; a `UserError` for a
     picture larger than the commands take, which OpenCV refuses by raising."""
     try:
@@ -48,7 +48,7 @@ def decode(path: Path) -> np.ndarray | None:
 
 def read_photo(path: Path) -> np.ndarray:
     check_photo(path)
-    image = decode(path)
+    image = _decode(path)
     if image is None:
         raise UserError(f"cannot read image {path} (not a picture OpenCV can decode)")
     height, width = image.shape[:2]
