@@ -289,7 +289,7 @@ def counting(
     print(
         f"count ({label}): {exact}/{scenes} spreads counted exactly (target all); mean cards "
         f"off per spread {statistics.mean(errors):.1f}{alike}; every back given, yet "
-        f"warned of cards unlike every back in {unlike_warned}"
+        f"warned of cards of a back not given in {unlike_warned}"
     )
 
 

@@ -58,7 +58,7 @@ def annotate(
     """The photo with each card outlined: face up named (green, labelled with its name at its
     index) or not (orange, "?"), face down (blue). A face-down card matched to one of `backs`
     is outlined in that back's colour, the back's name on a patch of it at the card's centre
-    ("?" after it when the card looks unlike every back). Confidences are left to --json:
+    ("?" after it when the card looks like a back not registered). Confidences are left to --json:
     labels of fanned cards overlap enough as they are."""
     out = image.copy()
     scale = max(MIN_SCALE, min(out.shape[:2]) / TEXT_SIZE_FOR_PX)

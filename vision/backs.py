@@ -77,14 +77,6 @@ LONE_MATCH_SOFTNESS_FACTOR = 4.0
 """With one back registered there is no runner-up: the confidence falls with the distance
 itself, on a scale this many times `MATCH_SOFTNESS` (a card's own back lies further from its
 reference than the gap between two references' matches)."""
-UNLIKE_DISTANCE = 0.7
-"""A card further than this from its nearest registered back looks unlike every one, as a card
-of a back nobody registered may (it is still counted for the nearest). Some cards of a
-registered back lie further too: on 36 tuning spreads (seeds of their own; unlike backs, and
-all 35 designs of decks/backs) the 1,142 cards lay up to 0.71 from their own back's
-reference, 99% within 0.66, and under harsh light further from a design file. A spread's one
-back left unregistered in turn, its cards lay from 0.16 from the nearest other, half of them
-beyond 0.70. So one such card says little (`vision.count.UNLIKE_CARDS_MIN`)."""
 ALIKE_DISTANCE = 0.04
 """Registered backs closer than this are one design to the matcher, and their cards cannot be
 told apart: among the 35 files of decks/backs, designs that differ in name alone lie at most
@@ -251,11 +243,6 @@ class BackMatch(NamedTuple):
     distance: float
     """How far the card lies from that back's reference (`BackFeature.distance`)."""
 
-    @property
-    def unlike(self) -> bool:
-        """Whether the card looks unlike every registered back (`UNLIKE_DISTANCE`)."""
-        return self.distance > UNLIKE_DISTANCE
-
 
 class BackMatcher:
     def __init__(self, references: dict[str, np.ndarray]) -> None:
@@ -293,8 +280,11 @@ class BackMatcher:
         """The nearest registered back; `seen_width_px`, the card's width in the photo,
         matches references seen as small; `visible`, the part of the rectified card no other
         card covers (`uncovered`)."""
-        feature = back_feature(card, visible)
-        references = self._features_at(seen_width_px)
+        return self.match_feature(back_feature(card, visible), seen_width_px)
+
+    def match_feature(self, feature: BackFeature, seen_width_px: float | None = None) -> BackMatch:
+        """`match` for a card whose feature is already made."""
+        references = self.features_at(seen_width_px)
         ranked = sorted((feature.distance(ref), name) for name, ref in references.items())
         best, name = ranked[0]
         if len(ranked) == 1:
@@ -303,7 +293,8 @@ class BackMatcher:
             score = 1 - np.exp(-(ranked[1][0] - best) / MATCH_SOFTNESS)
         return BackMatch(name, float(score), float(best))
 
-    def _features_at(self, seen_width_px: float | None) -> dict[str, BackFeature]:
+    def features_at(self, seen_width_px: float | None) -> dict[str, BackFeature]:
+        """Each reference's feature as seen on a card `seen_width_px` wide in the photo."""
         if seen_width_px is None or seen_width_px >= RECTIFIED_SIZE[0]:
             return self.features
         step = round(SIZE_STEPS_PER_OCTAVE * np.log2(max(seen_width_px, 1.0)))

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import replace
 from functools import partial
 
 import cv2
 import numpy as np
 
-from vision.backs import BackMatcher
+from vision.backs import BackFeature, BackMatcher, back_feature
 from vision.detections import CardDetection
 from vision.geometry import portrait_order, seen_width
-from vision.identify import CardReader, with_backs
+from vision.identify import CardReader, back_views
 from vision.markers import off_markers
 from vision.onnx_models import DETECTION_IOU_MAX
 from vision.tiles import detect_tiled
@@ -44,17 +45,23 @@ MIN_TABLE_SHARE = 0.05
 """Share of the photo that must lie clear of every card to learn the table's colours; with
 less, no detection is judged table."""
 
+FAR_FROM_BACK_MIN = 0.4
+"""A counted card at least this far from its back's reference (`BackFeature.distance`) may be
+of another back, one nobody registered (it is still counted for the nearest); or it lies
+in harsh light, mostly covered, far from a design file. `other_backs` tells them apart."""
 UNLIKE_CARDS_MIN = 2
-"""From this many counted cards that look unlike every registered back
-(`vision.backs.UNLIKE_DISTANCE`) the count says a player's back may be missing. Tuning, 18
-spreads of each kind (seeds of their own), each back of a spread left unregistered in turn:
-- unlike backs: told of 32 of 54 missing backs; no warning with every back registered;
-- all 35 designs: 23 of 53; none;
-- unlike backs under harsh light, design files as references: 36 of 54, but 3 of the 18
-  full spreads warned (their cards lie far from a design file: photographed references
-  match better);
-- the same with references photographed under that light: 37 of 54; none.
-From 0.65 and one card: 40 and 32 of the first two told, with 6 of their 36 full spreads."""
+OTHER_BACK_APART_MIN = 0.5
+"""The far cards of one back (`FAR_FROM_BACK_MIN`, at least `UNLIKE_CARDS_MIN` of them) are of
+another back when they lie, in the median, over this far from that back's near cards: cards
+of one design are near each other, whatever the light. Tuned on 72 spreads of their own seeds
+(18 of each kind), each spread's backs left unregistered in turn; missing backs told, and
+spreads with every back registered that warned:
+- unlike backs: 40 of 54 told, 1 of 18 warned;
+- all 35 designs of decks/backs: 38 of 53, none;
+- unlike backs in harsh light, design files as references: 39 of 54, 1;
+- the same, references photographed in that light: 43 of 54, 1.
+A card's own distance alone (over 0.7, two cards) told 32, 23, 36 and 35 with 0, 0, 3 and 1
+warned; 0.4 with 0.4 told 46, 43, 42 and 45 with 1, 0, 1 and 2 warned."""
 
 COUNT_IOU_MAX = DETECTION_IOU_MAX
 """Detections of a count photo overlapping more than this are one card: the count's filters
@@ -77,16 +84,51 @@ def count_backs(
         if not card.index_corner
     ]
     cards = off_markers(cards, image)
-    cards = with_backs(_not_table(_not_between(_card_sized(cards)), image), image, matcher)
+    cards = _matched(_not_table(_not_between(_card_sized(cards)), image), image, matcher)
     counts = Counter(card.back for card in cards if card.back is not None)
     return {name: counts.get(name, 0) for name in matcher.features}, cards
 
 
+def _matched(
+    cards: list[CardDetection], image: np.ndarray, matcher: BackMatcher
+) -> list[CardDetection]:
+    """`with_backs` for a count: every card face down, and those of a back nobody registered
+    marked `back_unlike` (`other_backs`)."""
+    features, matches = [], []
+    for card_view, width, visible in (view for view in back_views(cards, image) if view):
+        features.append(back_feature(card_view, visible))
+        matches.append(matcher.match_feature(features[-1], width))
+    named = [
+        replace(card, back=match.name, back_score=match.score)
+        for card, match in zip(cards, matches, strict=True)
+    ]
+    marked = other_backs(named, features, [match.distance for match in matches])
+    return [replace(card, back_unlike=n in marked) for n, card in enumerate(named)]
+
+
 def unlike_cards(cards: list[CardDetection]) -> list[CardDetection]:
-    """The counted cards that look unlike every registered back, if `UNLIKE_CARDS_MIN` or
-    more do; none otherwise."""
-    unlike = [card for card in cards if card.back_unlike]
-    return unlike if len(unlike) >= UNLIKE_CARDS_MIN else []
+    """The counted cards marked as of a back nobody registered (`other_backs`)."""
+    return [card for card in cards if card.back_unlike]
+
+
+def other_backs(
+    cards: list[CardDetection], features: list[BackFeature], distances: list[float]
+) -> set[int]:
+    """Which of the counted `cards` (each with its back's `features` and its `distances` to
+    that back's reference) look like a back nobody registered (`OTHER_BACK_APART_MIN`)."""
+    by_back: dict[str | None, list[int]] = {}
+    for number, card in enumerate(cards):
+        by_back.setdefault(card.back, []).append(number)
+    marked: set[int] = set()
+    for numbers in by_back.values():
+        far = [n for n in numbers if distances[n] >= FAR_FROM_BACK_MIN]
+        near = [n for n in numbers if distances[n] < FAR_FROM_BACK_MIN]
+        if len(far) < UNLIKE_CARDS_MIN or not near:
+            continue
+        apart = np.median([features[f].distance(features[n]) for f in far for n in near])
+        if apart > OTHER_BACK_APART_MIN:
+            marked.update(far)
+    return marked
 
 
 def _card_sized(cards: list[CardDetection]) -> list[CardDetection]:

@@ -22,8 +22,8 @@ class CardDetection:
     """Name of the registered back it matches, when face down and matched."""
     back_score: float = 0.0
     back_unlike: bool = False
-    """Whether the card looks unlike every registered back (`vision.backs.UNLIKE_DISTANCE`):
-    `back` is then only the nearest, as for a card of a back nobody registered."""
+    """Whether the card looks like a back nobody registered (`vision.count.other_backs`):
+    `back` is then only the nearest."""
 
     @property
     def confidence(self) -> float:

@@ -33,8 +33,9 @@ table works; take it from above, cards at least about 60 px long. Keep other car
 photo: every card found is taken for a back (some backs are pictures) and counted for the
 nearest reference (the referee's table markers are known and not counted). So give every
 player's back: a card whose back is not given is counted for another. It warns when two or
-more cards look unlike every back given (about half the time a back is missing), and when two
-references look the same to it (one design printed twice): their cards cannot be told apart.
+more cards counted for one back look unlike its other cards, as another back's would (it
+caught three in four missing backs in tests), and when two references look the same to it
+(one design printed twice): their cards cannot be told apart.
 
 With --left, each player's round points are printed too: +1 for each of their cards counted,
 -2 for each card left in their Nerts pile, plus any --bonus. With --sheet, that round is added
@@ -136,9 +137,8 @@ def run(args: argparse.Namespace) -> int:
     unlike = unlike_cards(cards)
     if unlike:
         log.warning(
-            "%d counted cards look unlike every back given (marked '?' with --annotate): if a "
-            "player's back is missing from --backs, their cards were counted for another "
-            "(under harsh or coloured light, references photographed on the table match better)",
+            "%d counted cards look like a back not given (marked '?' with --annotate): if a "
+            "player's back is missing from --backs, their cards were counted for another",
             len(unlike),
         )
     if args.annotate:

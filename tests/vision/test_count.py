@@ -8,18 +8,22 @@ from types import SimpleNamespace
 import cv2
 import numpy as np
 
-from vision.backs import BackMatcher
+from simulator.backs import back_from_spec
+from vision.backs import BackFeature, BackMatcher, _on_white, back_feature
 from vision.count import (
     COUNT_IOU_MAX,
-    UNLIKE_CARDS_MIN,
+    FAR_FROM_BACK_MIN,
+    OTHER_BACK_APART_MIN,
     _card_sized,
     _not_between,
     _not_table,
     _table_pixels,
     count_backs,
+    other_backs,
     unlike_cards,
 )
 from vision.detections import CardDetection
+from vision.geometry import RECTIFIED_SIZE
 from vision.onnx_models import RawCard
 
 
@@ -126,12 +130,27 @@ def test_every_card_of_a_count_photo_is_counted_as_a_back_even_one_taken_for_a_f
     assert len(cards) == 5 and not any(card.face_up for card in cards)
 
 
-def test_cards_unlike_every_back_are_told_of_from_two() -> None:
-    cards = [replace(_card(100.0 * k), back="a", back_score=0.9) for k in range(4)]
-    unlike = [replace(card, back_unlike=True) for card in cards]
-    assert unlike_cards(cards) == []
-    assert unlike_cards([unlike[0], *cards[1:]]) == []  # one card alone says little
-    assert (
-        unlike_cards([*unlike[:UNLIKE_CARDS_MIN], *cards[UNLIKE_CARDS_MIN:]])
-        == unlike[:UNLIKE_CARDS_MIN]
-    )
+def _back_of(spec: str) -> BackFeature:
+    """The feature of a simulator back design ("red:lattice") seen whole."""
+    return back_feature(cv2.resize(_on_white(back_from_spec(spec).image), RECTIFIED_SIZE))
+
+
+def test_far_cards_unlike_a_backs_near_ones_are_told_as_another_back() -> None:
+    red, blue = _back_of("red:lattice"), _back_of("green:checks")
+    assert red.distance(blue) > OTHER_BACK_APART_MIN
+    cards = [replace(_card(100.0 * k), back="anna") for k in range(5)]
+    near, far = FAR_FROM_BACK_MIN - 0.1, FAR_FROM_BACK_MIN
+    distances = [near, near, far, far, far]
+    # Two red cards near anna's reference, three blue ones far from it: another back.
+    assert other_backs(cards, [red, red, blue, blue, blue], distances) == {2, 3, 4}
+    # Far, but as red as the near ones (a dim corner, a design file): anna's own.
+    assert other_backs(cards, [red] * 5, distances) == set()
+    # One far card says little; with no near card there is nothing to tell them from.
+    one_far = [near, near, near, near, far]
+    assert other_backs(cards, [red, red, red, red, blue], one_far) == set()
+    assert other_backs(cards, [blue] * 5, [far] * 5) == set()
+    # Each back's cards are judged apart: ben's far card does not join anna's.
+    mixed = [*cards[:4], replace(cards[4], back="ben")]
+    assert other_backs(mixed, [red, red, blue, blue, blue], distances) == {2, 3}
+    marked = [replace(card, back_unlike=k in {2, 3}) for k, card in enumerate(cards)]
+    assert unlike_cards(marked) == [marked[2], marked[3]]
