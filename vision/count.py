@@ -50,6 +50,8 @@ FAR_FROM_BACK_MIN = 0.4
 of another back, one nobody registered (it is still counted for the nearest); or it lies
 in harsh light, mostly covered, far from a design file. `other_backs` tells them apart."""
 UNLIKE_CARDS_MIN = 2
+"""Fewer far cards than this are not told as another back: one card can be far from its own
+reference, mostly covered or in a glare."""
 OTHER_BACK_APART_MIN = 0.5
 """The far cards of one back (`FAR_FROM_BACK_MIN`, at least `UNLIKE_CARDS_MIN` of them) are of
 another back when they lie, in the median, over this far from that back's near cards: cards
@@ -114,8 +116,9 @@ def unlike_cards(cards: list[CardDetection]) -> list[CardDetection]:
 def other_backs(
     cards: list[CardDetection], features: list[BackFeature], distances: list[float]
 ) -> set[int]:
-    """Which of the counted `cards` (each with its back's `features` and its `distances` to
-    that back's reference) look like a back nobody registered (`OTHER_BACK_APART_MIN`)."""
+    """Which of the counted `cards` look like a back nobody registered
+    (`OTHER_BACK_APART_MIN`), from each card's own back feature (`features`) and its distance
+    to the reference of the back it was counted for (`distances`)."""
     by_back: dict[str | None, list[int]] = {}
     for number, card in enumerate(cards):
         by_back.setdefault(card.back, []).append(number)
