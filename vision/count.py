@@ -97,7 +97,10 @@ def _matched(
     """`with_backs` for a count: every card face down, and those of a back nobody registered
     marked `back_unlike` (`other_backs`)."""
     features, matches = [], []
-    for card_view, width, visible in (view for view in back_views(cards, image) if view):
+    for view in back_views(cards, image):
+        if view is None:
+            raise ValueError("a count's cards are all face down")
+        card_view, width, visible = view
         features.append(back_feature(card_view, visible))
         matches.append(matcher.match_feature(features[-1], width))
     named = [
@@ -118,7 +121,8 @@ def other_backs(
 ) -> set[int]:
     """Which of the counted `cards` look like a back nobody registered
     (`OTHER_BACK_APART_MIN`), from each card's own back feature (`features`) and its distance
-    to the reference of the back it was counted for (`distances`)."""
+    to the reference of the back it was counted for (`distances`). A back with none of its own
+    cards near its reference cannot be told from one nobody registered, so it is not judged."""
     by_back: dict[str | None, list[int]] = {}
     for number, card in enumerate(cards):
         by_back.setdefault(card.back, []).append(number)
@@ -128,9 +132,14 @@ def other_backs(
         near = [n for n in numbers if distances[n] < FAR_FROM_BACK_MIN]
         if len(far) < UNLIKE_CARDS_MIN or not near:
             continue
-        apart = np.median([features[f].distance(features[n]) for f in far for n in near])
-        if apart > OTHER_BACK_APART_MIN:
-            marked.update(far)
+        apart = np.array([[features[f].distance(features[n]) for n in near] for f in far])
+        if np.median(apart) > OTHER_BACK_APART_MIN:
+            # Of those, the ones that are themselves unlike the near cards: a far card of the
+            # back's own design among them is not marked.
+            own_median = np.median(apart, axis=1)
+            marked.update(
+                f for f, m in zip(far, own_median, strict=True) if m > OTHER_BACK_APART_MIN
+            )
     return marked
 
 

@@ -111,7 +111,7 @@ def test_a_card_unlike_every_back_is_labelled_with_a_question_mark() -> None:
         band = np.all(out[150:230, 90:196] == colours["anna"], axis=2)
         return int(np.ptp(np.flatnonzero(band.any(axis=0))))
 
-    assert patch_width(True) > patch_width(False)  # "anna? 0.72" against "anna 0.72"
+    assert patch_width(True) > patch_width(False)  # "anna?" against "anna"
 
 
 def test_a_small_photo_is_enlarged_to_be_drawn_on_and_a_large_one_kept() -> None:

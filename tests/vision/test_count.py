@@ -136,21 +136,23 @@ def _back_of(spec: str) -> BackFeature:
 
 
 def test_far_cards_unlike_a_backs_near_ones_are_told_as_another_back() -> None:
-    red, blue = _back_of("red:lattice"), _back_of("green:checks")
-    assert red.distance(blue) > OTHER_BACK_APART_MIN
-    cards = [replace(_card(100.0 * k), back="anna") for k in range(5)]
+    red, green = _back_of("red:lattice"), _back_of("green:checks")
+    assert red.distance(green) > OTHER_BACK_APART_MIN
+    cards = [replace(_card(100.0 * k), back="anna") for k in range(6)]
     near, far = FAR_FROM_BACK_MIN - 0.1, FAR_FROM_BACK_MIN
-    distances = [near, near, far, far, far]
-    # Two red cards near anna's reference, three blue ones far from it: another back.
-    assert other_backs(cards, [red, red, blue, blue, blue], distances) == {2, 3, 4}
+    distances = [near, near, far, far, far, near]
+    # Three red cards near anna's reference, three green ones far from it: another back.
+    assert other_backs(cards, [red, red, green, green, green, red], distances) == {2, 3, 4}
+    # Of the far cards only those unlike the near ones: a far red card is anna's own.
+    assert other_backs(cards, [red, red, green, green, red, red], distances) == {2, 3}
     # Far, but as red as the near ones (a dim corner, a design file): anna's own.
-    assert other_backs(cards, [red] * 5, distances) == set()
+    assert other_backs(cards, [red] * 6, distances) == set()
     # One far card says little; with no near card there is nothing to tell them from.
-    one_far = [near, near, near, near, far]
-    assert other_backs(cards, [red, red, red, red, blue], one_far) == set()
-    assert other_backs(cards, [blue] * 5, [far] * 5) == set()
+    one_far = [near, near, near, near, far, near]
+    assert other_backs(cards, [red, red, red, red, green, red], one_far) == set()
+    assert other_backs(cards, [green] * 6, [far] * 6) == set()
     # Each back's cards are judged apart: ben's far card does not join anna's.
-    mixed = [*cards[:4], replace(cards[4], back="ben")]
-    assert other_backs(mixed, [red, red, blue, blue, blue], distances) == {2, 3}
+    mixed = [*cards[:4], replace(cards[4], back="ben"), cards[5]]
+    assert other_backs(mixed, [red, red, green, green, green, red], distances) == {2, 3}
     marked = [replace(card, back_unlike=k in {2, 3}) for k, card in enumerate(cards)]
     assert unlike_cards(marked) == [marked[2], marked[3]]
