@@ -29,7 +29,8 @@ order given (cycled past eight), told apart at a glance whatever the backs' own 
 card matched to a back is outlined in its colour, and the legend frames the back in it, so a
 card counted for the wrong player stands out."""
 LIGHT_LABEL_MIN = 128
-"""A label ground at least this bright (`_luma`) takes black text, a darker one white."""
+"""A label ground at least this bright (weighted by `LUMA_BGR`) takes black text, a darker one
+white."""
 LUMA_BGR = (0.114, 0.587, 0.299)
 """How much blue, green and red each add to the brightness the eye sees (ITU-R BT.601)."""
 
