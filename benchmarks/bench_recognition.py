@@ -1,6 +1,8 @@
 """Recognition figures for issue 4: val designs, real photos, the back count, and speed.
 
 Run: .venv/bin/python benchmarks/bench_recognition.py [--val-images 40] [--count-scenes 20]
+    [--count-all-backs] [--count-harsh-light] [--count-photo-refs] [--count-uncropped-refs]
+    [--count-close] [--count-only]
     [--val-fans] [--true-corners] [--tiled] [--cards CANDIDATE.onnx] [--classifier CANDIDATE.onnx]
     [--corners CANDIDATE.onnx | none] [--faces CANDIDATE.onnx | none]
 Needs ../shared (decks and real photos); prints every figure with the target beside it.
@@ -244,6 +246,12 @@ ALL_BACKS = sorted(str(path) for path in (SHARED / "decks" / "backs").glob("*.pn
 or a shade of one colour."""
 
 
+CLOSE_SHOWN = (0.65, 0.8)
+"""Share of each card's width showing in the close spreads of `--count-close`."""
+HALF_SHOWN = (0.45, 0.55)
+"""The same, pushed closer still: about half of each card shows."""
+
+
 def counting(
     reader: CardReader,
     scenes: int,
@@ -252,8 +260,10 @@ def counting(
     *,
     lights: LightSettings | None = None,
     reference: Callable[[BackDesign, int], np.ndarray] | None = None,
+    shown: tuple[float, float] | None = None,
 ) -> None:
-    """`reference(back, seed)` makes each back's reference (default: its design file)."""
+    """`reference(back, seed)` makes each back's reference (default: its design file);
+    `shown`: spreads pushed close, each card showing that share of its width."""
     rng = np.random.default_rng(7)
     exact = 0
     errors = []
@@ -262,7 +272,7 @@ def counting(
         picked = rng.choice(len(pool), size=int(rng.integers(2, 5)), replace=False)
         # Named by spec: "blue:dots" and "blue:stripes" are both called "blue" by the simulator.
         backs = [replace(back_from_spec(pool[i]), name=Path(pool[i]).name) for i in picked]
-        image, truth = count_scene(int(rng.integers(10, 61)), backs, scene, lights)
+        image, truth = count_scene(int(rng.integers(10, 61)), backs, scene, lights, shown)
         # Each reference as `nerts count` takes it: a photo of a card is cut to the card.
         matcher = BackMatcher(
             {
@@ -373,6 +383,13 @@ def main() -> None:
         help="also count the spreads under a strong colour cast, exposure and gradient",
     )
     parser.add_argument(
+        "--count-close",
+        action="store_true",
+        help="also count spreads pushed close, each card showing "
+        f"{CLOSE_SHOWN[0]:.0%}-{CLOSE_SHOWN[1]:.0%} of its width, then "
+        f"{HALF_SHOWN[0]:.0%}-{HALF_SHOWN[1]:.0%}",
+    )
+    parser.add_argument(
         "--tiled", action="store_true", help="measure identify --tiled (counting is always tiled)"
     )
     parser.add_argument(
@@ -438,6 +455,10 @@ def main() -> None:
                 "unlike backs, references photographed under harsh light",
                 reference=lambda back, seed: photo_reference(back, seed, HARSH_LIGHT),
             )
+        if args.count_close:
+            for shown in (CLOSE_SHOWN, HALF_SHOWN):
+                label = f"unlike backs, each card showing {shown[0]:.0%}-{shown[1]:.0%} of it"
+                counting(reader, args.count_scenes, COUNT_BACKS, label, shown=shown)
         if args.count_uncropped_refs:
             counting(
                 reader,

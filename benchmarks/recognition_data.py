@@ -15,7 +15,7 @@ from simulator.backs import BackDesign, back_from_spec
 from simulator.faces import builtin_design, load_design
 from simulator.labels import label_scene
 from simulator.render import RenderSettings, TableRenderer
-from simulator.scene import CARD_HEIGHT_MM, CardPose, Scene
+from simulator.scene import CARD_HEIGHT_MM, CARD_WIDTH_MM, CardPose, Scene
 from simulator.sensor import LightSettings
 from simulator.table import TABLES
 from simulator.training import TrainingSettings, generate_dataset
@@ -106,21 +106,42 @@ HARSH_LIGHT = LightSettings(colour_temperature=0.25, exposure=(0.6, 1.3), gradie
 """A warm or cool lamp (casts to 25%), an under- or overexposed photo, a strong gradient."""
 
 
+CLOSE_ROWS_PER_SPREAD = 4
+"""Rows of a close spread (`count_scene` with `shown`): at least 8 cards to a row."""
+CLOSE_ROW_STEP_SHARE = 0.8
+"""A close spread's rows lie this share of a card's length apart (overlapping by a fifth)."""
+CLOSE_TURN_SD_DEG = 8.0
+"""How far a close spread's cards are turned (standard deviation), less than a loose row's."""
+
+
 def count_scene(
-    n_cards: int, backs: list[BackDesign], seed: int, lights: LightSettings | None = None
+    n_cards: int,
+    backs: list[BackDesign],
+    seed: int,
+    lights: LightSettings | None = None,
+    shown: tuple[float, float] | None = None,
 ) -> tuple[np.ndarray, dict[str, int]]:
     """Face-down cards of several backs pushed into overlapping rows, as at a round's count;
-    `lights` other than the renderer's own."""
+    `lights` other than the renderer's own. `shown` (low, high): rows pushed closer, each card
+    showing that share of its width (drawn per spread) beside the next."""
     rng = np.random.default_rng(seed)
     seats = rng.integers(len(backs), size=n_cards)
     cards = []
-    per_row = max(6, math.ceil(n_cards / 5))
-    step = (COUNT_TABLE_MM[0] - 160) / per_row
+    if shown is None:
+        per_row = max(6, math.ceil(n_cards / 5))
+        step = (COUNT_TABLE_MM[0] - 160) / per_row
+        row_step, turn_sd = CARD_HEIGHT_MM * 0.85, 12.0
+    else:
+        per_row = max(8, math.ceil(n_cards / CLOSE_ROWS_PER_SPREAD))
+        step = CARD_WIDTH_MM * float(rng.uniform(*shown))
+        row_step, turn_sd = CARD_HEIGHT_MM * CLOSE_ROW_STEP_SHARE, CLOSE_TURN_SD_DEG
     for i, seat in enumerate(seats):
         row, column = divmod(i, per_row)
         x = 80 + column * step + rng.normal(0, 4)
-        y = 80 + row * (CARD_HEIGHT_MM * 0.85) + rng.normal(0, 4)
-        cards.append(CardPose("AS", int(seat), float(x), float(y), float(rng.normal(0, 12)), False))
+        y = 80 + row * row_step + rng.normal(0, 4)
+        cards.append(
+            CardPose("AS", int(seat), float(x), float(y), float(rng.normal(0, turn_sd)), False)
+        )
     renderer = _table_renderer(rng, seed, backs, lights)
     counts = {back.name: int((seats == i).sum()) for i, back in enumerate(backs)}
     return renderer.render(Scene(tuple(cards), ()), 0), counts

@@ -9,12 +9,15 @@ import cv2
 import numpy as np
 
 from simulator.backs import back_from_spec
+from tests.vision.renders import card_quad, draw_back, table
 from vision.backs import BackFeature, BackMatcher, _on_white, back_feature
 from vision.count import (
     COUNT_IOU_MAX,
     FAR_FROM_BACK_MIN,
     OTHER_BACK_APART_MIN,
+    _better_scored,
     _card_sized,
+    _covering,
     _not_between,
     _not_table,
     _table_pixels,
@@ -43,7 +46,8 @@ def test_a_box_across_the_gap_between_two_cards_is_not_counted() -> None:
     left, right = _card(0), _card(50)  # overlapping by 13 of 63 px
     between = replace(_card(25), score=0.5)  # half on each
     covered = replace(_card(80), score=0.8)  # 52% under the right one: a card, counted
-    assert _not_between([between, left, right, covered]) == [left, right, covered]
+    cards = [between, left, right, covered]
+    assert _not_between(cards, _better_scored(cards)) == [left, right, covered]
 
 
 def _spread_on_wood(painted: bool = True) -> tuple[np.ndarray, list[CardDetection]]:
@@ -72,7 +76,8 @@ def test_a_box_over_the_table_between_two_cards_is_not_counted() -> None:
     half_on_a_card = replace(
         half_on_a_card, quad=half_on_a_card.quad + np.array([0, 140], np.float32)
     )
-    assert _not_table([*cards, gap, half_on_a_card], image) == cards
+    found = [*cards, gap, half_on_a_card]
+    assert _not_table(found, _better_scored(found), image) == cards
 
 
 def test_boxes_at_and_beyond_the_photo_edge_are_judged_by_what_the_photo_shows() -> None:
@@ -83,7 +88,8 @@ def test_boxes_at_and_beyond_the_photo_edge_are_judged_by_what_the_photo_shows()
         replace(_card(x), quad=_card(x).quad + np.array([0, y], np.float32), score=0.5)
         for x, y in ((520, 20), (-200, 20), (20, 400), (20, -200))
     ]
-    kept = _not_table([*cards, off_left, *beyond], image)
+    found = [*cards, off_left, *beyond]
+    kept = _not_table(found, _better_scored(found), image)
     assert kept == [*cards, *beyond]  # nothing of the photo to judge those by
 
 
@@ -97,7 +103,7 @@ def test_without_table_in_view_nothing_is_judged_table() -> None:
 def test_backs_the_colour_of_the_table_are_not_taken_for_table() -> None:
     image, cards = _spread_on_wood(painted=False)
     assert _table_pixels(image, cards) is None
-    assert _not_table(cards, image) == cards
+    assert _not_table(cards, _better_scored(cards), image) == cards
 
 
 def test_nothing_found_counts_nothing() -> None:
@@ -156,3 +162,19 @@ def test_far_cards_unlike_a_backs_near_ones_are_told_as_another_back() -> None:
     assert other_backs(mixed, [red, red, green, green, green, red], distances) == {2, 3}
     marked = [replace(card, back_unlike=k in {2, 3}) for k, card in enumerate(cards)]
     assert unlike_cards(marked) == [marked[2], marked[3]]
+
+
+def test_cards_of_a_spread_pushed_close_are_told_from_boxes_across_them() -> None:
+    """Each card shows 60% of its width, each neighbour covering 40% of it: a card scored below
+    both neighbours lies 80% under better-scored cards, as a box across two does, but the photo
+    shows it on top of the one before it."""
+    image = table(160, 420)
+    quads = [card_quad(20 + 38 * n, 30) for n in range(8)]
+    for n, quad in enumerate(quads):
+        draw_back(image, quad, ((150, 60, 20), (30, 40, 170))[n % 2])
+    cards = [CardDetection(q, False, 0.9 if n % 2 == 0 else 0.8) for n, q in enumerate(quads)]
+    across = CardDetection(card_quad(20 + 38 * 3 + 19, 30), False, 0.5)  # half on each of two
+    found = [*cards, across]
+    # By scores alone, every card scored below both its neighbours is lost (not the last).
+    assert _not_between(found, _better_scored(found)) == [*cards[::2], cards[-1]]
+    assert _not_between(found, _covering(found, image)) == cards
