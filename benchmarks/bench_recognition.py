@@ -42,7 +42,7 @@ from simulator.backs import BackDesign, back_from_spec
 from simulator.sensor import LightSettings
 from vision.back_references import back_image
 from vision.backs import BackMatcher
-from vision.count import count_backs, unlike_cards
+from vision.count import CROWDED_SHARE_MAX, count_backs, unlike_cards
 from vision.detections import CardDetection
 from vision.geometry import card_length
 from vision.geometry import intersection_over_union as iou
@@ -267,7 +267,7 @@ def counting(
     rng = np.random.default_rng(7)
     exact = 0
     errors = []
-    warned = warned_exact = unlike_warned = 0
+    warned = warned_exact = unlike_warned = crowded_warned = 0
     for scene in range(scenes):
         picked = rng.choice(len(pool), size=int(rng.integers(2, 5)), replace=False)
         # Named by spec: "blue:dots" and "blue:stripes" are both called "blue" by the simulator.
@@ -283,7 +283,8 @@ def counting(
                 for k, b in enumerate(backs)
             }
         )
-        counted, cards = count_backs(image, reader, matcher)
+        counted, cards, crowded = count_backs(image, reader, matcher)
+        crowded_warned += crowded > CROWDED_SHARE_MAX
         unlike_warned += bool(unlike_cards(cards))
         exact += counted == truth
         errors.append(sum(abs(counted[k] - truth[k]) for k in truth))
@@ -299,7 +300,8 @@ def counting(
     print(
         f"count ({label}): {exact}/{scenes} spreads counted exactly (target all); mean cards "
         f"off per spread {statistics.mean(errors):.1f}{alike}; every back given, yet "
-        f"warned of cards of a back not given in {unlike_warned}"
+        f"warned of cards of a back not given in {unlike_warned}; warned the spread is too "
+        f"close in {crowded_warned}"
     )
 
 

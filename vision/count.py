@@ -6,13 +6,14 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
 from functools import partial
+from typing import NamedTuple
 
 import cv2
 import numpy as np
 
 from vision.backs import BackFeature, BackMatcher, back_feature
 from vision.detections import CardDetection
-from vision.geometry import portrait_order, seen_width
+from vision.geometry import portrait_order, seen_width, uncovered
 from vision.identify import CardReader, back_views
 from vision.markers import off_markers
 from vision.onnx_models import DETECTION_IOU_MAX
@@ -88,11 +89,33 @@ were tuned with it, and identify's looser `CARD_IOU_MAX` counted the same 60 tun
 (all exact) while one benchmark spread under harsh light gained a card."""
 
 
+CROWDED_SHOWN_MIN = 0.45
+"""A counted card showing less than this share of itself (what the cards on top of it leave)
+lies mostly under others (`CountResult.crowded`)."""
+CROWDED_SHARE_MAX = 0.2
+"""Above this share of the cards found lying mostly under others, dropped or counted, a spread
+is too close to count surely (`CountResult.crowded`). On tuning spreads of seeds other than
+the benchmark's: 12 in rows as the benchmark lays them 0-0.07 (under harsh light, 12 more,
+up to 0.15), 10 with each card showing 65-80% of its width up to 0.06 (all 34 exact); 10
+showing half of it 0.29-0.48, and 10 a third of it 0.22-0.36 (all 20 counted short, by 3 to
+27 cards)."""
+
+
+class CountResult(NamedTuple):
+    counts: dict[str, int]
+    """Cards per registered back, every back listed (zero included)."""
+    cards: list[CardDetection]
+    """The cards counted."""
+    crowded: float
+    """Share of the cards found that lie mostly under others (`CROWDED_SHOWN_MIN`), dropped as
+    boxes across gaps or counted: over `CROWDED_SHARE_MAX`, cards are likely missed."""
+
+
 def count_backs(
     image: np.ndarray, reader: CardReader, matcher: BackMatcher, *, tiled: bool = True
-) -> tuple[dict[str, int], list[CardDetection]]:
-    """Cards per registered back (every back listed, zero included) and the cards counted;
-    `tiled` also looks at tiles of the photo (`vision/tiles.py`), for small cards."""
+) -> CountResult:
+    """Cards per registered back, the cards counted and how crowded the spread is; `tiled`
+    also looks at tiles of the photo (`vision/tiles.py`), for small cards."""
     detector = partial(reader.detector, iou_max=COUNT_IOU_MAX)
     raw = detect_tiled(detector, image) if tiled else detector(image)
     # Every card of a count photo is face down, whatever the detector calls it: some backs
@@ -102,11 +125,41 @@ def count_backs(
         for card in raw
         if not card.index_corner
     ]
-    cards = _card_sized(off_markers(cards, image))
-    cards = _not_between(cards, _covering(cards, image))
-    cards = _matched(_not_table(cards, _better_scored(cards), image), image, matcher)
+    found = _card_sized(off_markers(cards, image))
+    leans = stacking_leans([card.quad for card in found], image)
+    kept = _not_between(found, _covering(found, leans))
+    kept = _not_table(kept, _better_scored(kept), image)
+    cards = _matched(kept, image, matcher)
     counts = Counter(card.back for card in cards if card.back is not None)
-    return {name: counts.get(name, 0) for name in matcher.features}, cards
+    return CountResult(
+        {name: counts.get(name, 0) for name in matcher.features},
+        cards,
+        _mostly_covered_share(found, kept, leans),
+    )
+
+
+def _mostly_covered_share(
+    found: list[CardDetection], kept: list[CardDetection], leans: dict[tuple[int, int], float]
+) -> float:
+    """Share of the `found` cards either dropped or, `kept`, showing under `CROWDED_SHOWN_MIN`
+    of themselves beneath the kept cards on top of them (`leans`, over `found`)."""
+    if not found:
+        return 0.0
+    number_of = {id(card): number for number, card in enumerate(found)}
+    kept_at = {number_of[id(card)]: at for at, card in enumerate(kept)}
+    # `kept` keeps the order of `found`, so each pair stays (lower, higher).
+    kept_leans = {
+        (kept_at[a], kept_at[b]): lean
+        for (a, b), lean in leans.items()
+        if a in kept_at and b in kept_at
+    }
+    above = cards_above(len(kept), kept_leans)
+    hidden = sum(
+        float(uncovered(card.quad, [kept[other].quad for other in on_top]).mean())
+        < CROWDED_SHOWN_MIN
+        for card, on_top in zip(kept, above, strict=True)
+    )
+    return (len(found) - len(kept) + hidden) / len(found)
 
 
 def _matched(
@@ -175,12 +228,11 @@ def _better_scored(cards: list[CardDetection]) -> list[set[int]]:
     return [{m for m, other in enumerate(cards) if other.score > card.score} for card in cards]
 
 
-def _covering(cards: list[CardDetection], image: np.ndarray) -> list[set[int]]:
+def _covering(cards: list[CardDetection], leans: dict[tuple[int, int], float]) -> list[set[int]]:
     """For each card, the cards taken as covering it when judging whether it is a box across
-    a gap: the better-scored ones, less those the photo shows it lying on top of
-    (`ON_TOP_SURE_LEAN`), if it is scored like the photo's cards (`RESCUE_SCORE_SHARE`)."""
-    quads = [card.quad for card in cards]
-    above = cards_above(len(cards), stacking_leans(quads, image), ON_TOP_SURE_LEAN)
+    a gap: the better-scored ones, less those the photo shows it lying on top of (`leans`,
+    `ON_TOP_SURE_LEAN`), if it is scored like the photo's cards (`RESCUE_SCORE_SHARE`)."""
+    above = cards_above(len(cards), leans, ON_TOP_SURE_LEAN)
     median = float(np.median([card.score for card in cards])) if cards else 0.0
     covering = []
     for number, (card, better) in enumerate(zip(cards, _better_scored(cards), strict=True)):

@@ -17,13 +17,14 @@ from referee.errors import RefereeInputError
 from referee.scoresheet import Scoresheet
 from referee.scoring import round_score
 from vision.annotate import annotate, back_colours, for_drawing, with_legend
-from vision.count import count_backs, unlike_cards
+from vision.count import CROWDED_SHARE_MAX, count_backs, unlike_cards
 
 log = logging.getLogger(__name__)
 
 DESCRIPTION = """\
-At the end of a round, turn the foundation cards face down and spread them out, each showing at
-least half of itself (overlapping is fine; a card mostly under others is not counted). Give a
+At the end of a round, turn the foundation cards face down and spread them out in rows, each
+card showing at least two thirds of its width beside the next (rows may overlap a little; a
+card mostly under others may be missed, and the command warns when many are). Give a
 photo and a reference image of each player's back: a photo of one card's back lying on the
 table (the card is found and cut out), the same cropped to the card's edges, or the design
 file. The command counts the cards of each back. Backs are told apart by colour, pattern and
@@ -133,7 +134,13 @@ def run(args: argparse.Namespace) -> int:
     images = read_backs(references)
     reader = load_reader()
     backs, matcher = registered_backs(references, images, reader)
-    counts, cards = count_backs(image, reader, matcher)
+    counts, cards, crowded = count_backs(image, reader, matcher)
+    if crowded > CROWDED_SHARE_MAX:
+        log.warning(
+            "%.0f%% of the cards found lie mostly under others, so cards are likely missed: "
+            "spread them so that each shows at least two thirds of its width, and count again",
+            100 * crowded,
+        )
     unlike = unlike_cards(cards)
     if unlike:
         log.warning(

@@ -18,6 +18,7 @@ from vision.count import (
     _better_scored,
     _card_sized,
     _covering,
+    _mostly_covered_share,
     _not_between,
     _not_table,
     _table_pixels,
@@ -28,6 +29,7 @@ from vision.count import (
 from vision.detections import CardDetection
 from vision.geometry import RECTIFIED_SIZE
 from vision.onnx_models import RawCard
+from vision.stacking import stacking_leans
 
 
 def _card(x: float, scale: float = 1.0) -> CardDetection:
@@ -131,9 +133,10 @@ def test_every_card_of_a_count_photo_is_counted_as_a_back_even_one_taken_for_a_f
 
     references = {name: np.full((88, 63, 3), colour, np.uint8) for name, colour in colours.items()}
     reader = SimpleNamespace(detector=detector)
-    counts, cards = count_backs(image, reader, BackMatcher(references), tiled=False)  # type: ignore[arg-type]
+    counts, cards, crowded = count_backs(image, reader, BackMatcher(references), tiled=False)  # type: ignore[arg-type]
     assert counts == {"blue": 3, "pink": 2}
     assert len(cards) == 5 and not any(card.face_up for card in cards)
+    assert crowded == 0.0  # cards apart; the crumb is no card found
 
 
 def _back_of(spec: str) -> BackFeature:
@@ -177,4 +180,23 @@ def test_cards_of_a_spread_pushed_close_are_told_from_boxes_across_them() -> Non
     found = [*cards, across]
     # By scores alone, every card scored below both its neighbours is lost (not the last).
     assert _not_between(found, _better_scored(found)) == [*cards[::2], cards[-1]]
-    assert _not_between(found, _covering(found, image)) == cards
+    leans = stacking_leans([card.quad for card in found], image)
+    assert _not_between(found, _covering(found, leans)) == cards
+
+
+def _row(step: int) -> tuple[np.ndarray, list[CardDetection], dict[tuple[int, int], float]]:
+    """Eight cards in a row, each laid on the last `step` px to its right."""
+    image = table(160, 520)
+    quads = [card_quad(20 + step * n, 30) for n in range(8)]
+    for n, quad in enumerate(quads):
+        draw_back(image, quad, ((150, 60, 20), (30, 40, 170))[n % 2])
+    return image, [CardDetection(q, False, 0.9) for q in quads], stacking_leans(quads, image)
+
+
+def test_a_spread_is_crowded_by_the_cards_found_mostly_under_others() -> None:
+    _, wide, leans = _row(50)  # each shows 79% of its width
+    assert _mostly_covered_share(wide, wide, leans) == 0.0
+    assert _mostly_covered_share(wide, wide[:6], leans) == 2 / 8  # two dropped
+    _, close, leans = _row(19)  # each shows 30%, but the top one
+    assert _mostly_covered_share(close, close, leans) == 7 / 8
+    assert _mostly_covered_share([], [], {}) == 0.0

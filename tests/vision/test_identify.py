@@ -141,12 +141,13 @@ def count_spread(
     options: tuple[str, ...] = (),
     markers: bool = False,
     specs: tuple[str, ...] = ("red:lattice", "blue:dots"),
+    poses: list[CardPose] | None = None,
 ) -> dict[str, int]:
     """`nerts count --json` on six face-down cards of the backs of `specs` in turn, side by
-    side, on a table with the referee's `markers` or without; each back registered by its
-    design file or, `photographed`, a photo of one card on the table."""
+    side (or `poses`), on a table with the referee's `markers` or without; each back
+    registered by its design file or, `photographed`, a photo of one card on the table."""
     backs = [back_from_spec(spec) for spec in specs]
-    poses = [
+    poses = poses or [
         CardPose("AS", i % len(backs), 100 + 90 * i, 180 + 10 * (i % 3), 8.0 * i - 20, False)
         for i in range(6)
     ]
@@ -174,6 +175,19 @@ def count_spread(
 
 def test_count_cli_counts_each_back(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert count_spread(tmp_path, capsys) == {"red": 3, "blue": 3}
+    assert "mostly under others" not in capsys.readouterr().err
+
+
+def test_count_cli_warns_when_cards_lie_mostly_under_others(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Eight cards in a row, each laid 25 mm right of the last: each shows 40% of its width.
+    row = [
+        CardPose("AS", i % 2, 100 + 25 * i, 180 + 3 * (i % 3), 2.0 * (i % 3) - 2, False)
+        for i in range(8)
+    ]
+    count_spread(tmp_path, capsys, poses=row)
+    assert "lie mostly under others, so cards are likely missed" in capsys.readouterr().err
 
 
 def test_count_cli_warns_of_cards_of_a_back_not_given(
