@@ -89,6 +89,12 @@ tuning count spreads of all 35 designs: 203 -> 138 cards' backs named wrong (on 
 unlike backs, 0 -> 1)."""
 
 
+SHOWN_EDGE_PX = 2
+"""Pixels of the rectified card kept clear of a covering card's outline (`shown_only`)."""
+MIN_SHOWN_PX = 400
+"""Interior pixels of the rectified card (of about 11,000) that must show for `shown_only`
+histograms; a card showing less is measured whole."""
+
 REFERENCE_MIN_SIDE_PX = 32
 """A back reference narrower than this shows no pattern to match (backs are told apart by
 colour and pattern); refused rather than matched by colour alone."""
@@ -118,15 +124,19 @@ def _interior(card: np.ndarray) -> np.ndarray:
     return card[dy : height - dy, dx : width - dx]
 
 
-def back_feature(card: np.ndarray, visible: np.ndarray | None = None) -> BackFeature:
+def back_feature(
+    card: np.ndarray, visible: np.ndarray | None = None, *, shown_only: bool = False
+) -> BackFeature:
     """Feature of a back image (BGR), any size; it is brought to the rectified card's size.
     `visible` (the rectified size, nonzero where the card shows) leaves the parts other cards
-    cover out of its layout."""
+    cover out of its layout, and with `shown_only` out of its histograms too (where the cards
+    lying on top of it are known, `vision/stacking.py`)."""
     card = cv2.resize(card, RECTIFIED_SIZE, interpolation=cv2.INTER_AREA)
     blurred = cv2.GaussianBlur(card, (0, 0), SHARPNESS_SIGMA_PX)
     white = _percentile_of_bytes(blurred.max(axis=2), WHITE_PERCENTILE)
     inner = _interior(blurred)
-    colour = _colour_histogram(inner, white)
+    shown = _shown(visible) if shown_only and visible is not None else None
+    colour = _colour_histogram(inner if shown is None else inner[shown][None], white)
     channel_whites = np.maximum(
         [_percentile_of_bytes(blurred[:, :, i], WHITE_PERCENTILE) for i in range(3)],
         WHITE_FLOOR,
@@ -136,20 +146,32 @@ def back_feature(card: np.ndarray, visible: np.ndarray | None = None) -> BackFea
     grey *= 255 / max(white, WHITE_FLOOR)
     gx, gy = cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)
     magnitude, angle = cv2.cartToPolar(gx, gy)
+    counted = grey.size
+    if shown is not None:
+        magnitude, counted = magnitude * shown, int(shown.sum())
+        grey = (grey - float(grey[shown].mean())) * shown
     # Unsigned orientation: a card turned 180 degrees has the same pattern.
     orientation = _circular_histogram(
         angle.ravel() % np.pi, ORIENTATION_BINS, np.pi, magnitude.ravel()
     )
-    orientation = orientation / grey.size + ORIENTATION_NOISE_FLOOR / ORIENTATION_BINS
+    orientation = orientation / counted + ORIENTATION_NOISE_FLOOR / ORIENTATION_BINS
     # Spread into the neighbouring bins (circularly): a card's corners found a few degrees off
     # turn its pattern that much, which must not move a striped back into another bin.
     orientation = 0.5 * orientation + 0.25 * (np.roll(orientation, 1) + np.roll(orientation, -1))
     spectrum = np.abs(np.fft.fftshift(np.fft.fft2(grey - grey.mean())))
     band_of, band_shares = _frequency_bands(spectrum.shape)
     weights = np.bincount(band_of, spectrum.ravel(), FREQUENCY_BANDS + 1)[:FREQUENCY_BANDS]
-    bands = weights / grey.size + SPECTRUM_NOISE_FLOOR * band_shares
+    bands = weights / counted + SPECTRUM_NOISE_FLOOR * band_shares
     pattern = np.concatenate([_normalised(orientation), _normalised(bands)]) / 2
     return BackFeature(colour, pattern, layout)
+
+
+def _shown(visible: np.ndarray) -> np.ndarray | None:
+    """Where the interior shows (`visible`), kept `SHOWN_EDGE_PX` clear of the covering cards'
+    outlines (an edge of neither back); None where too little shows (`MIN_SHOWN_PX`)."""
+    size = 2 * SHOWN_EDGE_PX + 1
+    shown = cv2.erode((_interior(visible) > 0).astype(np.uint8), np.ones((size, size), np.uint8))
+    return shown.astype(bool) if int(shown.sum()) >= MIN_SHOWN_PX else None
 
 
 def _percentile_of_bytes(values: np.ndarray, percent: float) -> float:

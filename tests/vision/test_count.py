@@ -18,6 +18,8 @@ from vision.count import (
     _better_scored,
     _card_sized,
     _covering,
+    _leans_among,
+    _matched,
     _mostly_covered_share,
     _not_between,
     _not_table,
@@ -29,7 +31,7 @@ from vision.count import (
 from vision.detections import CardDetection
 from vision.geometry import RECTIFIED_SIZE
 from vision.onnx_models import RawCard
-from vision.stacking import stacking_leans
+from vision.stacking import cards_above, stacking_leans
 
 
 def _card(x: float, scale: float = 1.0) -> CardDetection:
@@ -195,8 +197,30 @@ def _row(step: int) -> tuple[np.ndarray, list[CardDetection], dict[tuple[int, in
 
 def test_a_spread_is_crowded_by_the_cards_found_mostly_under_others() -> None:
     _, wide, leans = _row(50)  # each shows 79% of its width
-    assert _mostly_covered_share(wide, wide, leans) == 0.0
-    assert _mostly_covered_share(wide, wide[:6], leans) == 2 / 8  # two dropped
+    assert _mostly_covered_share(wide, wide, cards_above(8, leans)) == 0.0
+    kept = wide[:6]  # two dropped
+    above = cards_above(6, _leans_among(wide, kept, leans))
+    assert _mostly_covered_share(wide, kept, above) == 2 / 8
     _, close, leans = _row(19)  # each shows 30%, but the top one
-    assert _mostly_covered_share(close, close, leans) == 7 / 8
-    assert _mostly_covered_share([], [], {}) == 0.0
+    assert _mostly_covered_share(close, close, cards_above(8, leans)) == 7 / 8
+    assert _mostly_covered_share([], [], []) == 0.0
+
+
+def test_a_card_mostly_under_another_is_matched_by_what_shows_of_it() -> None:
+    """A red card 75% under a blue one: measured whole it looks mostly blue; measured where
+    the photo shows it (the blue one on top), red."""
+    image = table(160, 260)
+    under, over = card_quad(40, 30), card_quad(40 + 16, 34)
+    draw_back(image, under, (30, 40, 170))  # red, in BGR
+    draw_back(image, over, (170, 60, 20))  # blue
+    references = {
+        name: np.full((88, 63, 3), colour, np.uint8)
+        for name, colour in (("red", (30, 40, 170)), ("blue", (170, 60, 20)))
+    }
+    matcher = BackMatcher(references)
+    cards = [CardDetection(under, False, 0.9), CardDetection(over, False, 0.9)]
+    above = cards_above(2, stacking_leans([under, over], image))
+    assert above == [{1}, set()]
+    assert [card.back for card in _matched(cards, above, image, matcher)] == ["red", "blue"]
+    nobody_on_top: list[set[int]] = [set(), set()]  # measured whole, as before
+    assert [card.back for card in _matched(cards, nobody_on_top, image, matcher)] == ["blue"] * 2
