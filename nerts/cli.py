@@ -121,7 +121,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     # use is refused from its header, not decoded into gigabytes first.
     os.environ.setdefault("OPENCV_IO_MAX_IMAGE_PIXELS", str(DECODE_PIXELS_MAX))
     parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    if not arguments:  # a newcomer typing 'nerts': what it can do, not a missing-argument error
+        parser.print_help(sys.stderr)
+        return 2
+    args = parser.parse_args(arguments)
     try:
         configure_logging(verbosity_of(args), args.log_file)
     except UserError as error:

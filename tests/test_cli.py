@@ -156,6 +156,21 @@ def test_help_teaches(capsys) -> None:  # type: ignore[no-untyped-def]
     assert "referee" in text and "scores" in text and "examples:" in text
 
 
+def test_nerts_alone_shows_what_it_can_do(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    text = capsys.readouterr().err
+    assert text.startswith("usage: nerts") and "count" in text and "examples:" in text
+    assert "required" not in text
+
+
+def test_scores_without_a_sheet_asks_for_the_sheet_alone(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["scores"])
+    assert capsys.readouterr().err.splitlines()[-1].endswith("required: GAME")
+
+
 PLAY_BEFORE_ROUND = '{"frame": 5, "t": 0.1, "type": "play", "seat": 0, "card": "AD", "pile": "F0"}'
 BROKEN_LINES = {
     "a play before any round": (PLAY_BEFORE_ROUND, "play at frame 5 comes before any round_start"),

@@ -76,7 +76,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--backs",
         nargs="+",
-        required=True,
         metavar="NAME=REF",
         help="each player's back: a name and an image of that back",
     )
@@ -117,7 +116,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    args.image = _photo(args.image, args.backs)
+    args.image = _photo(args.image, args.backs or [])
+    if not args.backs:
+        raise UserError(
+            "name each player's back: --backs NAME=REF ..., REF a photo of one card's back or "
+            f"the design file (e.g. nerts count {args.image} --backs anna=anna.jpg ben=ben.jpg)"
+        )
     references = back_references(args.backs)
     if args.annotate:
         refuse_overwriting([args.annotate], [args.image, *references.values()])

@@ -49,7 +49,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("game", type=Path, metavar="GAME", help="the score sheet file (.jsonl)")
     # Checked in `run`, not by argparse, to say when the file and the action are swapped.
     parser.add_argument("action", nargs="?", default="show", metavar="{" + ",".join(ACTIONS) + "}")
-    parser.add_argument("values", nargs="*", metavar="ARG", help="SEAT=POINTS, or ROUND for fix")
+    parser.add_argument(
+        "values", nargs="*", default=[], metavar="ARG", help="SEAT=POINTS, or ROUND for fix"
+    )
     parser.add_argument("--players", nargs="+", metavar="NAME", help="for new: the player names")
     parser.add_argument(
         "--target",

@@ -112,6 +112,11 @@ CASES = {
         ["count", "{photo}", "--backs", "a={back}", "--annotate", "{back}"],
         "--annotate would write {back} over an input",
     ),
+    "count without backs": (
+        ["count", "{photo}"],
+        "name each player's back: --backs NAME=REF ..., REF a photo of one card's back or the "
+        "design file (e.g. nerts count {photo} --backs anna=anna.jpg ben=ben.jpg)",
+    ),
     "count, the photo after --backs": (
         ["count", "--backs", "a={back}", "{photo}"],
         "no IMAGE: '{photo}' was read as a --backs value; give the photo before --backs",
