@@ -36,8 +36,9 @@ of a better-scored one for that one not to count as covering it. On tuning sprea
 other than the benchmark's, in rows as the benchmark lays them, each card showing 65-80% of
 its width: 0 of 10 counted exactly by better-scored cards alone, 10 at 0.2, 7 at 0.4; rows
 as the benchmark's (10 of unlike backs, 20 under harsh light, 16 of all designs) counted as
-before (10, 19 and 14 exactly). Cards showing half their width are still lost (1 to 18 a
-spread of 15 to 60), mostly as the detector's boxes of neighbours suppress each other."""
+before (10, 19 and 14 exactly). Cards showing half their width are still lost (3 to 18 a
+spread of 15 to 60): they lie 60-70% under the cards truly on top of them, and score lower
+(0.56-0.72, the photo's median 0.78), as boxes across gaps do."""
 RESCUE_SCORE_SHARE = 0.8
 """Only a card scored at least this share of the photo's median score is judged by what lies
 on top of it (`ON_TOP_SURE_LEAN`): a box across a gap scores lower than the cards it spans
