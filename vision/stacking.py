@@ -87,9 +87,10 @@ def _edge_across(
 
 
 def stacking_leans(quads: list[np.ndarray], image: np.ndarray) -> dict[tuple[int, int], float]:
-    """For every overlapping pair of cards (by their quads, numbered a < b), how surely `a`
-    lies on top of `b`: from 1 (only `a`'s outline shows inside the other) through 0 (both
-    alike) to -1 (`b` on top), from how sharp each outline is inside the other (`_edge_across`)."""
+    """For every overlapping pair of cards (by their quads, each starting with a short side as
+    `portrait_order` gives them; numbered a < b), how surely `a` lies on top of `b`: from 1
+    (only `a`'s outline shows inside the other) through 0 (both alike) to -1 (`b` on top),
+    from how sharp each outline is inside the other (`_edge_across`)."""
     # The darkest channel: a white rim stands out against any coloured print.
     brightness = (image.min(axis=2) if image.ndim == 3 else image).astype(np.float32)
     outlines = [_outline_points(np.asarray(quad, np.float32)) for quad in quads]
