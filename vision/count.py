@@ -144,12 +144,17 @@ def count_backs(
     kept = _not_between(found, _covering(found, leans))
     kept = _not_table(kept, _better_scored(kept), image)
     above = cards_above(len(kept), _leans_among(found, kept, leans))
-    cards = _matched(kept, above, image, matcher)
+    # What of each card the cards on top of it leave, as `rectify` shows the card.
+    shown = [
+        uncovered(card.quad, [kept[other].quad for other in on_top])
+        for card, on_top in zip(kept, above, strict=True)
+    ]
+    cards = _matched(kept, shown, image, matcher)
     counts = Counter(card.back for card in cards if card.back is not None)
     return CountResult(
         {name: counts.get(name, 0) for name in matcher.features},
         cards,
-        _mostly_covered_share(found, kept, above),
+        _mostly_covered_share(len(found), shown),
     )
 
 
@@ -167,37 +172,30 @@ def _leans_among(
     }
 
 
-def _mostly_covered_share(
-    found: list[CardDetection], kept: list[CardDetection], above: list[set[int]]
-) -> float:
-    """Share of the `found` cards either dropped or, `kept`, showing under `CROWDED_SHOWN_MIN`
-    of themselves beneath the kept cards `above` them."""
+def _mostly_covered_share(found: int, shown: list[np.ndarray]) -> float:
+    """Share of the `found` cards either dropped or, kept, showing under `CROWDED_SHOWN_MIN`
+    of themselves (`shown`, a mask of each kept card: where no card on top of it lies)."""
     if not found:
         return 0.0
-    hidden = sum(
-        float(uncovered(card.quad, [kept[other].quad for other in on_top]).mean())
-        < CROWDED_SHOWN_MIN
-        for card, on_top in zip(kept, above, strict=True)
-    )
-    return (len(found) - len(kept) + hidden) / len(found)
+    hidden = sum(float(mask.mean()) < CROWDED_SHOWN_MIN for mask in shown)
+    return (found - len(shown) + hidden) / found
 
 
 def _matched(
-    cards: list[CardDetection], above: list[set[int]], image: np.ndarray, matcher: BackMatcher
+    cards: list[CardDetection], shown: list[np.ndarray], image: np.ndarray, matcher: BackMatcher
 ) -> list[CardDetection]:
     """`with_backs` for a count: every card face down, and those of a back nobody registered
     marked `back_unlike` (`other_backs`). A card mostly overlapped (`OWN_PART_SHOWN_MIN`) is
-    matched by the part of it the cards `above` it leave."""
+    matched by what of it is `shown` (the cards on top of it left out)."""
     features, matches = [], []
-    for view, card, on_top in zip(back_views(cards, image), cards, above, strict=True):
+    for view, on_top_left_out in zip(back_views(cards, image), shown, strict=True):
         if view is None:
             raise ValueError("a count's cards are all face down")
-        card_view, width, visible = view
-        if visible.mean() < OWN_PART_SHOWN_MIN:
-            visible = uncovered(card.quad, [cards[other].quad for other in on_top])
-            features.append(back_feature(card_view, visible, shown_only=True))
+        card_view, width, clear = view
+        if clear.mean() < OWN_PART_SHOWN_MIN:
+            features.append(back_feature(card_view, on_top_left_out, shown_only=True))
         else:
-            features.append(back_feature(card_view, visible))
+            features.append(back_feature(card_view, clear))
         matches.append(matcher.match_feature(features[-1], width))
     named = [
         replace(card, back=match.name, back_score=match.score)

@@ -29,7 +29,7 @@ from vision.count import (
     unlike_cards,
 )
 from vision.detections import CardDetection
-from vision.geometry import RECTIFIED_SIZE
+from vision.geometry import RECTIFIED_SIZE, uncovered
 from vision.onnx_models import RawCard
 from vision.stacking import cards_above, stacking_leans
 
@@ -197,13 +197,20 @@ def _row(step: int) -> tuple[np.ndarray, list[CardDetection], dict[tuple[int, in
 
 def test_a_spread_is_crowded_by_the_cards_found_mostly_under_others() -> None:
     _, wide, leans = _row(50)  # each shows 79% of its width
-    assert _mostly_covered_share(wide, wide, cards_above(8, leans)) == 0.0
+    assert _mostly_covered_share(8, _shown(wide, cards_above(8, leans))) == 0.0
     kept = wide[:6]  # two dropped
     above = cards_above(6, _leans_among(wide, kept, leans))
-    assert _mostly_covered_share(wide, kept, above) == 2 / 8
+    assert _mostly_covered_share(8, _shown(kept, above)) == 2 / 8
     _, close, leans = _row(19)  # each shows 30%, but the top one
-    assert _mostly_covered_share(close, close, cards_above(8, leans)) == 7 / 8
-    assert _mostly_covered_share([], [], []) == 0.0
+    assert _mostly_covered_share(8, _shown(close, cards_above(8, leans))) == 7 / 8
+    assert _mostly_covered_share(0, []) == 0.0
+
+
+def _shown(cards: list[CardDetection], above: list[set[int]]) -> list[np.ndarray]:
+    return [
+        uncovered(card.quad, [cards[other].quad for other in on_top])
+        for card, on_top in zip(cards, above, strict=True)
+    ]
 
 
 def test_a_card_mostly_under_another_is_matched_by_what_shows_of_it() -> None:
@@ -221,6 +228,7 @@ def test_a_card_mostly_under_another_is_matched_by_what_shows_of_it() -> None:
     cards = [CardDetection(under, False, 0.9), CardDetection(over, False, 0.9)]
     above = cards_above(2, stacking_leans([under, over], image))
     assert above == [{1}, set()]
-    assert [card.back for card in _matched(cards, above, image, matcher)] == ["red", "blue"]
-    nobody_on_top: list[set[int]] = [set(), set()]  # measured whole, as before
-    assert [card.back for card in _matched(cards, nobody_on_top, image, matcher)] == ["blue"] * 2
+    shown = _shown(cards, above)
+    assert [card.back for card in _matched(cards, shown, image, matcher)] == ["red", "blue"]
+    whole = _shown(cards, [set(), set()])  # measured whole, as before
+    assert [card.back for card in _matched(cards, whole, image, matcher)] == ["blue"] * 2
