@@ -28,6 +28,7 @@ def photo_of_one_card(spec: str, angle: float) -> tuple[np.ndarray, np.ndarray]:
 CARD_W, CARD_H = 63, 88
 """A drawn card's size in pixels (a poker card at 1 px per mm)."""
 RIM_PX = 3
+"""The white rim printed round a drawn back, in pixels."""
 
 
 def card_quad(x: float, y: float, turn_deg: float = 0.0) -> np.ndarray:
