@@ -42,7 +42,7 @@ from simulator.backs import BackDesign, back_from_spec
 from simulator.sensor import LightSettings
 from vision.back_references import back_image
 from vision.backs import BackMatcher
-from vision.count import CROWDED_SHARE_MAX, count_backs, unlike_cards
+from vision.count import count_backs, unlike_cards
 from vision.detections import CardDetection
 from vision.geometry import card_length
 from vision.geometry import intersection_over_union as iou
@@ -283,8 +283,8 @@ def counting(
                 for k, b in enumerate(backs)
             }
         )
-        counted, cards, crowded = count_backs(image, reader, matcher)
-        crowded_warned += crowded > CROWDED_SHARE_MAX
+        counted, cards, _ = result = count_backs(image, reader, matcher)
+        crowded_warned += result.too_close
         unlike_warned += bool(unlike_cards(cards))
         exact += counted == truth
         errors.append(sum(abs(counted[k] - truth[k]) for k in truth))

@@ -124,6 +124,11 @@ class CountResult(NamedTuple):
     """Share of the cards found that lie mostly under others (`CROWDED_SHOWN_MIN`), dropped as
     boxes across gaps or counted: over `CROWDED_SHARE_MAX`, cards are likely missed."""
 
+    @property
+    def too_close(self) -> bool:
+        """Whether the spread is too close to count surely (`CROWDED_SHARE_MAX`)."""
+        return self.crowded > CROWDED_SHARE_MAX
+
 
 def count_backs(
     image: np.ndarray, reader: CardReader, matcher: BackMatcher, *, tiled: bool = True

@@ -17,7 +17,7 @@ from referee.errors import RefereeInputError
 from referee.scoresheet import Scoresheet
 from referee.scoring import round_score
 from vision.annotate import annotate, back_colours, for_drawing, with_legend
-from vision.count import CROWDED_SHARE_MAX, count_backs, unlike_cards
+from vision.count import count_backs, unlike_cards
 
 log = logging.getLogger(__name__)
 
@@ -138,19 +138,19 @@ def run(args: argparse.Namespace) -> int:
     images = read_backs(references)
     reader = load_reader()
     backs, matcher = registered_backs(references, images, reader)
-    counts, cards, crowded = count_backs(image, reader, matcher)
-    too_close = crowded > CROWDED_SHARE_MAX
-    if too_close:
+    counted = count_backs(image, reader, matcher)
+    counts, cards = counted.counts, counted.cards
+    if counted.too_close:
         log.warning(
             "%.0f%% of the cards found lie mostly under others, so cards are likely missed: "
             "spread them so that each shows at least two thirds of its width, and count again",
-            100 * crowded,
+            100 * counted.crowded,
         )
     unlike = unlike_cards(cards)
     # Cards mostly covered are measured on slivers, which look unlike their back's other cards:
     # in a spread too close that warning was false in 9 of 20 benchmark spreads, so the count
     # asks for a wider spread first.
-    if unlike and not too_close:
+    if unlike and not counted.too_close:
         log.warning(
             "%d counted cards look like a back not given (marked '?' with --annotate): if a "
             "player's back is missing from --backs, their cards were counted for another",
