@@ -388,8 +388,8 @@ def main() -> None:
         "--count-close",
         action="store_true",
         help="also count spreads pushed close, each card showing "
-        f"{CLOSE_SHOWN[0]:.0%}-{CLOSE_SHOWN[1]:.0%} of its width, then "
-        f"{HALF_SHOWN[0]:.0%}-{HALF_SHOWN[1]:.0%}",
+        f"{CLOSE_SHOWN[0] * 100:.0f}-{CLOSE_SHOWN[1] * 100:.0f}%% of its width, then "
+        f"{HALF_SHOWN[0] * 100:.0f}-{HALF_SHOWN[1] * 100:.0f}%%",
     )
     parser.add_argument(
         "--tiled", action="store_true", help="measure identify --tiled (counting is always tiled)"
