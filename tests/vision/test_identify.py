@@ -39,6 +39,7 @@ from vision.identify import (
     FAINT_CORNER_SCORE,
     FAN_LOOKS_MM,
     INDEX_SCORE_MIN,
+    INDEX_SURE_OVER_FACE,
     NO_INDEX_READ_MIN,
     READ_CUTS,
     READ_MARGIN_MM,
@@ -401,6 +402,23 @@ def test_a_whole_face_outvotes_a_blurred_index(reader: CardReader) -> None:
     face[none] = FACE_NONE_MAX
     assert reader._named(quad, 0.8, sides, face).card == "6H"
     assert _with_face(sides.sum(axis=0), face, none) is None
+
+
+def test_a_face_does_not_overturn_sure_index_corners(reader: CardReader) -> None:
+    """An unseen design's court picture can read surely as another court card."""
+    names = reader.classifier.names
+    sides = np.zeros((2, len(names)), np.float32)
+    sides[:, names.index("KD")] = INDEX_SURE_OVER_FACE
+    sides[:, names.index("JH")] = 1 - INDEX_SURE_OVER_FACE
+    face = np.zeros(len(names), np.float32)
+    face[names.index("JH")] = 1.0
+    assert _with_face(sides.sum(axis=0), face, names.index("none")) is None
+    named = reader._named(_card(100).quad, 0.8, sides, face)
+    assert (named.card, named.card_score) == ("KD", pytest.approx(INDEX_SURE_OVER_FACE))
+    # Just under it, the face is heard, and here outvotes the corners.
+    sides[:, names.index("KD")] = INDEX_SURE_OVER_FACE - 0.01
+    sides[:, names.index("JH")] = 1 - INDEX_SURE_OVER_FACE + 0.01
+    assert reader._named(_card(100).quad, 0.8, sides, face).card == "JH"
 
 
 def test_a_face_alone_cannot_name_what_no_index_corner_shows(reader: CardReader) -> None:
