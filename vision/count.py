@@ -11,10 +11,11 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
+from vision.back_views import back_views
 from vision.backs import BackFeature, BackMatcher, back_feature
 from vision.detections import CardDetection
 from vision.geometry import portrait_order, seen_width, uncovered
-from vision.identify import CardReader, back_views
+from vision.identify import CardReader
 from vision.markers import off_markers
 from vision.onnx_models import DETECTION_IOU_MAX
 from vision.stacking import cards_above, stacking_leans

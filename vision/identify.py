@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
 
@@ -11,7 +10,6 @@ import cv2
 import numpy as np
 
 from models import CARDS_ONNX, CORNERS_ONNX, FACES_ONNX, INDEX_INT8_ONNX
-from vision.backs import BackMatcher
 from vision.detections import CardDetection
 from vision.geometry import (
     RECTIFIED_PX_PER_MM,
@@ -19,15 +17,18 @@ from vision.geometry import (
     card_window,
     face_crop,
     index_crops,
-    intersection_over_union,
     moved_card,
-    overlap_of_smaller,
     portrait_order,
     rectify,
-    seen_width,
-    uncovered,
 )
 from vision.markers import off_markers
+from vision.merging import (
+    SAME_WINDOW_IOU,
+    IndexWindow,
+    own_windows,
+    with_index_readings,
+    without_duplicates,
+)
 from vision.onnx_models import (
     CORNER_WINDOW_MM,
     DETECTION_SCORE_MIN,
@@ -39,13 +40,14 @@ from vision.onnx_models import (
     implied_card_length,
 )
 from vision.tiles import detect_tiled
+from vision.votes import agreed, with_face
 
 log = logging.getLogger(__name__)
 
 NONE_CLASS = "none"
 INDEX_SCORE_MIN = 0.65
 """An index read below this probability leaves the card unnamed rather than guessed. Chosen
-with `_agreed` on the val renders and the edje train photos (0.5-0.8): 0.65 named 311 of 392
+with `agreed` on the val renders and the edje train photos (0.5-0.8): 0.65 named 311 of 392
 val cards with 29 wrong names and 496 of 527 edje train cards; the arithmetic mean of the
 shifted windows at 0.5 had named 309 with 35 wrong, and 495."""
 COVERED_INDEX_MIN = INDEX_SCORE_MIN
@@ -58,13 +60,6 @@ NO_INDEX_READ_MIN = 0.99
 all: a back that the detector took for a face (patterned backs unlike any it was trained on),
 so it is reported face down. In the val renders 14 face-up detections read so: 11 lay on
 face-down cards, 3 on no card, none on a face-up card (at 0.97: 11, 6 and one face-up card)."""
-SAME_WINDOW_IOU = 0.6
-"""An index corner found on its own is a whole card's own corner when their index windows
-overlap this much: the windows of cards fanned 15 mm apart overlap far less (about 0.25).
-Chosen on the val renders and edje train photos (0.3-0.9): 0.5 named 311 of 392 val cards
-with 29 wrong names, 0.6 313 with 29 (0.7: 314 with 31), edje train 496 of 527 with both."""
-DUPLICATE_OVERLAP = 0.5
-"""Two face-up detections with the same name overlapping this much are one card."""
 
 
 class WindowCut(NamedTuple):
@@ -84,7 +79,7 @@ READ_CUTS = (
     WindowCut(0.0, 0.0, 1.15),
 )
 """Each index corner is read from these cuts of its window (the window itself first) and the
-readings combined by `_agreed`: the detector's corners are often millimetres off (20 renders
+readings combined by `agreed`: the detector's corners are often millimetres off (20 renders
 of val designs, 242 visible face-up cards: 140 named right instead of 129 from one window;
 measured with the published models), and its cards a little too large or small. Until
 session 24 the last two cuts were moved 2 mm up-right and down-left instead of scaled. On five
@@ -111,28 +106,6 @@ SURE_READ_MIN = 0.99
 """A window whose own crop reads one class (a name or `none`) this surely is not read from
 its other `READ_CUTS`: on the val renders, edje train photos and bidly deals the names were
 the same as from all five, with 11,603 crops read instead of 22,335."""
-FACE_WEIGHT = 0.7
-"""A card found whole is named from its index corners and its whole face together: the
-weighted geometric mean of the two readings, the face's with this weight. The face shows what
-a small card's index blurs away (a 5 and a 6 differ by a pip in the middle). Chosen on the val
-renders (0.3-0.7, face classifier round 1): 324 named of 392 with 21 wrong names without the
-face; 0.3: 326 with 20; 0.5: 328 with 18; 0.7: 329 with 17. Edje train: 505 of 527 with and
-without. Kept for round 3 (`models/card_faces.md`)."""
-INDEX_SURE_OVER_FACE = 0.95
-"""Index corners agreeing on a name at least this surely (their votes' share) are not
-combined with the face: the face model was trained on fewer designs, and an unseen design's
-court pictures or pips can read surely as another card (gnome-neoclassical's KD face read
-JH 0.88 against both corners' KD 0.99; gnome-tango's clubs as spades). On the tuning val
-renders (seeds 7, 9, 10, 12; 1,646 cards) named 1,358 -> 1,362 with 110 -> 108 wrong names;
-hand fans (seed 11) and edje train photos as before (649 of 801, 505 of 527). At 0.9 the
-same but one more fan name given; at 0.98 1,361 with 109 wrong."""
-FACE_NONE_MAX = 0.5
-"""A face read `none` (covered) at least this surely is left out. Val renders (0.2-0.8, weight
-0.5): 0.2 named 328 with 19 wrong, 0.5 328 with 18, 0.8 326 with 18; at weight 0.7: 0.3 329
-with 18, 0.5 329 with 17, 0.7 329 with 17 (one more name given)."""
-PROBABILITY_FLOOR = 1e-6
-"""Probabilities are raised to this before their logarithm, so that one window's zero does
-not outweigh every other window's reading."""
 READ_MARGIN_MM = 2.0
 """Table kept around a rectified card so that the shifted windows can look past its edge."""
 CORNER_SCORE_MIN = 0.1
@@ -167,7 +140,7 @@ CORNER_IOU_MAX = 0.85
 """Index corners whose boxes overlap more than this are one (non-maximum suppression), far
 above the card detector's `DETECTION_IOU_MAX`: the windows of a bridge hand fanned 8-10 mm
 apart overlap by about half, and at 0.45 every other card of such a fan was dropped. Twice-found
-windows are merged later (`_with_index_readings`, `_without_duplicates`). Chosen on the val
+windows are merged later (`vision.merging`). Chosen on the val
 renders and edje train photos (0.45-0.95, index corners round 3): 0.85 named 319 -> 322 of 392
 val cards with 24 -> 23 wrong names, edje train 496 of 527 throughout; suppressing by corner
 distance instead (as pose estimators do) did not separate twice-found windows from neighbours'
@@ -315,22 +288,22 @@ class CardReader:
         whole = readings[: 2 * len(face_up)].reshape(len(face_up), 2, *readings.shape[1:])
         alone = readings[2 * len(face_up) :]
         found = self._face_down(image, [card for card in raw if not card.face_up])
-        for card, sides, face in zip(face_up, _agreed(whole, axis=2), faces, strict=True):
+        for card, sides, face in zip(face_up, agreed(whole, axis=2), faces, strict=True):
             found.append(self._named(card.quad, card.score, sides, face))
         named_alone = [
             (named, corner.quad)
-            for corner, quad, reading in zip(corners, implied, _agreed(alone, axis=1), strict=True)
+            for corner, quad, reading in zip(corners, implied, agreed(alone, axis=1), strict=True)
             for named in [self._named(quad, corner.score, reading[None])]
             if _names_a_card(named, corner.score)
         ]
-        found = _with_index_readings(found, named_alone, CORNER_WINDOW_MM)
+        found = with_index_readings(found, named_alone, CORNER_WINDOW_MM)
         found += self.fanned_under(image, found)
         log.debug(
             "%d face-up cards and %d index corners found; %d of the corners name a card",
             len(face_up), len(corners), len(named_alone),
         )  # fmt: skip
         # The referee's table markers look like cards to the detectors.
-        return off_markers(_without_duplicates(found), image)
+        return off_markers(without_duplicates(found), image)
 
     def fanned_under(self, image: np.ndarray, found: list[CardDetection]) -> list[CardDetection]:
         """Cards fanned under named ones that neither detector found: an index is looked for
@@ -338,7 +311,7 @@ class CardReader:
         named one, `FAN_READ_MIN` surely, whose window is no found card's) is added, its
         outline the named card's moved by the look."""
         window = self.classifier.window_mm
-        taken = [own for card in found for own in _own_windows(card, window)]
+        taken = [own for card in found for own in own_windows(card, window)]
         # A look whose window is a found card's own is not read: that card is named there.
         looks = [
             (card, quad)
@@ -346,7 +319,7 @@ class CardReader:
             if card.face_up and card.card is not None
             for left, up in self.fan_looks_mm
             for quad in [moved_card(card.quad, -left, -up)]
-            for own in [_Window.of(card_window(quad, 0, window))]
+            for own in [IndexWindow.of(card_window(quad, 0, window))]
             if not any(other.overlaps(own, SAME_WINDOW_IOU) for other in taken)
         ]
         # Most looks show table, which the classifier need not be asked about.
@@ -365,7 +338,7 @@ class CardReader:
         ]
         readings = self._read_windows([views[i] for i in likely], first[likely], FAN_LOOK_CUTS)
         under: list[CardDetection] = []
-        for number, reading in zip(likely, _agreed(readings, axis=1), strict=True):
+        for number, reading in zip(likely, agreed(readings, axis=1), strict=True):
             over, quad = looks[number]
             card = self._named(quad, over.score, reading[None])
             if card.card is not None and card.card != over.card and card.card_score >= FAN_READ_MIN:
@@ -395,7 +368,7 @@ class CardReader:
         stock = stock.reshape(len(found), 2).max(axis=1)
         pale = np.flatnonzero(stock >= STOCK_SHARE_MIN).tolist()
         readings = self._read_windows([views[2 * i + corner] for i in pale for corner in (0, 1)])
-        sides = _agreed(readings.reshape(len(pale), 2, *readings.shape[1:]), axis=2)
+        sides = agreed(readings.reshape(len(pale), 2, *readings.shape[1:]), axis=2)
         for number, reading in zip(pale, sides, strict=True):
             card = found[number]
             named = self._named(card.quad, card.score, reading)
@@ -449,7 +422,7 @@ class CardReader:
     ) -> CardDetection:
         """A face-up card from the class probabilities of its index corners: both corners
         vote (one is often covered), unless both read as no index, and with them its whole
-        `face` where that shows (`_with_face`; the name's confidence is then the surer of its
+        `face` where that shows (`with_face`; the name's confidence is then the surer of its
         corner's reading and the combined one); a face-down card when both corners surely
         show none."""
         quad = portrait_order(quad)
@@ -461,7 +434,7 @@ class CardReader:
         votes = corners.copy()
         votes[:, self.none_column] = 0.0
         index = votes.sum(axis=0)
-        fused = None if face is None else _with_face(index, face, self.none_column)
+        fused = None if face is None else with_face(index, face, self.none_column)
         best = int((index if fused is None else fused).argmax())
         corner = int(corners[:, best].argmax())
         confidence = float(corners[corner, best])
@@ -509,154 +482,8 @@ def _stock_shares(views: list[np.ndarray]) -> np.ndarray:
     return np.mean(bright & (hsv[..., 1] < STOCK_SATURATION_MAX), axis=1)
 
 
-def _agreed(readings: np.ndarray, axis: int) -> np.ndarray:
-    """Class probabilities of a window's cuts combined along `axis` by their geometric mean,
-    normalised: a name wins only where all cuts give it some weight. One shifted cut
-    often shows a neighbour's index (tight fans, cards under cards), and under the arithmetic
-    mean its confident reading alone could carry a name."""
-    logs = np.log(np.maximum(readings, PROBABILITY_FLOOR)).mean(axis=axis)
-    agreed = np.exp(logs - logs.max(axis=-1, keepdims=True))
-    return agreed / agreed.sum(axis=-1, keepdims=True)
-
-
-def _with_face(index: np.ndarray, face: np.ndarray, none_column: int) -> np.ndarray | None:
-    """The index corners' votes (no `none`) and the whole face's probabilities combined by
-    their weighted geometric mean (`FACE_WEIGHT`), normalised; None when the face reads as
-    covered (`FACE_NONE_MAX`) or the votes are sure already (`INDEX_SURE_OVER_FACE`)."""
-    if face[none_column] >= FACE_NONE_MAX or index.max() >= INDEX_SURE_OVER_FACE * index.sum():
-        return None
-    named = face.copy()
-    named[none_column] = 0.0
-    logs = (1 - FACE_WEIGHT) * np.log(np.maximum(index / index.sum(), PROBABILITY_FLOOR))
-    logs += FACE_WEIGHT * np.log(np.maximum(named / named.sum(), PROBABILITY_FLOOR))
-    fused = np.exp(logs - logs.max())
-    return fused / fused.sum()
-
-
 def _names_a_card(reading: CardDetection, corner_score: float) -> bool:
     """Whether an index corner found on its own, read as `reading`, names a card."""
     if reading.card is None:
         return False
     return corner_score >= FAINT_CORNER_SCORE or reading.card_score >= FAINT_CORNER_READ_MIN
-
-
-def _without_duplicates(cards: list[CardDetection]) -> list[CardDetection]:
-    kept: list[CardDetection] = []
-    for card in sorted(cards, key=lambda c: -c.confidence):
-        twin = next(
-            (
-                k
-                for k in kept
-                if card.card
-                and k.card == card.card
-                and overlap_of_smaller(k.quad, card.quad) > DUPLICATE_OVERLAP
-            ),
-            None,
-        )
-        if twin is None:
-            kept.append(card)
-    return kept
-
-
-def _with_index_readings(
-    cards: list[CardDetection],
-    readings: list[tuple[CardDetection, np.ndarray]],
-    window_mm: tuple[float, float],
-) -> list[CardDetection]:
-    """`cards` with index corners read on their own, each a (reading, window quad): a face-up
-    card whose own index window it is (a card found whole, or by an earlier reading) takes
-    the more confident of the two names; otherwise the reading is a card of its own, its
-    outline implied by the window."""
-    cards = list(cards)
-    own = [_own_windows(card, window_mm) for card in cards]
-    for reading, window in readings:
-        read_window = _Window.of(window)
-        same = next(
-            (
-                (number, corner)
-                for number, windows in enumerate(own)
-                for corner, own_window in enumerate(windows)
-                if own_window.overlaps(read_window, SAME_WINDOW_IOU)
-            ),
-            None,
-        )
-        if same is None:
-            cards.append(reading)
-            own.append(_own_windows(reading, window_mm))
-            continue
-        number, corner = same
-        card = cards[number]
-        if card.card is None or reading.card_score > card.card_score:
-            # The read corner comes first, so the quad says where the index is.
-            quad = np.roll(card.quad, -2 * corner, axis=0)
-            cards[number] = replace(
-                card, quad=quad, card=reading.card, card_score=reading.card_score
-            )
-            own[number] = (own[number][corner], own[number][1 - corner])
-    return cards
-
-
-class _Window(NamedTuple):
-    """An index window's image quad and its bounding box (left, top, right, bottom): windows
-    whose boxes do not meet cannot overlap, and most pairs are told apart so, cheaply."""
-
-    quad: np.ndarray
-    box: tuple[float, float, float, float]
-
-    @classmethod
-    def of(cls, quad: np.ndarray) -> _Window:
-        (left, top), (right, bottom) = quad.min(axis=0).tolist(), quad.max(axis=0).tolist()
-        return cls(quad, (left, top, right, bottom))
-
-    def overlaps(self, other: _Window, iou_min: float) -> bool:
-        """Whether the two windows' intersection over union exceeds `iou_min`."""
-        left, top, right, bottom = self.box
-        other_left, other_top, other_right, other_bottom = other.box
-        if other_right < left or right < other_left or other_bottom < top or bottom < other_top:
-            return False
-        return intersection_over_union(self.quad, other.quad) > iou_min
-
-
-def _own_windows(card: CardDetection, window_mm: tuple[float, float]) -> tuple[_Window, ...]:
-    """A face-up card's two index windows (none for a face-down card), in its quad's order."""
-    if not card.face_up:
-        return ()
-    return tuple(_Window.of(card_window(card.quad, corner, window_mm)) for corner in (0, 1))
-
-
-BackView = tuple[np.ndarray, float, np.ndarray]
-"""A face-down card as its back is matched: the card rectified, its width in the photo, and the
-part of it no other card covers (`uncovered`)."""
-
-
-def back_views(cards: list[CardDetection], image: np.ndarray) -> list[BackView | None]:
-    """Each card's `BackView`; None for a face-up card."""
-    views: list[BackView | None] = []
-    corners = np.array([card.quad for card in cards], np.float32).reshape(-1, 4, 2)
-    low, high = corners.min(axis=1), corners.max(axis=1)
-    for number, card in enumerate(cards):
-        if card.face_up:
-            views.append(None)
-            continue
-        boxes_meet = np.all((low <= high[number]) & (high >= low[number]), axis=1)
-        boxes_meet[number] = False
-        others = [cards[k].quad for k in np.flatnonzero(boxes_meet)]
-        views.append(
-            (rectify(image, card.quad), seen_width(card.quad), uncovered(card.quad, others))
-        )
-    return views
-
-
-def with_backs(
-    cards: list[CardDetection], image: np.ndarray, matcher: BackMatcher
-) -> list[CardDetection]:
-    """Names the back of every face-down card with a `BackMatcher`, from the part of it no
-    other card covers."""
-    out = []
-    for card, view in zip(cards, back_views(cards, image), strict=True):
-        if view is None:
-            out.append(card)
-            continue
-        match = matcher.match(*view)
-        out.append(replace(card, back=match.name, back_score=match.score))
-    return out

@@ -22,7 +22,8 @@ from nerts.photos import (
 )
 from referee.cards import Card
 from vision.annotate import annotate, back_colours, for_drawing
-from vision.identify import CardReader, with_backs
+from vision.back_views import with_backs
+from vision.identify import CardReader
 from vision.onnx_models import ModelFileError
 
 DESCRIPTION = """\

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from vision.back_layout import LAYOUT_SIZE, back_layout, layout_distance
+from vision.back_views import with_backs
 from vision.backs import BackMatch, BackMatcher, _interior, back_feature
 from vision.detections import CardDetection
 from vision.geometry import RECTIFIED_SIZE, uncovered
-from vision.identify import with_backs
 
 WHITE = np.array([255.0, 255.0, 255.0])
 

@@ -33,13 +33,10 @@ from vision.identify import (
     CORNER_IOU_MAX,
     CORNER_SCORE_MIN,
     FACE_DOWN_READ_MIN,
-    FACE_NONE_MAX,
-    FACE_WEIGHT,
     FAINT_CORNER_READ_MIN,
     FAINT_CORNER_SCORE,
     FAN_LOOKS_MM,
     INDEX_SCORE_MIN,
-    INDEX_SURE_OVER_FACE,
     NO_INDEX_READ_MIN,
     READ_CUTS,
     READ_MARGIN_MM,
@@ -49,14 +46,13 @@ from vision.identify import (
     SURE_READ_MIN,
     CardReader,
     WindowCut,
-    _agreed,
     _names_a_card,
     _stock_shares,
-    _with_face,
-    _with_index_readings,
 )
 from vision.markers import TABLE_MARKER_DICTIONARY, table_markers
+from vision.merging import with_index_readings
 from vision.onnx_models import DETECTION_IOU_MAX, DETECTION_SCORE_MIN, IndexClassifier, RawCard
+from vision.votes import FACE_NONE_MAX, FACE_WEIGHT, INDEX_SURE_OVER_FACE, agreed, with_face
 
 FACE_UP = {
     "QH": (120, 110, 10.0),
@@ -296,7 +292,7 @@ def _reading(
 def test_an_index_corner_names_the_unnamed_card_it_belongs_to() -> None:
     cards = [_card(100), _card(130)]  # fanned 15 mm apart
     reading, window = _reading(cards[1], 1, "9C", 0.9)
-    merged = _with_index_readings(cards, [(reading, window)], INDEX_WINDOW_MM)
+    merged = with_index_readings(cards, [(reading, window)], INDEX_WINDOW_MM)
     assert [c.card for c in merged] == [None, "9C"]
     # The corner it was read at comes first.
     assert merged[1].quad[0] == pytest.approx(cards[1].quad[2])
@@ -305,20 +301,20 @@ def test_an_index_corner_names_the_unnamed_card_it_belongs_to() -> None:
 def test_the_more_confident_name_of_one_corner_wins() -> None:
     named = _card(100, "6C", 0.95)
     reading, window = _reading(named, 0, "9C", 0.7)
-    assert [
-        c.card for c in _with_index_readings([named], [(reading, window)], INDEX_WINDOW_MM)
-    ] == ["6C"]
+    assert [c.card for c in with_index_readings([named], [(reading, window)], INDEX_WINDOW_MM)] == [
+        "6C"
+    ]
     reading, window = _reading(named, 0, "5C", 0.99)
-    assert [
-        c.card for c in _with_index_readings([named], [(reading, window)], INDEX_WINDOW_MM)
-    ] == ["5C"]
+    assert [c.card for c in with_index_readings([named], [(reading, window)], INDEX_WINDOW_MM)] == [
+        "5C"
+    ]
 
 
 def test_an_index_corner_of_no_found_card_is_a_card_of_its_own() -> None:
     cards = [_card(100, "2H", 0.9)]
     hidden = _card(400)
     reading, window = _reading(hidden, 0, "KD", 0.8)
-    merged = _with_index_readings(cards, [(reading, window)], INDEX_WINDOW_MM)
+    merged = with_index_readings(cards, [(reading, window)], INDEX_WINDOW_MM)
     assert [c.card for c in merged] == ["2H", "KD"]
     assert merged[1].quad == pytest.approx(hidden.quad)
 
@@ -327,13 +323,13 @@ def test_readings_of_one_card_merge_at_either_corner_whichever_came_first() -> N
     card = _card(100)
     first = _reading(card, 1, "9C", 0.8)
     second = _reading(card, 0, "9C", 0.9)
-    merged = _with_index_readings([card], [first, second], INDEX_WINDOW_MM)
+    merged = with_index_readings([card], [first, second], INDEX_WINDOW_MM)
     assert [(c.card, c.card_score) for c in merged] == [("9C", 0.9)]
     assert merged[0].quad[0] == pytest.approx(card.quad[0])
     # A window found twice is one card, also when no whole card was found.
     hidden = _card(400)
     twice = [_reading(hidden, 0, "KD", 0.8), _reading(hidden, 0, "KD", 0.85)]
-    assert [c.card for c in _with_index_readings([], twice, INDEX_WINDOW_MM)] == ["KD"]
+    assert [c.card for c in with_index_readings([], twice, INDEX_WINDOW_MM)] == ["KD"]
 
 
 def test_a_faint_index_corner_names_a_card_only_when_read_surely() -> None:
@@ -401,7 +397,7 @@ def test_a_whole_face_outvotes_a_blurred_index(reader: CardReader) -> None:
     # A face read as covered is left out: the index alone names the card.
     face[none] = FACE_NONE_MAX
     assert reader._named(quad, 0.8, sides, face).card == "6H"
-    assert _with_face(sides.sum(axis=0), face, none) is None
+    assert with_face(sides.sum(axis=0), face, none) is None
 
 
 def test_a_face_does_not_overturn_sure_index_corners(reader: CardReader) -> None:
@@ -412,9 +408,9 @@ def test_a_face_does_not_overturn_sure_index_corners(reader: CardReader) -> None
     sides[:, names.index("JH")] = 1 - INDEX_SURE_OVER_FACE
     face = np.zeros(len(names), np.float32)
     face[names.index("JH")] = 1.0
-    assert _with_face(sides.sum(axis=0), face, names.index("none")) is None
+    assert with_face(sides.sum(axis=0), face, names.index("none")) is None
     named = reader._named(_card(100).quad, 0.8, sides, face)
-    assert (named.card, named.card_score) == ("KD", pytest.approx(INDEX_SURE_OVER_FACE))
+    assert named.card == "KD" and named.card_score == pytest.approx(INDEX_SURE_OVER_FACE)
     # Just under it, the face is heard, and here outvotes the corners.
     sides[:, names.index("KD")] = INDEX_SURE_OVER_FACE - 0.01
     sides[:, names.index("JH")] = 1 - INDEX_SURE_OVER_FACE + 0.01
@@ -436,11 +432,11 @@ def test_shifted_windows_name_only_what_they_agree_on() -> None:
     # queen surely and rule the nine out.
     readings = np.array([[0.6, 0.05, 0.35]] * 3 + [[0.05, 0.9, 0.05]] * 2)
     assert readings.mean(axis=0).argmax() == 1
-    agreed = _agreed(readings[None], axis=1)[0]
-    assert agreed.argmax() == 0 and agreed.sum() == pytest.approx(1.0)
+    combined = agreed(readings[None], axis=1)[0]
+    assert combined.argmax() == 0 and combined.sum() == pytest.approx(1.0)
     # Windows that agree keep their reading; a zero does not make the logarithm fail.
     same = np.array([[0.6, 0.4, 0.0]] * 5)
-    assert _agreed(same, axis=0) == pytest.approx([0.6, 0.4, 0.0], abs=1e-5)
+    assert agreed(same, axis=0) == pytest.approx([0.6, 0.4, 0.0], abs=1e-5)
 
 
 class _CountingClassifier:
