@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import math
 from dataclasses import dataclass
@@ -145,6 +146,45 @@ def count_scene(
     renderer = _table_renderer(rng, seed, backs, lights)
     counts = {back.name: int((seats == i).sum()) for i, back in enumerate(backs)}
     return renderer.render(Scene(tuple(cards), ()), 0), counts
+
+
+SCATTER_MARGIN_MM = 70.0
+"""A scattered spread's card centres keep this far from the table's edges (in the photo)."""
+SCATTER_SHOWN_MIN = 0.15
+"""Every card of a scattered spread shows at least this share of itself: a card hidden whole
+cannot be counted from any photo, so a spread with one is drawn again."""
+
+
+def scattered_count_scene(
+    n_cards: int, backs: list[BackDesign], seed: int, lights: LightSettings | None = None
+) -> tuple[np.ndarray, dict[str, int]]:
+    """Face-down cards tossed anywhere on the table at any angle, as players may spread them
+    loosely instead of in rows; drawn again (another draw of the same seed) until every card
+    shows at least `SCATTER_SHOWN_MIN` of itself."""
+    width, height = COUNT_TABLE_MM
+    for attempt in itertools.count():
+        rng = np.random.default_rng([seed, attempt])
+        seats = rng.integers(len(backs), size=n_cards)
+        scene = Scene(
+            tuple(
+                CardPose(
+                    "AS",
+                    int(seat),
+                    float(rng.uniform(SCATTER_MARGIN_MM, width - SCATTER_MARGIN_MM)),
+                    float(rng.uniform(SCATTER_MARGIN_MM, height - SCATTER_MARGIN_MM)),
+                    float(rng.uniform(0, 360)),
+                    False,
+                )
+                for seat in seats
+            ),
+            (),
+        )
+        renderer = _table_renderer(rng, seed, backs, lights)
+        shown = [label.visible for label in label_scene(renderer, scene)[0]]
+        if len(shown) == n_cards and min(shown) >= SCATTER_SHOWN_MIN:
+            counts = {back.name: int((seats == i).sum()) for i, back in enumerate(backs)}
+            return renderer.render(scene, 0), counts
+    raise AssertionError("unreachable")
 
 
 def photo_reference(back: BackDesign, seed: int, lights: LightSettings | None = None) -> np.ndarray:

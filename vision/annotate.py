@@ -94,6 +94,29 @@ def annotate(
     return out
 
 
+UNCOUNTED_BGR = (0, 0, 255)
+"""Red: what of a count photo looks like cards yet lies outside every counted card."""
+UNCOUNTED_TINT = 0.5
+"""How strongly those parts are tinted red, their own look still showing through."""
+
+
+def mark_uncounted(image: np.ndarray, outlines: tuple[np.ndarray, ...]) -> np.ndarray:
+    """The photo with the parts `outlines` enclose (`CountResult.uncounted_outlines`) tinted
+    and outlined red, so a person sees where cards may have been missed."""
+    if not outlines:
+        return image
+    inside = np.zeros(image.shape[:2], np.uint8)
+    cv2.drawContours(inside, list(outlines), -1, 1, cv2.FILLED)
+    out = image.copy()
+    red = np.array(UNCOUNTED_BGR, np.float32)
+    out[inside > 0] = (out[inside > 0] * (1 - UNCOUNTED_TINT) + red * UNCOUNTED_TINT).astype(
+        np.uint8
+    )
+    scale = max(MIN_SCALE, min(out.shape[:2]) / TEXT_SIZE_FOR_PX)
+    cv2.drawContours(out, list(outlines), -1, UNCOUNTED_BGR, max(1, round(LINE_PX * scale)))
+    return out
+
+
 DRAWN_SHORT_SIDE_MIN_PX = 720
 """A photo whose short side is smaller is enlarged to it before it is drawn on: on a 378 x 504
 phone photo the labels were a few pixels tall."""

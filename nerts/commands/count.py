@@ -16,27 +16,28 @@ from nerts.sheets import append_entries, format_sheet, load_sheet
 from referee.errors import RefereeInputError
 from referee.scoresheet import Scoresheet
 from referee.scoring import round_score
-from vision.annotate import annotate, back_colours, for_drawing, with_legend
+from vision.annotate import annotate, back_colours, for_drawing, mark_uncounted, with_legend
 from vision.count import count_backs, unlike_cards
 
 log = logging.getLogger(__name__)
 
 DESCRIPTION = """\
 At the end of a round, turn the foundation cards face down and spread them out in rows, each
-card showing at least two thirds of its width beside the next (rows may overlap a little; a
-card mostly under others may be missed, and the command warns when many are). Give a
-photo and a reference image of each player's back: a photo of one card's back lying on the
-table (the card is found and cut out), the same cropped to the card's edges, or the design
-file. The command counts the cards of each back. Backs are told apart by colour, pattern and
-where they are darker, so a plain back and one of its colour with a faint picture are counted
-apart. It searches the whole photo and four overlapping tiles of it, so a photo of the whole
-table works; take it from above, cards at least about 60 px long. Keep other cards out of the
-photo: every card found is taken for a back (some backs are pictures) and counted for the
-nearest reference (the referee's table markers are known and not counted). So give every
-player's back: a card whose back is not given is counted for another. It warns when two or
-more cards counted for one back look unlike its other cards, as another back's would (it
-caught three in four missing backs in tests), and when two references look the same to it
-(one design printed twice): their cards cannot be told apart.
+card showing at least two thirds of its width beside the next (rows may overlap a little). A
+card mostly under others may be missed: the command warns when many of the cards it found lie
+mostly under others, or when parts of the photo that look like cards lie outside every card it
+counted (tinted red with --annotate). Give a photo and a reference image of each player's back:
+a photo of one card's back lying on the table (the card is found and cut out), the same cropped
+to the card's edges, or the design file. The command counts the cards of each back. Backs are
+told apart by colour, pattern and where they are darker, so a plain back and one of its colour
+with a faint picture are counted apart. It searches the whole photo and four overlapping tiles
+of it, so a photo of the whole table works; take it from above, cards at least about 60 px
+long. Keep other cards out of the photo: every card found is taken for a back (some backs are
+pictures) and counted for the nearest reference (the referee's table markers are known and not
+counted). So give every player's back: a card whose back is not given is counted for another.
+It warns when two or more cards counted for one back look unlike its other cards, as another
+back's would (it caught three in four missing backs in tests), and when two references look the
+same to it (one design printed twice): their cards cannot be told apart.
 
 With --left, each player's round points are printed too: +1 for each of their cards counted,
 -2 for each card left in their Nerts pile, plus any --bonus. With --sheet, that round is added
@@ -146,6 +147,15 @@ def run(args: argparse.Namespace) -> int:
             "spread them so that each shows at least two thirds of its width, and count again",
             100 * counted.crowded,
         )
+    elif counted.parts_uncounted:
+        log.warning(
+            "parts of the photo that look like cards lie outside every card counted (%.1f "
+            "cards' worth%s), so cards under others are likely missed: spread them in rows, "
+            "each showing at least two thirds of its width, clear other things off the table, "
+            "and count again",
+            counted.uncounted,
+            ", tinted red with --annotate" if args.annotate else "; --annotate shows them",
+        )
     unlike = unlike_cards(cards)
     # Cards mostly covered are measured on slivers, which look unlike their back's other cards:
     # in a spread too close that warning was false in 9 of 20 benchmark spreads, so the count
@@ -159,7 +169,8 @@ def run(args: argparse.Namespace) -> int:
     if args.annotate:
         legend = [(name, backs[name], count) for name, count in counts.items()]
         colours = back_colours(list(backs))
-        drawn = annotate(*for_drawing(image, cards), colours)
+        missed = counted.uncounted_outlines if counted.parts_uncounted else ()
+        drawn = annotate(*for_drawing(mark_uncounted(image, missed), cards), colours)
         write_annotated(args.annotate, with_legend(drawn, legend, colours))
     points = {
         name: round_score(count, left.get(name, 0)) + bonus.get(name, 0)

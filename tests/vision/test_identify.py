@@ -19,6 +19,7 @@ from simulator.render import RenderSettings, TableRenderer
 from simulator.scene import CardPose, Scene
 from simulator.table import MARKER_DICTIONARY
 from tests.vision.renders import photo_of_one_card
+from vision.annotate import UNCOUNTED_BGR
 from vision.count import COUNT_IOU_MAX
 from vision.detections import CardDetection
 from vision.geometry import (
@@ -172,7 +173,8 @@ def count_spread(
 
 def test_count_cli_counts_each_back(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert count_spread(tmp_path, capsys) == {"red": 3, "blue": 3}
-    assert "mostly under others" not in capsys.readouterr().err
+    error = capsys.readouterr().err
+    assert "mostly under others" not in error and "look like cards" not in error
 
 
 def test_count_cli_warns_when_cards_lie_mostly_under_others(
@@ -187,6 +189,26 @@ def test_count_cli_warns_when_cards_lie_mostly_under_others(
     error = capsys.readouterr().err
     assert "lie mostly under others, so cards are likely missed" in error
     assert "back not given" not in error  # slivers of cards say nothing of a missing back
+
+
+def test_count_cli_warns_when_parts_looking_like_cards_are_left_uncounted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Seven cards tossed into a heap, each showing 26-100% of itself: the detector misses
+    some under others, yet too few of those it finds lie mostly under others to say so."""
+    heap = [(275, 171, 23), (352, 147, 142), (372, 178, 329), (357, 213, 46)]
+    heap += [(260, 146, 313), (339, 180, 59), (344, 165, 256)]
+    poses = [CardPose("AS", i % 2, x, y, turn, False) for i, (x, y, turn) in enumerate(heap)]
+    annotated = tmp_path / "heap.png"
+    counts = count_spread(tmp_path, capsys, poses=poses, options=("--annotate", str(annotated)))
+    error = capsys.readouterr().err
+    assert sum(counts.values()) < len(heap)
+    assert "mostly under others" not in error
+    assert "look like cards lie outside every card counted" in error
+    assert "tinted red with --annotate" in error
+    # The parts are tinted red in the annotated photo: pure red is nowhere else.
+    drawn = read_image(annotated)
+    assert np.any(np.all(drawn == UNCOUNTED_BGR, axis=2))
 
 
 def test_count_cli_warns_of_cards_of_a_back_not_given(
