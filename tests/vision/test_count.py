@@ -241,19 +241,23 @@ def test_cards_of_a_spread_pushed_close_are_told_from_boxes_across_them() -> Non
     assert _not_between(found, _covering(found, leans)) == cards
 
 
-def test_only_cards_scored_like_the_photo_s_cards_are_judged_by_what_lies_on_them() -> None:
-    """A box across a gap scores low, and its outline, running along the real cards', can
-    look like a card on top: it is judged by better-scored cards alone."""
+def test_a_card_scored_like_the_others_that_lies_on_top_of_one_is_no_box() -> None:
+    """A box across a gap has no outline of its own to lie on top with: a card scored like
+    the photo's cards that the photo surely shows on top of another is not judged by what
+    covers it. A box scores low, and its outline, running along the real cards', can look
+    like a card on top: it is judged by the better-scored cards."""
     top, under = _card(0), replace(_card(40), score=0.95)
     box = replace(_card(20), score=0.5)  # the median score is 0.9
     surely_on = {(0, 1): ON_TOP_SURE_LEAN, (1, 2): -ON_TOP_SURE_LEAN}  # 0 on 1, the box on 1
     assert _covering([top, under, box], surely_on) == [set(), set(), {0, 1}]
-    # A card scored at least `RESCUE_SCORE_SHARE` of the median is judged; below, it is not.
+    # From `RESCUE_SCORE_SHARE` of the median it is judged: it lies on card 1, so nothing
+    # counts as covering it, not even card 0, which the photo does not show it on.
     just = replace(box, score=RESCUE_SCORE_SHARE * 0.9 + 1e-6)
-    assert _covering([top, under, just], surely_on) == [set(), set(), {0}]
+    assert _covering([top, under, just], surely_on) == [set(), set(), set()]
     # The photo must show it surely.
     unsure = {pair: lean * 0.99 for pair, lean in surely_on.items()}
     assert _covering([top, under, box], unsure) == [{1}, set(), {0, 1}]
+    assert _covering([top, under, just], unsure) == [{1}, set(), {0, 1}]
 
 
 def _row(step: int) -> tuple[np.ndarray, list[CardDetection], dict[tuple[int, int], float]]:
