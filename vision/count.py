@@ -52,6 +52,14 @@ than the cards it spans (on tuning spreads: real cards above 0.78 of the median 
 boxes below 0.68), and its outline, running along theirs, can look like a card on top.
 Without it (session 29), 18 of 20 tuning spreads under harsh light were counted exactly; at
 0.9, 3 of the 10 close ones."""
+COLOURS_TAUGHT_SCORE_SHARE = 0.8
+"""Only counted cards scored at least this share of the photo's median score teach the
+photo's colour model (`vision.table_colours.photo_colours`) the cards' colours: a box across
+a gap shows mostly table and scores lower. Taught by every card, a tuning spread of all
+designs (a black back on grey felt) took its 11 boxes' table for the cards' colours, so no
+detection was judged table and all 11 were counted; taught so, it was one card short and
+warned. The 285 other tuning spreads (rows, close rows, half-shown rows, harsh light, scattered)
+were counted as before."""
 TABLE_SHARE_MAX = 0.6
 """A detection whose own part (what better-scored counted cards leave of it) shows this much
 table is a box across a gap between cards. On 60 tuning spreads of seeds other than the
@@ -167,7 +175,7 @@ def count_backs(
     found = _card_sized([card for card in cards if not on_a_marker(card.quad, markers)])
     leans = stacking_leans([card.quad for card in found], image)
     kept = _not_between(found, _covering(found, leans))
-    colours = photo_colours(image, kept)
+    colours = photo_colours(image, kept, _well_scored(kept, COLOURS_TAUGHT_SCORE_SHARE))
     kept = _not_table(kept, _better_scored(kept), None if colours is None else colours.table())
     above = cards_above(len(kept), _leans_among(found, kept, leans))
     # What of each card the cards on top of it leave, as `rectify` shows the card.
@@ -274,6 +282,12 @@ def _card_sized(cards: list[CardDetection]) -> list[CardDetection]:
         return cards
     low, high = (share * float(np.median(areas)) for share in CARD_AREA_RANGE)
     return [card for card, area in zip(cards, areas, strict=True) if low <= area <= high]
+
+
+def _well_scored(cards: list[CardDetection], share: float) -> list[CardDetection]:
+    """The `cards` scored at least `share` of their median score."""
+    median = float(np.median([card.score for card in cards])) if cards else 0.0
+    return [card for card in cards if card.score >= share * median]
 
 
 def _better_scored(cards: list[CardDetection]) -> list[set[int]]:

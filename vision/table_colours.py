@@ -63,17 +63,26 @@ class PhotoColours(NamedTuple):
         return is_card
 
 
-def photo_colours(image: np.ndarray, cards: list[CardDetection]) -> PhotoColours | None:
-    """The colours of `image` clear of the `cards` and on them, learnt from this photo; None
-    with too little table, or where the cards show table colours (`CARDS_AS_TABLE_MAX`)."""
-    if not cards:
+def photo_colours(
+    image: np.ndarray, cards: list[CardDetection], teaching: list[CardDetection] | None = None
+) -> PhotoColours | None:
+    """The colours of `image` clear of the `cards` and on those `teaching` the cards' colours
+    (default: all of them), learnt from this photo; None with too little table, or where the
+    cards show table colours (`CARDS_AS_TABLE_MAX`)."""
+    teaching = cards if teaching is None else teaching
+    if not teaching:
         return None
     on_cards = np.zeros(image.shape[:2], np.uint8)
     for card in cards:
         cv2.fillPoly(on_cards, [np.round(card.quad).astype(np.int32)], 1)
+    clear_of_cards = 1 - on_cards
+    if teaching is not cards:
+        on_cards[:] = 0
+        for card in teaching:
+            cv2.fillPoly(on_cards, [np.round(card.quad).astype(np.int32)], 1)
     widths = [seen_width(card.quad) for card in cards]
     margin = max(1, round(TABLE_MARGIN_SHARE * float(np.median(widths))))
-    clear = cv2.erode(1 - on_cards, np.ones((2 * margin + 1, 2 * margin + 1), np.uint8))
+    clear = cv2.erode(clear_of_cards, np.ones((2 * margin + 1, 2 * margin + 1), np.uint8))
     if clear.mean() < MIN_TABLE_SHARE:
         return None
     # Colour codes in 16 bits: a 24-megapixel photo must not need gigabytes.

@@ -13,6 +13,7 @@ from simulator.backs import back_from_spec
 from tests.vision.renders import card_quad, draw_back, table
 from vision.backs import BackFeature, BackMatcher, _on_white, back_feature
 from vision.count import (
+    COLOURS_TAUGHT_SCORE_SHARE,
     COUNT_IOU_MAX,
     FAR_FROM_BACK_MIN,
     ON_TOP_SURE_LEAN,
@@ -26,6 +27,7 @@ from vision.count import (
     _mostly_covered_share,
     _not_between,
     _not_table,
+    _well_scored,
     count_backs,
     other_backs,
     unlike_cards,
@@ -90,6 +92,25 @@ def test_a_box_over_the_table_between_two_cards_is_not_counted() -> None:
     )
     found = [*cards, gap, half_on_a_card]
     assert _not_table(found, _better_scored(found), table_pixels(image, found)) == cards
+
+
+def test_the_cards_colours_are_learnt_from_the_well_scored_cards() -> None:
+    """Boxes across the gaps show much wood: taught as the cards' colours, the wood looks
+    like the cards, and no box is judged table."""
+    image, cards = _spread_on_wood()
+    across_rows = [
+        replace(card, quad=card.quad + np.array([0, 60], np.float32)) for card in cards[:5]
+    ]
+    across_columns = [
+        replace(card, quad=card.quad + np.array([45, 0], np.float32)) for card in cards[:4]
+    ]
+    boxes = [replace(box, score=0.5) for box in across_rows + across_columns]
+    found = [*cards, *boxes]
+    assert photo_colours(image, found) is None
+    assert _well_scored(found, COLOURS_TAUGHT_SCORE_SHARE) == cards
+    photo = photo_colours(image, found, cards)
+    assert photo is not None
+    assert _not_table(found, _better_scored(found), photo.table()) == cards
 
 
 def test_boxes_at_and_beyond_the_photo_edge_are_judged_by_what_the_photo_shows() -> None:
