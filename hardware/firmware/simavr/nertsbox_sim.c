@@ -44,22 +44,26 @@ static avr_cycle_count_t release_button(avr_t *avr, avr_cycle_count_t when, void
   return 0;  /* once */
 }
 
+/* Each request is taken and cleared in one atomic step: reading it, acting, then clearing it
+   lost a request the input thread wrote in between (a 100 ms tap right after a 2 ms one was
+   dropped, and a test waiting for its press failed about once in a dozen runs). */
+static int take(volatile int *request) {
+  return __atomic_exchange_n(request, -1, __ATOMIC_SEQ_CST);
+}
+
 static void carry_out_requests(avr_t *avr) {
-  if (reset_requested) {
-    reset_requested = 0;
-    avr_reset(avr);
+  if (__atomic_exchange_n(&reset_requested, 0, __ATOMIC_SEQ_CST)) avr_reset(avr);
+  for (int seat = 0; seat < BUTTON_SEATS; seat++) {
+    int level = take(&pin_requested[seat]);
+    if (level < 0) continue;
+    avr_raise_irq(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('C'), seat), level);
   }
   for (int seat = 0; seat < BUTTON_SEATS; seat++) {
-    if (pin_requested[seat] < 0) continue;
-    avr_raise_irq(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('C'), seat), pin_requested[seat]);
-    pin_requested[seat] = -1;
-  }
-  for (int seat = 0; seat < BUTTON_SEATS; seat++) {
-    if (tap_requested_ms[seat] < 0) continue;
+    int ms = take(&tap_requested_ms[seat]);
+    if (ms < 0) continue;
     avr_irq_t *pin = avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('C'), seat);
     avr_raise_irq(pin, 0);
-    avr_cycle_timer_register_usec(avr, tap_requested_ms[seat] * 1000, release_button, pin);
-    tap_requested_ms[seat] = -1;
+    avr_cycle_timer_register_usec(avr, ms * 1000, release_button, pin);
   }
 }
 
