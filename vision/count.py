@@ -324,7 +324,7 @@ def _not_table(
     cards: list[CardDetection], covering: list[set[int]], table: np.ndarray | None
 ) -> list[CardDetection]:
     """`cards` without those whose own part (what the `covering` cards leave of it) shows
-    mostly `table` (`TABLE_SHARE_MAX`; `table_pixels` of the photo, None: not known)."""
+    mostly `table` (`TABLE_SHARE_MAX`; `PhotoColours.table` of the photo, None: not known)."""
     if table is None:
         return cards
     on_table = set()

@@ -101,13 +101,6 @@ def photo_colours(
     return photo
 
 
-def table_pixels(image: np.ndarray, cards: list[CardDetection]) -> np.ndarray | None:
-    """Where the photo shows table colours (`PhotoColours.table`); None where they cannot be
-    told (`photo_colours`)."""
-    photo = photo_colours(image, cards)
-    return None if photo is None else photo.table()
-
-
 def uncounted_parts(
     card_like: np.ndarray | None, cards: list[CardDetection], known: list[np.ndarray]
 ) -> tuple[float, list[np.ndarray]]:

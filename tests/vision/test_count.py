@@ -39,7 +39,6 @@ from vision.stacking import cards_above, stacking_leans
 from vision.table_colours import (
     PhotoColours,
     photo_colours,
-    table_pixels,
     uncounted_parts,
 )
 
@@ -91,7 +90,7 @@ def test_a_box_over_the_table_between_two_cards_is_not_counted() -> None:
         half_on_a_card, quad=half_on_a_card.quad + np.array([0, 140], np.float32)
     )
     found = [*cards, gap, half_on_a_card]
-    assert _not_table(found, _better_scored(found), table_pixels(image, found)) == cards
+    assert _not_table(found, _better_scored(found), _table(image, found)) == cards
 
 
 def test_the_cards_colours_are_learnt_from_the_well_scored_cards() -> None:
@@ -122,7 +121,7 @@ def test_boxes_at_and_beyond_the_photo_edge_are_judged_by_what_the_photo_shows()
         for x, y in ((520, 20), (-200, 20), (20, 400), (20, -200))
     ]
     found = [*cards, off_left, *beyond]
-    kept = _not_table(found, _better_scored(found), table_pixels(image, found))
+    kept = _not_table(found, _better_scored(found), _table(image, found))
     assert kept == [*cards, *beyond]  # nothing of the photo to judge those by
 
 
@@ -130,7 +129,12 @@ def test_without_table_in_view_nothing_is_judged_table() -> None:
     image, cards = _spread_on_wood()
     close_up = image[20:108, 20:83]  # one card fills the photo
     card = replace(cards[0], quad=cards[0].quad - np.array([20, 20], np.float32))
-    assert table_pixels(close_up, [card]) is None
+    assert _table(close_up, [card]) is None
+
+
+def _table(image: np.ndarray, cards: list[CardDetection]) -> np.ndarray | None:
+    photo = photo_colours(image, cards)
+    return None if photo is None else photo.table()
 
 
 def _card_like(image: np.ndarray, cards: list[CardDetection]) -> np.ndarray:
@@ -180,8 +184,8 @@ def test_only_colours_surely_the_cards_own_look_like_cards() -> None:
 
 def test_backs_the_colour_of_the_table_are_not_taken_for_table() -> None:
     image, cards = _spread_on_wood(painted=False)
-    assert table_pixels(image, cards) is None
-    assert _not_table(cards, _better_scored(cards), table_pixels(image, cards)) == cards
+    assert _table(image, cards) is None
+    assert _not_table(cards, _better_scored(cards), _table(image, cards)) == cards
 
 
 def test_nothing_found_counts_nothing() -> None:
