@@ -160,8 +160,9 @@ class CountResult(NamedTuple):
 def count_backs(
     image: np.ndarray, reader: CardReader, matcher: BackMatcher, *, tiled: bool = True
 ) -> CountResult:
-    """Cards per registered back, the cards counted and how crowded the spread is; `tiled`
-    also looks at tiles of the photo (`vision/tiles.py`), for small cards."""
+    """Cards per registered back, the cards counted, how crowded the spread is, and what of
+    the photo looks like cards yet was not counted (`CountResult`); `tiled` also looks at
+    tiles of the photo (`vision/tiles.py`), for small cards."""
     detector = partial(reader.detector, iou_max=COUNT_IOU_MAX)
     raw = detect_tiled(detector, image) if tiled else detector(image)
     # Every card of a count photo is face down, whatever the detector calls it: some backs
