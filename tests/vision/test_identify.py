@@ -426,30 +426,35 @@ def test_a_whole_face_outvotes_a_blurred_index(reader: CardReader) -> None:
     assert with_face(sides.sum(axis=0), face, none) is None
 
 
+def _readings(
+    names: list[str], corners: dict[str, float], face: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """Both index corners reading `corners` (name: probability), and a face read surely as
+    `face`, as class probabilities."""
+    sides = np.zeros((2, len(names)), np.float32)
+    for name, probability in corners.items():
+        sides[:, names.index(name)] = probability
+    read_face = np.zeros(len(names), np.float32)
+    read_face[names.index(face)] = 1.0
+    return sides, read_face
+
+
 def test_a_face_does_not_overturn_sure_index_corners(reader: CardReader) -> None:
     """An unseen design's court picture can read surely as another court card."""
     names = reader.classifier.names
-    sides = np.zeros((2, len(names)), np.float32)
-    sides[:, names.index("KD")] = INDEX_SURE_OVER_FACE
-    sides[:, names.index("JH")] = 1 - INDEX_SURE_OVER_FACE
-    face = np.zeros(len(names), np.float32)
-    face[names.index("JH")] = 1.0
+    sure = INDEX_SURE_OVER_FACE
+    sides, face = _readings(names, {"KD": sure, "JH": 1 - sure}, "JH")
     assert with_face(sides.sum(axis=0), face, names.index("none")) is None
     named = reader._named(_card(100).quad, 0.8, sides, face)
-    assert named.card == "KD" and named.card_score == pytest.approx(INDEX_SURE_OVER_FACE)
+    assert named.card == "KD" and named.card_score == pytest.approx(sure)
     # Just under it, the face is heard, and here outvotes the corners.
-    sides[:, names.index("KD")] = INDEX_SURE_OVER_FACE - 0.01
-    sides[:, names.index("JH")] = 1 - INDEX_SURE_OVER_FACE + 0.01
+    sides, face = _readings(names, {"KD": sure - 0.01, "JH": 1 - sure + 0.01}, "JH")
     assert reader._named(_card(100).quad, 0.8, sides, face).card == "JH"
 
 
 def test_a_face_alone_cannot_name_what_no_index_corner_shows(reader: CardReader) -> None:
     names = reader.classifier.names
-    sides = np.zeros((2, len(names)), np.float32)
-    sides[:, names.index("none")] = NO_INDEX_READ_MIN
-    sides[:, names.index("4S")] = 1 - NO_INDEX_READ_MIN
-    face = np.zeros(len(names), np.float32)
-    face[names.index("9C")] = 1.0
+    sides, face = _readings(names, {"none": NO_INDEX_READ_MIN, "4S": 1 - NO_INDEX_READ_MIN}, "9C")
     assert not reader._named(_card(100).quad, 0.8, sides, face).face_up
 
 
