@@ -109,12 +109,12 @@ card means cards lying mostly under others were likely missed (`CountResult.part
 `vision.table_colours.uncounted_parts`). On tuning spreads of seeds other than the benchmark's:
 rows as the benchmark lays them (30 of unlike backs, 60 under harsh light, 12 of all designs;
 all exact but three with a back misread) at most 0.08; rows pushed close, each card showing
-65-80% of its width, 10 exact at 0.0 and, from the benchmark's own generator, 48 of 60 exact
-at 0.0 (with `_covering` as it is; 5 of the other 12, each a card or two short, warned);
-cards scattered at any angle, each showing at least 15%
-(54 spreads): of the 33 counted short, 29 over 0.12 (`CROWDED_SHARE_MAX` warned of none), of
-the 21 exact 3 (0.26-0.28: one layout drawn three ways, cards found askew); 20 more from the
-benchmark's generator: 17 of the 19 counted short."""
+65-80% of its width, 10 exact at 0.0 and, from the benchmark's own generator, 48 of 60 exact at
+0.0 (with `_covering` as it is; 5 of the other 12, each a card or two short, warned); cards
+scattered at any angle, each showing at least 15% (54 spreads): of the 33 counted short, 29
+over 0.12 (`CROWDED_SHARE_MAX` warned of none), of the 21 exact 3 (0.26-0.28: one layout drawn
+three ways, cards found askew); 20 more from the benchmark's generator: 17 of the 19 counted
+short."""
 
 OWN_PART_SHOWN_MIN = 0.8
 """A counted card with less than this share of itself clear of every other card is matched by
@@ -302,11 +302,10 @@ def _covering(cards: list[CardDetection], leans: dict[tuple[int, int], float]) -
     a gap: the better-scored ones; none for a card scored like the photo's cards
     (`RESCUE_SCORE_SHARE`) that the photo shows lying on top of another card (`leans`,
     `ON_TOP_SURE_LEAN`), as a box across a gap has no outline of its own to lie on top with."""
-    above = cards_above(len(cards), leans, ON_TOP_SURE_LEAN)
-    on_top_of_one: set[int] = set().union(*above)
-    median = float(np.median([card.score for card in cards])) if cards else 0.0
+    on_top_of_one: set[int] = set().union(*cards_above(len(cards), leans, ON_TOP_SURE_LEAN))
+    judged = {id(card) for card in _well_scored(cards, RESCUE_SCORE_SHARE)}
     return [
-        set() if card.score >= RESCUE_SCORE_SHARE * median and number in on_top_of_one else better
+        set() if id(card) in judged and number in on_top_of_one else better
         for number, (card, better) in enumerate(zip(cards, _better_scored(cards), strict=True))
     ]
 
