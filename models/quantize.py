@@ -25,7 +25,7 @@ log = logging.getLogger(__name__)
 
 QDQ_OPSET = 13
 """Quantize/dequantize pairs with a per-channel axis need opset 13; the classifier is exported
-at 12 (`models.train._publish`), so it is converted first."""
+at 12 (`models.runs.publish_weights`), so it is converted first."""
 CALIBRATION_RENDERS = 24
 """Renders of the train decks whose index crops calibrate the activations' ranges."""
 CALIBRATION_RENDER_SIZE = (1280, 720)

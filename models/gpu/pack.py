@@ -19,7 +19,7 @@ from pathlib import Path
 import cv2
 
 from models.index_corners import index_corner_dataset
-from models.train import CARDS_IMGSZ
+from models.runs import CARDS_IMGSZ
 
 log = logging.getLogger(__name__)
 

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from models import train
-from models.train import _final_metrics, main
+from models import train_all
+from models.runs import final_metrics
+from models.train import main
 from simulator.training import frame_size
 
 
@@ -60,9 +61,9 @@ def _seeds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *seed: str) -> dict[
         return handler
 
     for name in ("data", "edje", "mix", "cards", "corners", "crops", "classifier", "quantize"):
-        monkeypatch.setattr(train, f"command_{name}", record(name))
-    monkeypatch.setattr(train, "command_face_crops", record("face_crops"))
-    monkeypatch.setattr(train, "command_faces", record("faces"))
+        monkeypatch.setattr(train_all, f"command_{name}", record(name))
+    monkeypatch.setattr(train_all, "command_face_crops", record("face_crops"))
+    monkeypatch.setattr(train_all, "command_faces", record("faces"))
     # Any existing folder as --shared: no step reads it here.
     main(["all", "--work", str(tmp_path / "all"), "--shared", str(tmp_path), *seed])
     return seeds
@@ -82,6 +83,6 @@ def test_all_passes_its_seed_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
 
 def test_a_run_without_results_has_run_no_epochs(tmp_path: Path) -> None:
     args = argparse.Namespace(imgsz=64, data="crops")
-    assert _final_metrics(tmp_path, 0, args)["epochs_run"] == 0
+    assert final_metrics(tmp_path, 0, args)["epochs_run"] == 0
     (tmp_path / "results.csv").write_text("epoch,loss\n1,0.5\n2,0.4\n")
-    assert _final_metrics(tmp_path, 0, args)["epochs_run"] == 2
+    assert final_metrics(tmp_path, 0, args)["epochs_run"] == 2

@@ -1,0 +1,217 @@
+"""Training runs of the recognition models with ultralytics: train, export, publish.
+
+Each model trains from its yaml or from earlier weights (`--init`), keeps its checkpoints
+under its run folder (so `--resume` continues it) and publishes its best weights to models/
+with an ONNX export and a metrics file, which the model cards quote."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+from models import CARDS_ONNX, CORNERS_ONNX, FACES_ONNX, INDEX_INT8_ONNX, INDEX_ONNX, MODELS_DIR
+from models.dataset import crops_window
+from vision.geometry import FACE_CROP_PX, INDEX_CROP_PX
+from vision.onnx_models import INDEX_WINDOW_KEY
+
+log = logging.getLogger(__name__)
+
+REPO = MODELS_DIR.parent
+DEFAULT_RUNS = REPO / "build" / "runs"
+CARDS_IMGSZ = 416
+DEFAULT_WARMUP_EPOCHS = 3.0
+"""ultralytics' own default, kept for runs from scratch."""
+THREADS = 2
+CORNER_AUGMENTATION: dict[str, Any] = {
+    # No flips (a mirrored card is not a card) and no rotation: the renders have every angle.
+    "fliplr": 0.0,
+    "flipud": 0.0,
+    "degrees": 0.0,
+    "mosaic": 1.0,
+    "scale": 0.5,
+    "hsv_h": 0.02,
+}
+"""Augmentation of both pose detectors (whole cards, index corners)."""
+CLASSIFIER_AUGMENTATION: dict[str, Any] = {
+    # No random crop or RandAugment: their shifts and rotations cut the index out of a crop
+    # already cut with the detector's corner errors (models/dataset.py), which taught noise.
+    "scale": 0.0,
+    "auto_augment": None,
+    # Any hue: suits must be read by shape, since four-colour decks paint them blue and green.
+    "hsv_h": 0.5,
+    "hsv_s": 0.7,
+    "hsv_v": 0.4,
+    "erasing": 0.1,
+    "fliplr": 0.0,
+    "flipud": 0.0,
+}
+
+
+def ultralytics_offline() -> Any:
+    """Imports ultralytics offline, with the thread settings it would otherwise change."""
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    os.environ.setdefault("YOLO_CONFIG_DIR", str(REPO / "build" / "yolo-config"))
+    os.environ.setdefault("MPLCONFIGDIR", str(REPO / "build" / "mpl-config"))
+    import cv2  # noqa: PLC0415
+    import torch  # noqa: PLC0415
+    import ultralytics  # noqa: PLC0415
+
+    torch.set_num_threads(THREADS)
+    cv2.setNumThreads(THREADS)
+    return ultralytics
+
+
+def train_run(kind: str, model_yaml: str, args: argparse.Namespace, **overrides: Any) -> Path:
+    ultralytics = ultralytics_offline()
+    run_dir = Path(args.runs).resolve() / kind  # ultralytics would file a relative one elsewhere
+    last = run_dir / "weights" / "last.pt"
+    started = time.time()
+    if args.resume and last.is_file():
+        model = ultralytics.YOLO(str(last))
+        model.train(resume=True)
+    else:
+        # --init continues from earlier weights (more epochs on top of a finished run).
+        model = ultralytics.YOLO(args.init or model_yaml)
+        model.train(
+            data=str(args.data),
+            epochs=args.epochs,
+            imgsz=args.imgsz,
+            batch=args.batch,
+            device=args.device,
+            workers=args.workers or (THREADS if args.device == "cpu" else os.cpu_count()),
+            project=str(run_dir.parent),
+            name=run_dir.name,
+            exist_ok=True,
+            pretrained=bool(args.init),
+            amp=False,
+            plots=False,
+            seed=args.seed,
+            fraction=args.fraction,
+            patience=max(5, args.epochs // 3),
+            warmup_epochs=args.warmup_epochs,
+            **({} if args.lr0 is None else {"optimizer": "AdamW", "lr0": args.lr0}),
+            # ultralytics fits the epochs into this budget once it has timed the first one.
+            time=args.hours,
+            **overrides,
+        )
+    best = run_dir / "weights" / "best.pt"
+    log.info("%s trained in %.0f s; best weights %s", kind, time.time() - started, best)
+    return best
+
+
+def publish_weights(
+    best: Path,
+    onnx_target: Path,
+    imgsz: int,
+    metrics: dict[str, Any],
+    *,
+    dynamic: bool = False,
+    crops: Path | None = None,
+) -> None:
+    """Copies the checkpoint and its ONNX export to models/; `dynamic` exports dynamic batch
+    and image axes (`DYNAMIC_EXPORTS`). A classifier names
+    its `crops` folder: their index window goes into the ONNX metadata, where the runtime
+    reads it, and into the metrics."""
+    metadata = {}
+    if crops is not None:
+        width, height = crops_window(crops)
+        metadata[INDEX_WINDOW_KEY] = f"{width:g},{height:g}"
+        metrics = metrics | metadata
+    ultralytics = ultralytics_offline()
+    onnx_target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(best, onnx_target.with_suffix(".pt"))
+    exported = Path(
+        ultralytics.YOLO(str(best)).export(
+            format="onnx", imgsz=imgsz, simplify=True, opset=12, dynamic=dynamic
+        )
+    )
+    if metadata:
+        import onnx  # noqa: PLC0415  (a training dependency, as ultralytics is)
+
+        model = onnx.load(str(exported))
+        for key, value in metadata.items():
+            model.metadata_props.add(key=key, value=value)
+        onnx.save(model, str(exported))
+    shutil.copy2(exported, onnx_target)
+    onnx_target.with_suffix(".metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
+    log.info("published %s", onnx_target)
+    if onnx_target.name == INDEX_ONNX.name:
+        log.warning(
+            "the runtime reads %s, made from this export by `python -m models.train quantize "
+            "--models-dir %s` (the next step of `all`)",
+            INDEX_INT8_ONNX.name,
+            onnx_target.parent,
+        )
+
+
+def final_metrics(run_dir: Path, seconds: float, args: argparse.Namespace) -> dict[str, Any]:
+    results = run_dir / "results.csv"
+    rows = results.read_text().splitlines() if results.is_file() else []
+    header = [h.strip() for h in rows[0].split(",")] if rows else []
+    last = (
+        dict(zip(header, (v.strip() for v in rows[-1].split(",")), strict=False))
+        if len(rows) > 1
+        else {}
+    )
+    return {
+        "epochs_run": max(0, len(rows) - 1),  # no results.csv: no epochs, not -1
+        "train_seconds": round(seconds),
+        "imgsz": args.imgsz,
+        "data": str(args.data),
+        "final": last,
+    }
+
+
+PUBLISHED = {
+    "cards": (CARDS_ONNX, CARDS_IMGSZ),
+    "corners": (CORNERS_ONNX, CARDS_IMGSZ),
+    "classifier": (INDEX_ONNX, INDEX_CROP_PX),
+    "faces": (FACES_ONNX, FACE_CROP_PX),
+}
+"""What each model publishes, and the input side `publish` exports it at."""
+CLASSIFIERS = ("classifier", "faces")
+"""The classification models (YOLOv8n-cls)."""
+DYNAMIC_EXPORTS = (*CLASSIFIERS, "cards")
+"""Models exported with dynamic axes: a classifier reads every crop of a photo in one run, and
+the card detector looks at photos of small cards larger than its own size
+(`vision.identify.CLOSE_LOOK_SIDE`)."""
+
+
+def train_and_publish(kind: str, args: argparse.Namespace, **overrides: Any) -> None:
+    started = time.time()
+    classifier = kind in CLASSIFIERS
+    best = train_run(
+        kind, "yolov8n-cls.yaml" if classifier else "yolov8n-pose.yaml", args, **overrides
+    )
+    if args.train_only:
+        return
+    metrics = final_metrics(best.parent.parent, time.time() - started, args)
+    publish_weights(
+        best,
+        Path(args.models_dir) / PUBLISHED[kind][0].name,
+        args.imgsz,
+        metrics,
+        dynamic=kind in DYNAMIC_EXPORTS,
+        crops=Path(args.data) if kind == "classifier" else None,
+    )
+
+
+def run_data(run_dir: Path) -> Path:
+    """The data a run trained on, from the arguments ultralytics saved beside it."""
+    for line in (run_dir / "args.yaml").read_text().splitlines():
+        key, _, value = line.partition(":")
+        if key == "data":
+            return Path(value.strip())
+    raise SystemExit(f"publish: {run_dir / 'args.yaml'} names no data")
+
+
+def results_column(run_dir: Path, name: str) -> list[str]:
+    rows = (run_dir / "results.csv").read_text().splitlines()
+    header = [h.strip() for h in rows[0].split(",")]
+    return [row.split(",")[header.index(name)].strip() for row in rows[1:]]

@@ -1,0 +1,192 @@
+"""The steps of `python -m models.train`, one function each, given the parsed arguments:
+render, cut crops, mix datasets, train, publish and quantize."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+
+from models import INDEX_INT8_ONNX, INDEX_ONNX
+from models.crop_mix import CropMixError, CropSource, mix_crops
+from models.dataset import ImageFileError, QuadFinder, render_dataset, write_crops
+from models.face_crops import write_faces
+from models.index_corners import CORNER_CLASSES, index_corner_dataset
+from models.quantize import QuantizeError, calibration_inputs, quantize_classifier
+from models.real_photos import edje_dataset
+from models.runs import (
+    CLASSIFIER_AUGMENTATION,
+    CORNER_AUGMENTATION,
+    DYNAMIC_EXPORTS,
+    PUBLISHED,
+    final_metrics,
+    publish_weights,
+    results_column,
+    run_data,
+    train_and_publish,
+)
+from simulator import typefaces
+from simulator.labels import CARD_CLASSES
+from simulator.training import write_data_yaml
+from vision.geometry import card_from_window
+from vision.identify import CARD_IOU_MAX, CORNER_IOU_MAX, CORNER_SCORE_MIN
+from vision.onnx_models import CORNER_WINDOW_MM, CardDetector, IndexClassifier, ModelFileError
+
+
+def command_cards(args: argparse.Namespace) -> None:
+    train_and_publish("cards", args, **CORNER_AUGMENTATION)
+
+
+def command_corners(args: argparse.Namespace) -> None:
+    train_and_publish("corners", args, **CORNER_AUGMENTATION)
+
+
+def command_classifier(args: argparse.Namespace) -> None:
+    train_and_publish("classifier", args, **CLASSIFIER_AUGMENTATION)
+
+
+def command_faces(args: argparse.Namespace) -> None:
+    train_and_publish("faces", args, **CLASSIFIER_AUGMENTATION)
+
+
+def command_publish(args: argparse.Namespace) -> None:
+    """Publishes the best weights of a stopped or finished run (e.g. one cut short for time)."""
+    run_dir = Path(args.run)
+    target, imgsz = PUBLISHED[args.model]
+    metrics = final_metrics(run_dir, 0, argparse.Namespace(imgsz=imgsz, data=str(run_dir)))
+    metrics["train_seconds"] = round(float(results_column(run_dir, "time")[-1]))  # cumulative
+    best = run_dir / "weights" / "best.pt"
+    publish_weights(
+        best,
+        Path(args.models_dir) / target.name,
+        imgsz,
+        metrics,
+        dynamic=args.model in DYNAMIC_EXPORTS,
+        crops=run_data(run_dir) if args.model == "classifier" else None,
+    )
+
+
+def command_quantize(args: argparse.Namespace) -> None:
+    models_dir = Path(args.models_dir)
+    source, target = models_dir / INDEX_ONNX.name, models_dir / INDEX_INT8_ONNX.name
+    try:
+        classifier = IndexClassifier(source)
+        calibration = calibration_inputs(Path(args.shared), classifier, args.renders, args.seed)
+    except (QuantizeError, ModelFileError) as error:
+        raise SystemExit(f"quantize: {error}") from None
+    quantize_classifier(source, target, calibration)
+
+
+def command_data(args: argparse.Namespace) -> None:
+    if args.truetype and not typefaces.available():
+        raise SystemExit("data: --truetype needs pillow and matplotlib: pip install -e '.[train]'")
+    render_dataset(
+        Path(args.out),
+        args.count,
+        args.seed,
+        Path(args.shared),
+        args.size,
+        procedural=args.procedural,
+        truetype=args.truetype,
+        count_spreads=args.count_spreads,
+        hand_fans=args.hand_fans,
+        tight_fans=args.tight_fans,
+        cast_shadows=args.cast_shadows,
+    )
+
+
+def _card_finder(detector_path: str | None, corners_path: str | None = None) -> QuadFinder | None:
+    """Card quads where the detector finds whole cards and, given `corners_path`, where the
+    index-corner detector's windows imply cards (None without either), with the runtime's own
+    settings: the classifiers learn the cards and faint windows `identify` reads, and to
+    refuse what they should."""
+    if not (detector_path or corners_path):
+        return None
+    detector = CardDetector(Path(detector_path), iou_max=CARD_IOU_MAX) if detector_path else None
+    corners = (
+        CardDetector(Path(corners_path), CORNER_SCORE_MIN, CORNER_IOU_MAX) if corners_path else None
+    )
+
+    def find(image: np.ndarray) -> list[np.ndarray]:
+        quads = [c.quad for c in (detector(image) if detector else []) if not c.index_corner]
+        # A window found alone is cut where the card it implies lies, as the runtime does.
+        for corner in corners(image) if corners else []:
+            quads.append(card_from_window(corner.quad, CORNER_WINDOW_MM))
+        return quads
+
+    return find
+
+
+def command_crops(args: argparse.Namespace) -> None:
+    find = _card_finder(args.detector, args.corners)
+    try:
+        write_crops(
+            [Path(folder) for folder in args.renders],
+            Path(args.out),
+            args.seed,
+            find=find,
+            window_mm=tuple(args.window_mm),
+            min_card_length_px=args.min_card_length,
+        )
+    except ImageFileError as error:
+        raise SystemExit(f"crops: {error}") from None
+
+
+def command_face_crops(args: argparse.Namespace) -> None:
+    renders = [Path(folder) for folder in args.renders]
+    find = _card_finder(args.detector)
+    try:
+        write_faces(renders, Path(args.out), args.seed, find=find)
+    except ImageFileError as error:
+        raise SystemExit(f"face-crops: {error}") from None
+
+
+def command_edje(args: argparse.Namespace) -> None:
+    try:
+        edje_dataset(Path(args.shared), Path(args.out))
+    except FileNotFoundError as error:
+        raise SystemExit(f"edje: {error}") from None
+
+
+def command_mix(args: argparse.Namespace) -> None:
+    """One detector data.yaml over several render folders and real-photo folders; validation
+    on the first render folder's held-out images. With `index_corners`, the data of the
+    index-corner detector instead: each render folder is copied beside the data.yaml, labelled
+    with its index windows only (`models/index_corners.py`)."""
+    renders, real = [Path(folder) for folder in args.renders], [Path(f) for f in args.real]
+    for folder in [*renders, *real]:
+        if not (folder / "images" / "train").is_dir():
+            raise SystemExit(f"mix: {folder} has no images/train (make it with 'data' or 'edje')")
+    classes: tuple[str, ...] = CARD_CLASSES
+    if args.index_corners:
+        if real:
+            raise SystemExit(
+                "mix: real photos have no index-corner labels, so they would teach the "
+                "detector that their indices are none; leave out --real with --index-corners"
+            )
+        for folder in renders:
+            if not (folder / "meta").is_dir():
+                raise SystemExit(f"mix: {folder} has no meta/ (make it with 'data')")
+        out_dir = Path(args.out).parent
+        copies = [out_dir / f"{folder.name}_index" for folder in renders]
+        for folder, copy in zip(renders, copies, strict=True):
+            index_corner_dataset(folder, copy)
+        renders, classes = copies, CORNER_CLASSES
+    write_data_yaml(
+        Path(args.out),
+        [folder / "images" / "train" for folder in [*renders, *real]],
+        renders[0] / "images" / "val",
+        classes,
+        pose=True,
+    )
+
+
+def command_mix_crops(args: argparse.Namespace) -> None:
+    """One classifier dataset from shares of several crop folders."""
+    try:
+        train = [CropSource.parse(text) for text in args.train]
+        val = [CropSource.parse(text) for text in args.val or args.train[:1]]
+        mix_crops(Path(args.out), train, val)
+    except CropMixError as error:
+        raise SystemExit(f"mix-crops: {error}") from None
