@@ -14,12 +14,12 @@ import numpy as np
 from vision.back_views import back_views
 from vision.backs import BackFeature, BackMatcher, back_feature
 from vision.detections import CardDetection
-from vision.geometry import portrait_order, uncovered
+from vision.geometry import portrait_order, rectify, uncovered
 from vision.identify import CardReader
 from vision.markers import on_a_marker, table_markers
 from vision.onnx_models import DETECTION_IOU_MAX
 from vision.stacking import cards_above, stacking_leans
-from vision.table_colours import photo_colours, uncounted_parts
+from vision.table_colours import bare_table_quad, photo_colours, uncounted_parts
 from vision.tiles import detect_tiled
 
 CARD_AREA_RANGE = (0.55, 1.8)
@@ -65,6 +65,19 @@ TABLE_SHARE_MAX = 0.6
 table is a box across a gap between cards. On 60 tuning spreads of seeds other than the
 benchmark's (2,231 cards), a real card's own part showed at most 41% table, the seven such
 boxes that `BETWEEN_CARDS_SHARE` let through at least 71%."""
+TABLE_NEARER_FACTOR = 2.5
+"""A detection this many times nearer a patch of bare table (matched as if it were one more
+back, `vision.table_colours.bare_table_quad`) than its nearest registered back, and at least
+`TABLE_FAR_FROM_BACK_MIN` from that, is table between the cards, not a card. Columns of cards
+laid about a card's width apart on a pale table under harsh light make the detector find
+'cards' in the gaps, whose colour the table colour model cannot judge (the cards' white
+borders share it: `CARDS_AS_TABLE_MAX` refuses). On 20 tuning spreads of all 35 designs of
+decks/backs in harsh light (seeds other than the benchmark's), such boxes lay 0.01-0.30 from
+the table and 0.33-0.77 from their back; real cards dropped by a looser rule (0.1 nearer the
+table) 0.16-0.25 and 0.26-0.38 (1.4-1.9 times)."""
+TABLE_FAR_FROM_BACK_MIN = 0.3
+"""See `TABLE_NEARER_FACTOR`: a plain back the colour of the felt lies near the table, but
+nearer its own reference than this."""
 FAR_FROM_BACK_MIN = 0.4
 """A counted card at least this far from its back's reference (`BackFeature.distance`) may be
 of another back, one nobody registered (it is still counted for the nearest); or it lies
@@ -237,12 +250,32 @@ def _matched(
         else:
             features.append(back_feature(card_view, clear))
         matches.append(matcher.match_feature(features[-1], width))
-    named = [
-        replace(card, back=match.name, back_score=match.score)
-        for card, match in zip(cards, matches, strict=True)
+    table = _bare_table_feature(image, cards)
+    cards_kept = [
+        n
+        for n, (feature, match) in enumerate(zip(features, matches, strict=True))
+        if table is None or not _table_not_card(feature.distance(table), match.distance)
     ]
-    marked = other_backs(named, features, [match.distance for match in matches])
+    named = [
+        replace(cards[n], back=matches[n].name, back_score=matches[n].score) for n in cards_kept
+    ]
+    marked = other_backs(
+        named, [features[n] for n in cards_kept], [matches[n].distance for n in cards_kept]
+    )
     return [replace(card, back_unlike=n in marked) for n, card in enumerate(named)]
+
+
+def _bare_table_feature(image: np.ndarray, cards: list[CardDetection]) -> BackFeature | None:
+    """The back feature of a card-sized patch of bare table (`bare_table_quad`), as if the
+    table were one more back; None where no such patch fits in the photo."""
+    quad = bare_table_quad(image.shape, cards)
+    return None if quad is None else back_feature(rectify(image, quad))
+
+
+def _table_not_card(from_table: float, from_back: float) -> bool:
+    """Whether a detection this far from the bare table's back feature, and this far from its
+    nearest registered back's, is table between cards (`TABLE_NEARER_FACTOR`)."""
+    return from_back >= TABLE_FAR_FROM_BACK_MIN and from_table * TABLE_NEARER_FACTOR <= from_back
 
 
 def unlike_cards(cards: list[CardDetection]) -> list[CardDetection]:

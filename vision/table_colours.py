@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 
 from vision.detections import CardDetection
-from vision.geometry import seen_width
+from vision.geometry import CARD_HEIGHT_MM, CARD_WIDTH_MM, seen_width
 
 TABLE_COLOUR_BINS = (8, 16, 16)
 """Lab bins of the colour model that tells table from card in each photo: coarse, so that
@@ -42,6 +42,14 @@ UNCOUNTED_REACH_EDGES = 2
 counted card: a missed card's visible part begins where the cards on top of it end. On a
 tuning spread under harsh light, the table's darkened far corner (in the colours of a ringed
 back) was otherwise taken for 0.37 of a card."""
+
+
+BARE_TABLE_MARGIN_SHARE = 0.1
+"""Share of the median card's width by which a card-sized patch of bare table
+(`bare_table_quad`) stays clear of every card: their edges and shadows are not table."""
+BARE_TABLE_SEARCH_WIDTH_PX = 32
+"""The photo is searched for bare table at a scale where a card is about this wide: a
+24-megapixel photo needs no more to find where a card-sized patch fits."""
 
 
 class PhotoColours(NamedTuple):
@@ -127,3 +135,30 @@ def uncounted_parts(
     card_area = float(np.median([cv2.contourArea(card.quad.astype(np.float32)) for card in cards]))
     outlines, _ = cv2.findContours(outside, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     return float(outside.sum()) / max(card_area, 1.0), list(outlines)
+
+
+def bare_table_quad(shape: tuple[int, ...], cards: list[CardDetection]) -> np.ndarray | None:
+    """An upright card-sized patch of the photo (of this `shape`) clear of every card
+    (`BARE_TABLE_MARGIN_SHARE`), the nearest to the middle of the cards, where the light is
+    most like theirs: its corners (image pixels, a card's order), None where none fits."""
+    if not cards:
+        return None
+    width = float(np.median([seen_width(card.quad) for card in cards]))
+    scale = min(1.0, BARE_TABLE_SEARCH_WIDTH_PX / max(width, 1.0))
+    small = (max(1, round(shape[1] * scale)), max(1, round(shape[0] * scale)))
+    on_cards = np.zeros(small[::-1], np.uint8)
+    for card in cards:
+        cv2.fillPoly(on_cards, [np.round(card.quad * scale).astype(np.int32)], 1)
+    patch = np.array([width, width * CARD_HEIGHT_MM / CARD_WIDTH_MM]) * scale
+    reach = np.ceil(patch * (1 + 2 * BARE_TABLE_MARGIN_SHARE)).astype(int) | 1
+    # Centres where the whole patch and its margin lie on bare table inside the photo.
+    fits = cv2.erode(1 - on_cards, np.ones((reach[1], reach[0]), np.uint8), borderValue=0)
+    ys, xs = np.nonzero(fits)
+    if not len(xs):
+        return None
+    middle = np.mean([card.quad.mean(axis=0) for card in cards], axis=0) * scale
+    nearest = int(np.argmin((xs - middle[0]) ** 2 + (ys - middle[1]) ** 2))
+    centre = np.array([xs[nearest], ys[nearest]], np.float64)
+    half = patch / 2
+    corners = [(-1, -1), (1, -1), (1, 1), (-1, 1)]
+    return np.array([(centre + half * corner) / scale for corner in corners], np.float32)
