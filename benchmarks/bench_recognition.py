@@ -379,7 +379,8 @@ def main() -> None:
     parser.add_argument(
         "--count-all-backs",
         action="store_true",
-        help=f"also count spreads of backs drawn from all {len(ALL_BACKS)} designs in decks/backs",
+        help=f"also count spreads of backs drawn from all {len(ALL_BACKS)} designs in decks/backs "
+        "(with --count-harsh-light and --count-photo-refs, those spreads so too)",
     )
     parser.add_argument(
         "--count-photo-refs",
@@ -470,14 +471,18 @@ def main() -> None:
         if args.count_harsh_light:
             label = "unlike backs, harsh light"
             counting(reader, args.count_scenes, COUNT_BACKS, label, lights=HARSH_LIGHT)
+        photographed: Callable[[BackDesign, int], np.ndarray] = partial(
+            photo_reference, lights=HARSH_LIGHT
+        )
         if args.count_photo_refs:
-            counting(
-                reader,
-                args.count_scenes,
-                COUNT_BACKS,
-                "unlike backs, references photographed under harsh light",
-                reference=lambda back, seed: photo_reference(back, seed, HARSH_LIGHT),
-            )
+            label = "unlike backs, references photographed under harsh light"
+            counting(reader, args.count_scenes, COUNT_BACKS, label, reference=photographed)
+        if args.count_all_backs and args.count_harsh_light:
+            label = "all decks/backs designs, harsh light"
+            counting(reader, args.count_scenes, ALL_BACKS, label, lights=HARSH_LIGHT)
+        if args.count_all_backs and args.count_photo_refs:
+            label = "all decks/backs designs, references photographed under harsh light"
+            counting(reader, args.count_scenes, ALL_BACKS, label, reference=photographed)
         if args.count_close:
             for shown in (CLOSE_SHOWN, HALF_SHOWN):
                 label = f"unlike backs, each card showing {shown[0]:.0%}-{shown[1]:.0%} of it"
