@@ -77,11 +77,15 @@ LONE_MATCH_SOFTNESS_FACTOR = 4.0
 """With one back registered there is no runner-up: the confidence falls with the distance
 itself, on a scale this many times `MATCH_SOFTNESS` (a card's own back lies further from its
 reference than the gap between two references' matches)."""
-ALIKE_DISTANCE = 0.04
+ALIKE_DISTANCE = 0.12
 """Registered backs closer than this are one design to the matcher, and their cards cannot be
 told apart: among the 35 files of decks/backs, designs that differ in name alone lie at most
 0.003 apart, two pairs that differ by a corner mark (a mean 0.3 of 255 per pixel) 0.014 and
-0.022, the nearest different designs (grey and silver) 0.061."""
+0.022, grey and silver (which differ in shade alone) 0.047-0.061. Photographed under harsh
+light, a corner-mark pair lay 0.067 and 0.096 apart in two tuning spreads, and all 15 cards of
+one were counted for the other without a word at the 0.04 used before (grey and silver: 8 of
+12 cards so in a spread of design files). The nearest different designs told apart in tuning
+spreads (design files and photographs) lie 0.143-0.159 apart."""
 SIZE_STEPS_PER_OCTAVE = 4
 """A card seen small has lost the fine pattern its design file shows, so references are
 matched at the card's own size in the photo, rounded to a quarter octave (and cached). On 60

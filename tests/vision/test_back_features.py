@@ -3,15 +3,18 @@ and references matched at the size the card was seen."""
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
+from simulator.backs import back_from_spec
 from vision.backs import (
     FREQUENCY_BANDS,
     BackMatcher,
     _circular_histogram,
     _frequency_bands,
     _linear_histogram,
+    _on_white,
     _percentile_of_bytes,
     _seen_at,
     back_feature,
@@ -144,3 +147,19 @@ def test_a_match_says_how_far_the_card_lies_from_its_nearest_back() -> None:
     assert match.distance == pytest.approx(back_feature(card).distance(matcher.features["dotted"]))
     assert matcher.match(plain).distance == pytest.approx(0.0, abs=1e-6)
     assert matcher.match_feature(back_feature(card)) == match
+
+
+def test_backs_the_matcher_cannot_tell_apart_are_named() -> None:
+    """Two backs alike but for a small mark in one corner are one design to the matcher; the
+    same pattern in red and maroon, or in another colour, are not."""
+    lattice = _on_white(back_from_spec("red:lattice").image)
+    marked = lattice.copy()
+    height, width = marked.shape[:2]
+    cv2.circle(marked, (width // 5, height // 5), width // 30, (255, 255, 255), -1)
+    references = {
+        "anna": lattice,
+        "ben": marked,
+        "cleo": _on_white(back_from_spec("maroon:lattice").image),
+        "dan": _on_white(back_from_spec("blue:lattice").image),
+    }
+    assert BackMatcher(references).alike() == [("anna", "ben")]
