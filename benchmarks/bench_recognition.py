@@ -297,7 +297,8 @@ def counting(
         counted, cards = result.counts, result.cards
         crowded_warned += result.too_close
         uncounted_warned += result.parts_uncounted
-        silent += counted != truth and not (result.too_close or result.parts_uncounted)
+        warned_any = result.too_close or result.parts_uncounted or bool(matcher.alike())
+        silent += counted != truth and not warned_any
         unlike_warned += bool(unlike_cards(cards))
         exact += counted == truth
         errors.append(sum(abs(counted[k] - truth[k]) for k in truth))
@@ -315,7 +316,8 @@ def counting(
         f"off per spread {statistics.mean(errors):.1f}{alike}; every back given, yet "
         f"warned of cards of a back not given in {unlike_warned}; warned the spread is too "
         f"close in {crowded_warned}, of parts looking like cards left uncounted in "
-        f"{uncounted_warned}; counted wrong without either warning in {silent}"
+        f"{uncounted_warned}; counted wrong with neither warning, nor two backs alike, in "
+        f"{silent}"
     )
 
 
