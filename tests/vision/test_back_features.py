@@ -163,3 +163,18 @@ def test_backs_the_matcher_cannot_tell_apart_are_named() -> None:
         "dan": _on_white(back_from_spec("blue:lattice").image),
     }
     assert BackMatcher(references).alike() == [("anna", "ben")]
+
+
+def test_a_back_under_a_cold_lamp_is_matched_on_its_own_white() -> None:
+    """A bluish cast turns a purple back blue; measured against the card's white rim (as cold
+    as the back), purple it stays."""
+    references = {
+        "blue": _bordered((190, 90, 40)),
+        "purple": _bordered((170, 60, 140)),
+        "teal": _bordered((150, 140, 20)),
+    }
+    matcher = BackMatcher(references)
+    for cast in ([1.3, 1.0, 0.75], [1.25, 1.1, 0.7]):
+        for name, back in references.items():
+            cold = np.clip(back * np.array(cast, np.float32), 0, 255).astype(np.uint8)
+            assert matcher.match(cold)[0] == name
