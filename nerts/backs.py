@@ -10,7 +10,13 @@ import numpy as np
 
 from nerts.errors import UserError
 from vision.back_references import ReferenceSource, back_image
-from vision.backs import BackMatcher, BackReferenceError, read_reference
+from vision.backs import (
+    WASHED_OUT_SHARE_MAX,
+    BackMatcher,
+    BackReferenceError,
+    read_reference,
+    washed_out_share,
+)
 from vision.identify import CardReader
 
 log = logging.getLogger(__name__)
@@ -70,5 +76,15 @@ def _back(name: str, path: Path, image: np.ndarray, reader: CardReader) -> np.nd
             name,
             path,
             back.unsure_why,
+        )
+    washed_out = washed_out_share(back.image)
+    if washed_out > WASHED_OUT_SHARE_MAX:
+        log.warning(
+            "back %r: %.0f%% of the back in %s is pure white (a photo too bright, or a design "
+            "file with nothing printed on the card itself): its cards can be told from others "
+            "only as white cards; photograph the back in softer light",
+            name,
+            100 * washed_out,
+            path,
         )
     return back.image

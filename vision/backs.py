@@ -104,6 +104,24 @@ REFERENCE_MIN_SIDE_PX = 32
 colour and pattern); refused rather than matched by colour alone."""
 
 
+WASHED_OUT_LEVEL = 250
+"""A pixel whose every channel is at least this (of 255) shows no colour or pattern: clipped
+by the camera, or the white a transparent design file is put on."""
+WASHED_OUT_SHARE_MAX = 0.8
+"""A reference whose card shows more than this share of `WASHED_OUT_LEVEL` pixels (inside
+`BORDER_SHARE`) is washed out, and its cards can be told only as white ones. Of 135 references
+photographed under harsh light in tuning spreads, all but one showed at most 0.45 (a back of
+white rings); the one at 0.997, a silver back blown out, had all its cards counted for
+another grey back."""
+
+
+def washed_out_share(reference: np.ndarray) -> float:
+    """The share of a back reference's card (inside its margin) showing no colour or pattern
+    at all (`WASHED_OUT_LEVEL`)."""
+    inner = _interior(cv2.resize(reference, RECTIFIED_SIZE, interpolation=cv2.INTER_AREA))
+    return float((inner.min(axis=2) >= WASHED_OUT_LEVEL).mean())
+
+
 class BackReferenceError(ValueError):
     """A back reference that cannot be used: the message names the file."""
 

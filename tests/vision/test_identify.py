@@ -277,6 +277,23 @@ def test_count_cli_warns_of_backs_it_cannot_tell_apart(
     assert "look the same" not in capsys.readouterr().err
 
 
+def test_count_cli_warns_of_a_reference_washed_out_to_white(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    photo, blown, fine = (tmp_path / f"{name}.png" for name in ("photo", "blown", "fine"))
+    cv2.imwrite(str(photo), np.full((360, 640, 3), 90, np.uint8))
+    back = back_from_spec("blue:dots").image
+    cv2.imwrite(str(fine), back)
+    washed = back.copy()
+    height, width = washed.shape[:2]
+    washed[height // 10 : -height // 10, width // 10 : -width // 10] = 255  # all but the rim
+    cv2.imwrite(str(blown), washed)
+    assert main(["count", str(photo), "--backs", f"a={blown}", f"b={fine}"]) == 0
+    warnings = capsys.readouterr().err
+    assert f"back 'a': 100% of the back in {blown} is pure white" in warnings
+    assert "back 'b'" not in warnings
+
+
 def test_count_cli_says_which_reference_it_uses_as_given_and_why(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
