@@ -42,7 +42,7 @@ from models.dataset import read_image
 from simulator.backs import BackDesign, back_from_spec
 from simulator.sensor import LightSettings
 from vision.back_references import back_image
-from vision.backs import BackMatcher
+from vision.backs import WASHED_OUT_SHARE_MAX, BackMatcher, washed_out_share
 from vision.count import count_backs, unlike_cards
 from vision.detections import CardDetection
 from vision.geometry import card_length
@@ -297,7 +297,12 @@ def counting(
         counted, cards = result.counts, result.cards
         crowded_warned += result.too_close
         uncounted_warned += result.parts_uncounted
-        warned_any = result.too_close or result.parts_uncounted or bool(matcher.alike())
+        washed_out = any(
+            washed_out_share(back) > WASHED_OUT_SHARE_MAX for back in matcher.references.values()
+        )
+        warned_any = (
+            result.too_close or result.parts_uncounted or washed_out or bool(matcher.alike())
+        )
         silent += counted != truth and not warned_any
         unlike_warned += bool(unlike_cards(cards))
         exact += counted == truth
@@ -316,8 +321,8 @@ def counting(
         f"off per spread {statistics.mean(errors):.1f}{alike}; every back given, yet "
         f"warned of cards of a back not given in {unlike_warned}; warned the spread is too "
         f"close in {crowded_warned}, of parts looking like cards left uncounted in "
-        f"{uncounted_warned}; counted wrong with neither warning, nor two backs alike, in "
-        f"{silent}"
+        f"{uncounted_warned}; counted wrong with neither warning, nor two backs alike, nor a "
+        f"reference washed out, in {silent}"
     )
 
 
