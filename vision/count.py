@@ -238,8 +238,10 @@ def _matched(
     cards: list[CardDetection], shown: list[np.ndarray], image: np.ndarray, matcher: BackMatcher
 ) -> list[CardDetection]:
     """`with_backs` for a count: every card face down, and those of a back nobody registered
-    marked `back_unlike` (`other_backs`). A card mostly overlapped (`OWN_PART_SHOWN_MIN`) is
-    matched by what of it is `shown` (the cards on top of it left out)."""
+    marked `back_unlike` (`other_backs`); a detection that matches the bare table rather than
+    any back is left out (`TABLE_NEARER_FACTOR`). A card mostly overlapped
+    (`OWN_PART_SHOWN_MIN`) is matched by what of it is `shown` (the cards on top of it left
+    out)."""
     features, matches = [], []
     for view, on_top_left_out in zip(back_views(cards, image), shown, strict=True):
         if view is None:
