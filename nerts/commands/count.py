@@ -28,16 +28,18 @@ card mostly under others may be missed: the command warns when many of the cards
 mostly under others, or when parts of the photo that look like cards lie outside every card it
 counted (tinted red with --annotate). Give a photo and a reference image of each player's back:
 a photo of one card's back lying on the table (the card is found and cut out), the same cropped
-to the card's edges, or the design file. The command counts the cards of each back. Backs are
-told apart by colour, pattern and where they are darker, so a plain back and one of its colour
-with a faint picture are counted apart. It searches the whole photo and four overlapping tiles
-of it, so a photo of the whole table works; take it from above, cards at least about 60 px
-long. Keep other cards out of the photo: every card found is taken for a back (some backs are
-pictures) and counted for the nearest reference (the referee's table markers are known and not
-counted). So give every player's back: a card whose back is not given is counted for another.
-It warns when two or more cards counted for one back look unlike its other cards, as another
-back's would (it caught three in four missing backs in tests), and when two references look the
-same to it (one design printed twice): their cards cannot be told apart.
+to the card's edges, or the design file; photograph it in soft, even light, neither too bright
+nor in a lamp's glare (a reference washed out to white is warned of). The command counts the
+cards of each back. Backs are told apart by colour, pattern and where they are darker, so a
+plain back and one of its colour with a faint picture are counted apart. It searches the whole
+photo and four overlapping tiles of it, so a photo of the whole table works; take it from above,
+cards at least about 60 px long. Keep other cards out of the photo: every card found is taken
+for a back (some backs are pictures) and counted for the nearest reference (the referee's table
+markers are known and not counted). So give every player's back: a card whose back is not given
+is counted for another. It warns when two or more cards counted for one back look unlike its
+other cards, as another back's would (it caught three in four missing backs in tests), and when
+two references look the same to it (one design printed twice, or two differing in shade alone):
+their cards cannot be told apart.
 
 With --left, each player's round points are printed too: +1 for each of their cards counted,
 -2 for each card left in their Nerts pile, plus any --bonus. With --sheet, that round is added
