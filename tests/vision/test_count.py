@@ -242,6 +242,9 @@ def test_far_cards_unlike_a_backs_near_ones_are_told_as_another_back() -> None:
     one_far = [near, near, near, near, far, near]
     assert other_backs(cards, [red, red, red, red, green, red], one_far) == set()
     assert other_backs(cards, [green] * 6, [far] * 6) == set()
+    # One near card does not show what the back's own cards look like: it may be the odd one.
+    one_near = [far, far, far, far, far, near]
+    assert other_backs(cards, [green] * 5 + [red], one_near) == set()
     # Each back's cards are judged apart: ben's far card does not join anna's.
     mixed = [*cards[:4], replace(cards[4], back="ben"), cards[5]]
     assert other_backs(mixed, [red, red, green, green, green, red], distances) == {2, 3}
