@@ -204,8 +204,9 @@ def _white_balanced(card: np.ndarray) -> np.ndarray:
     unlike backs in harsh light 2 -> 0 / 1 -> 0 (60); rows, close rows, all designs, scattered
     and half-shown spreads (170) alike or better (151 -> 149, 75 -> 73 cards off)."""
     whites = _channel_whites(card)
-    gains = whites.max() / whites
-    balanced: np.ndarray = np.clip(card * gains, 0, 255).astype(np.uint8)
+    # One lookup table per channel: the same bytes as scaling every pixel, a fifth of the time.
+    tables = np.clip(np.arange(256)[:, None] * (whites.max() / whites), 0, 255).astype(np.uint8)
+    balanced: np.ndarray = cv2.LUT(card, tables.reshape(256, 1, 3))
     return balanced
 
 
