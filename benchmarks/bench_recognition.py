@@ -300,15 +300,14 @@ def counting(
         washed_out = any(
             washed_out_share(back) > WASHED_OUT_SHARE_MAX for back in matcher.references.values()
         )
-        warned_any = (
-            result.too_close or result.parts_uncounted or washed_out or bool(matcher.alike())
-        )
+        backs_alike = bool(matcher.alike())
+        warned_any = result.too_close or result.parts_uncounted or washed_out or backs_alike
         silent += counted != truth and not warned_any
         # As `nerts count` warns: not in a spread it asks to lay wider first.
         unlike_warned += bool(unlike_cards(cards)) and not result.too_close
         exact += counted == truth
         errors.append(sum(abs(counted[k] - truth[k]) for k in truth))
-        if matcher.alike():
+        if backs_alike:
             warned += 1
             warned_exact += counted == truth
     alike = (
