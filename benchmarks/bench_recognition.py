@@ -17,40 +17,36 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
 import cv2
 import numpy as np
+from count_spreads import (
+    ALL_BACKS,
+    CLOSE_SHOWN,
+    HALF_SHOWN,
+    SCATTER_CARDS_MAX,
+    SHARED,
+    SPREAD_KINDS,
+    counting,
+)
 from recognition_data import (
     HAND_FAN_SCENES,
-    HARSH_LIGHT,
     TruthCard,
-    back_reference,
     bidly_deals,
-    count_scene,
     edje_test,
-    photo_reference,
     render_val,
-    scattered_count_scene,
-    uncropped_reference,
 )
 
 from models import CARDS_ONNX, CORNERS_ONNX, FACES_ONNX, INDEX_INT8_ONNX
 from models.dataset import read_image
-from simulator.backs import BackDesign, back_from_spec
-from simulator.sensor import LightSettings
-from vision.back_references import back_image
-from vision.backs import WASHED_OUT_SHARE_MAX, BackMatcher, washed_out_share
-from vision.count import count_backs, unlike_cards
 from vision.detections import CardDetection
 from vision.geometry import card_length
 from vision.geometry import intersection_over_union as iou
 from vision.identify import CardReader
 from vision.onnx_models import RawCard
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 MATCH_OVERLAP = 0.5
 
 
@@ -232,100 +228,6 @@ def edje(read: Reader) -> None:
     )
 
 
-COUNT_BACKS = [
-    "red:lattice",
-    "blue:dots",
-    "blue:stripes",
-    "green:checks",
-    "black:rings",
-    str(SHARED / "decks" / "backs" / "npm-svgcards-png__back-blue.png"),
-    str(SHARED / "decks" / "backs" / "kde-nicu-white__back_c1.png"),
-]
-"""Backs as unlike as a family's decks."""
-ALL_BACKS = sorted(str(path) for path in (SHARED / "decks" / "backs").glob("*.png"))
-"""What `--count-all-backs` draws from: some of these designs differ only in a faint picture
-or a shade of one colour."""
-
-
-SCATTER_CARDS_MAX = 40
-"""Most cards of a scattered spread (`--count-scattered`): with more, hardly a draw shows every
-card (`SCATTER_SHOWN_MIN`)."""
-CLOSE_SHOWN = (0.65, 0.8)
-"""Share of each card's width showing in the close spreads of `--count-close`."""
-HALF_SHOWN = (0.45, 0.55)
-"""The same, pushed closer still: about half of each card shows."""
-
-
-def counting(
-    reader: CardReader,
-    scenes: int,
-    pool: list[str],
-    label: str,
-    *,
-    lights: LightSettings | None = None,
-    reference: Callable[[BackDesign, int], np.ndarray] | None = None,
-    shown: tuple[float, float] | None = None,
-    scattered: bool = False,
-) -> None:
-    """`reference(back, seed)` makes each back's reference (default: its design file);
-    `shown`: spreads pushed close, each card showing that share of its width; `scattered`:
-    cards tossed anywhere at any angle (`scattered_count_scene`)."""
-    rng = np.random.default_rng(7)
-    exact = 0
-    errors = []
-    warned = warned_exact = unlike_warned = crowded_warned = uncounted_warned = silent = 0
-    for scene in range(scenes):
-        picked = rng.choice(len(pool), size=int(rng.integers(2, 5)), replace=False)
-        # Named by spec: "blue:dots" and "blue:stripes" are both called "blue" by the simulator.
-        backs = [replace(back_from_spec(pool[i]), name=Path(pool[i]).name) for i in picked]
-        if scattered:
-            cards_drawn = int(rng.integers(10, SCATTER_CARDS_MAX + 1))
-            image, truth = scattered_count_scene(cards_drawn, backs, scene, lights)
-        else:
-            image, truth = count_scene(int(rng.integers(10, 61)), backs, scene, lights, shown)
-        # Each reference as `nerts count` takes it: a photo of a card is cut to the card.
-        matcher = BackMatcher(
-            {
-                b.name: back_image(
-                    back_reference(b) if reference is None else reference(b, 1000 * scene + k),
-                    reader.detector,
-                ).image
-                for k, b in enumerate(backs)
-            }
-        )
-        result = count_backs(image, reader, matcher)
-        counted, cards = result.counts, result.cards
-        crowded_warned += result.too_close
-        uncounted_warned += result.parts_uncounted
-        washed_out = any(
-            washed_out_share(back) > WASHED_OUT_SHARE_MAX for back in matcher.references.values()
-        )
-        backs_alike = bool(matcher.alike())
-        warned_any = result.too_close or result.parts_uncounted or washed_out or backs_alike
-        silent += counted != truth and not warned_any
-        # As `nerts count` warns: not in a spread it asks to lay wider first.
-        unlike_warned += bool(unlike_cards(cards)) and not result.too_close
-        exact += counted == truth
-        errors.append(sum(abs(counted[k] - truth[k]) for k in truth))
-        if backs_alike:
-            warned += 1
-            warned_exact += counted == truth
-    alike = (
-        f"; of the {scenes - warned} spreads without two backs `nerts count` warns look the "
-        f"same, {exact - warned_exact} exact"
-        if warned
-        else ""
-    )
-    print(
-        f"count ({label}): {exact}/{scenes} spreads counted exactly (target all); mean cards "
-        f"off per spread {statistics.mean(errors):.1f}{alike}; every back given, yet "
-        f"warned of cards of a back not given in {unlike_warned}; warned the spread is too "
-        f"close in {crowded_warned}, of parts looking like cards left uncounted in "
-        f"{uncounted_warned}; counted wrong with neither warning, nor two backs alike, nor a "
-        f"reference washed out, in {silent}"
-    )
-
-
 SMALL_CARDS_PX = 80
 """The speed is also measured on the first val render whose cards are shorter than this
 (median): there `identify` has many more windows to read, and its card detector looks closer
@@ -472,39 +374,21 @@ def main() -> None:
         bidly(read)
         edje(read)
     if not args.tiled and args.count_scenes > 0:
-        counting(reader, args.count_scenes, COUNT_BACKS, "unlike backs")
-        if args.count_all_backs:
-            counting(reader, args.count_scenes, ALL_BACKS, "all decks/backs designs")
-        if args.count_harsh_light:
-            label = "unlike backs, harsh light"
-            counting(reader, args.count_scenes, COUNT_BACKS, label, lights=HARSH_LIGHT)
-        photographed: Callable[[BackDesign, int], np.ndarray] = partial(
-            photo_reference, lights=HARSH_LIGHT
-        )
-        if args.count_photo_refs:
-            label = "unlike backs, references photographed under harsh light"
-            counting(reader, args.count_scenes, COUNT_BACKS, label, reference=photographed)
-        if args.count_all_backs and args.count_harsh_light:
-            label = "all decks/backs designs, harsh light"
-            counting(reader, args.count_scenes, ALL_BACKS, label, lights=HARSH_LIGHT)
-        if args.count_all_backs and args.count_photo_refs:
-            label = "all decks/backs designs, references photographed under harsh light"
-            counting(reader, args.count_scenes, ALL_BACKS, label, reference=photographed)
-        if args.count_close:
-            for shown in (CLOSE_SHOWN, HALF_SHOWN):
-                label = f"unlike backs, each card showing {shown[0]:.0%}-{shown[1]:.0%} of it"
-                counting(reader, args.count_scenes, COUNT_BACKS, label, shown=shown)
-        if args.count_scattered:
-            label = f"unlike backs, 10-{SCATTER_CARDS_MAX} cards scattered at any angle"
-            counting(reader, args.count_scenes, COUNT_BACKS, label, scattered=True)
-        if args.count_uncropped_refs:
-            counting(
-                reader,
-                args.count_scenes,
-                COUNT_BACKS,
-                "unlike backs, references uncropped photos of one card under harsh light",
-                reference=lambda back, seed: uncropped_reference(back, seed, HARSH_LIGHT),
-            )
+        chosen = {
+            "unlike": True,
+            "all": args.count_all_backs,
+            "harsh": args.count_harsh_light,
+            "photo": args.count_photo_refs,
+            "allharsh": args.count_all_backs and args.count_harsh_light,
+            "allphoto": args.count_all_backs and args.count_photo_refs,
+            "close": args.count_close,
+            "half": args.count_close,
+            "scattered": args.count_scattered,
+            "uncropped": args.count_uncropped_refs,
+        }
+        for name, wanted in chosen.items():
+            if wanted:
+                counting(reader, args.count_scenes, SPREAD_KINDS[name])
 
 
 if __name__ == "__main__":
