@@ -23,7 +23,7 @@ from recognition_data import (
 from simulator.backs import BackDesign, back_from_spec
 from simulator.sensor import LightSettings
 from vision.back_references import back_image
-from vision.backs import WASHED_OUT_SHARE_MAX, BackMatcher, washed_out_share
+from vision.backs import BackMatcher
 from vision.count import count_backs, unlike_cards
 from vision.identify import CardReader
 
@@ -150,9 +150,7 @@ def counting(
         counted, cards = result.counts, result.cards
         crowded_warned += result.too_close
         uncounted_warned += result.parts_uncounted
-        washed_out = any(
-            washed_out_share(back) > WASHED_OUT_SHARE_MAX for back in matcher.references.values()
-        )
+        washed_out = bool(matcher.washed_out())
         backs_alike = bool(matcher.alike())
         warned_any = result.too_close or result.parts_uncounted or washed_out or backs_alike
         silent += counted != truth and not warned_any

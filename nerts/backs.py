@@ -10,13 +10,7 @@ import numpy as np
 
 from nerts.errors import UserError
 from vision.back_references import ReferenceSource, back_image
-from vision.backs import (
-    WASHED_OUT_SHARE_MAX,
-    BackMatcher,
-    BackReferenceError,
-    read_reference,
-    washed_out_share,
-)
+from vision.backs import BackMatcher, BackReferenceError, read_reference
 from vision.identify import CardReader
 
 log = logging.getLogger(__name__)
@@ -51,9 +45,19 @@ def registered_backs(
     references: dict[str, Path], images: dict[str, np.ndarray], reader: CardReader
 ) -> tuple[dict[str, np.ndarray], BackMatcher]:
     """Each back as it is matched (a photo of a card cut to the card) and the matcher of
-    them all; warns of a reference used as given and of backs that look the same."""
+    them all; warns of a reference used as given or washed out to white, and of backs that
+    look the same."""
     backs = {name: _back(name, references[name], image, reader) for name, image in images.items()}
     matcher = BackMatcher(backs)
+    for name, share in matcher.washed_out().items():
+        log.warning(
+            "back %r: %.0f%% of the back in %s is pure white (a photo too bright, or a design "
+            "file with nothing printed on the card itself): its cards can be told from others "
+            "only as white cards; photograph the back in softer light",
+            name,
+            100 * share,
+            references[name],
+        )
     for first, second in matcher.alike():
         log.warning(
             "backs %r and %r look the same: their cards may be taken for either; give a "
@@ -76,15 +80,5 @@ def _back(name: str, path: Path, image: np.ndarray, reader: CardReader) -> np.nd
             name,
             path,
             back.unsure_why,
-        )
-    washed_out = washed_out_share(back.image)
-    if washed_out > WASHED_OUT_SHARE_MAX:
-        log.warning(
-            "back %r: %.0f%% of the back in %s is pure white (a photo too bright, or a design "
-            "file with nothing printed on the card itself): its cards can be told from others "
-            "only as white cards; photograph the back in softer light",
-            name,
-            100 * washed_out,
-            path,
         )
     return back.image

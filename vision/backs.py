@@ -337,6 +337,12 @@ class BackMatcher:
             if self.features[first].distance(self.features[second]) < ALIKE_DISTANCE
         ]
 
+    def washed_out(self) -> dict[str, float]:
+        """The registered backs whose reference is washed out to white
+        (`WASHED_OUT_SHARE_MAX`), each with its share of pure white (`washed_out_share`)."""
+        shares = {name: washed_out_share(image) for name, image in self.references.items()}
+        return {name: share for name, share in shares.items() if share > WASHED_OUT_SHARE_MAX}
+
     def match(
         self,
         card: np.ndarray,
