@@ -17,14 +17,18 @@ log = logging.getLogger(__name__)
 
 
 def back_references(specs: list[str]) -> dict[str, Path]:
-    """`NAME=IMAGE` specs as names and files; a `UserError` naming the spec or file."""
+    """`NAME=IMAGE` specs as names and files; a `UserError` naming the spec or file. Names
+    are told apart ignoring case, as `--left`, `--bonus` and the score sheet match them."""
     references: dict[str, Path] = {}
     for spec in specs:
         name, sep, path = spec.partition("=")
         if not sep or not name or not path:
             raise UserError(f"--backs takes NAME=IMAGE, e.g. anna=back.jpg; got {spec!r}")
-        if name in references:
-            raise UserError(f"back {name!r} is given twice")
+        taken = [given for given in references if given.casefold() == name.casefold()]
+        if taken:
+            spelt = taken[0]
+            also = "" if spelt == name else f" (as {spelt!r}; names are told apart ignoring case)"
+            raise UserError(f"back {name!r} is given twice{also}")
         if not Path(path).is_file():
             why = "not a picture file" if Path(path).exists() else "reference image not found"
             raise UserError(f"back {name!r}: {why}: {path}")

@@ -400,13 +400,15 @@ def read_reference(name: str, path: Path) -> np.ndarray:
         raise BackReferenceError(
             f"back {name!r}: {path} holds {image.dtype} pixels; give an 8- or 16-bit picture"
         )
+    # A design file's size is that of its opaque part: it may sit on a larger canvas.
+    image = _on_white(image)
     height, width = image.shape[:2]
     if min(height, width) < REFERENCE_MIN_SIDE_PX:
         raise BackReferenceError(
-            f"back {name!r}: {path} is {width} x {height} pixels; give a picture of the "
-            f"whole back, at least {REFERENCE_MIN_SIDE_PX} pixels each way"
+            f"back {name!r}: {path} shows a back {width} x {height} pixels; give a picture of "
+            f"the whole back, at least {REFERENCE_MIN_SIDE_PX} pixels each way"
         )
-    return _on_white(image)
+    return image
 
 
 def _seen_at(image: np.ndarray, width_px: float) -> np.ndarray:

@@ -214,7 +214,7 @@ def named_numbers(option: str, specs: list[str], names: list[str], maximum: int)
             raise UserError(f"{option} {spec!r}: no back is named {given!r} (backs: {known})")
         if name in numbers:
             raise UserError(f"{option} gives {name!r} twice")
-        if not number.isdigit() or int(number) > maximum:
+        if not number.isdecimal() or int(number) > maximum:
             raise UserError(f"{option} takes NAME=N, N from 0 to {maximum}; got {spec!r}")
         numbers[name] = int(number)
     return numbers

@@ -34,6 +34,10 @@ def files(tmp_path: Path) -> dict[str, Path]:
     cut.write_bytes(cv2.imencode(".jpg", noise)[1].tobytes()[:20_000])  # half a photo
     giga = tmp_path / "giga.png"
     giga.write_bytes(_png_header(40_000, 30_000))
+    speck = tmp_path / "speck.png"  # a design file on a large canvas, its back a speck
+    canvas = np.zeros((400, 400, 4), np.uint8)
+    canvas[100:114, 200:210] = 255
+    cv2.imwrite(str(speck), canvas)
     return {
         "photo": photo,
         "back": back,
@@ -41,6 +45,7 @@ def files(tmp_path: Path) -> dict[str, Path]:
         "strip": strip,
         "cut": cut,
         "giga": giga,
+        "speck": speck,
         "folder": tmp_path,
     }
 
@@ -85,7 +90,19 @@ CASES = {
     ),
     "reference a pixel wide": (
         ["count", "{photo}", "--backs", "a={strip}"],
-        "back 'a': {strip} is 5000 x 1 pixels; give a picture of the whole back",
+        "back 'a': {strip} shows a back 5000 x 1 pixels; give a picture of the whole back",
+    ),
+    "reference a speck on a large canvas": (
+        ["count", "{photo}", "--backs", "a={speck}"],
+        "back 'a': {speck} shows a back 10 x 14 pixels; give a picture of the whole back",
+    ),
+    "two backs named alike but for case": (
+        ["count", "{photo}", "--backs", "anna={back}", "Anna={back}"],
+        "back 'Anna' is given twice (as 'anna'; names are told apart ignoring case)",
+    ),
+    "cards left, not a plain number": (
+        ["count", "{photo}", "--backs", "a={back}", "--left", "a=\u00b2"],
+        "--left takes NAME=N, N from 0 to 52; got 'a=\u00b2'",
     ),
     "reference not a picture": (
         ["count", "{photo}", "--backs", "a={text}"],
