@@ -61,7 +61,7 @@ def _points_by_seat(event: Mapping[str, object], key: str) -> dict[int, int]:
         raise _MalformedEvent(f"{key} must be an object keyed by seat")
     points: dict[int, int] = {}
     for seat, value in table.items():
-        if not str(seat).isdigit() or isinstance(value, bool) or not isinstance(value, int):
+        if not str(seat).isdecimal() or isinstance(value, bool) or not isinstance(value, int):
             raise _MalformedEvent(f"{key} has {seat!r}: {value!r}")
         points[int(seat)] = value
     return points
@@ -201,6 +201,6 @@ def _warn_if_rejected(delivery: Delivery) -> None:
 def _seat_of(command: str) -> int | None:
     """The seat a LIGHT, SCORE or NERTS command addresses; None for the others."""
     words = command.split(" ")
-    if words[0] in ("LIGHT", "SCORE", "NERTS") and len(words) > 1 and words[1].isdigit():
+    if words[0] in ("LIGHT", "SCORE", "NERTS") and len(words) > 1 and words[1].isdecimal():
         return int(words[1])
     return None

@@ -116,9 +116,9 @@ class HostProtocol(Generic[Ticket]):
                 self._in_flight = False
                 self._renumber_from(1)
                 self._transmit(now, actions)
-        elif words[0] == "BTN" and len(words) == 2 and words[1].isdigit():
+        elif words[0] == "BTN" and len(words) == 2 and words[1].isdecimal():
             actions.buttons.append(int(words[1]))
-        elif words[0] in ("ok", "er", "rs") and len(words) >= 2 and words[1].isdigit():
+        elif words[0] in ("ok", "er", "rs") and len(words) >= 2 and words[1].isdecimal():
             self._on_reply(words[0], int(words[1]), words[2:], now, actions)
         else:
             log.debug("box line ignored: %r", text)

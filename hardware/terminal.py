@@ -87,7 +87,7 @@ def read_keys(
                 return
             if key == RESET_KEY:
                 on_reset()
-            elif key.isdigit() and int(key) < seats:
+            elif key.isdecimal() and int(key) < seats:
                 on_button(int(key))
     finally:
         termios.tcsetattr(descriptor, termios.TCSADRAIN, saved)

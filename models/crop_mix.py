@@ -37,7 +37,7 @@ class CropSource:
     def parse(cls, text: str) -> CropSource:
         """`FOLDER` or `FOLDER:N`."""
         folder, _, every = text.rpartition(":") if ":" in text else (text, "", "1")
-        if not every.isdigit() or int(every) < 1:
+        if not every.isdecimal() or int(every) < 1:
             raise CropMixError(f"crop source {text!r}: N in FOLDER:N must be a whole number >= 1")
         return cls(Path(folder), int(every))
 

@@ -277,7 +277,7 @@ class _Reader:
         result: dict[int, int] = {}
         for seat_text, number in value.items():
             if (
-                not str(seat_text).isdigit()
+                not str(seat_text).isdecimal()
                 or isinstance(number, bool)
                 or not isinstance(number, int)
             ):

@@ -36,7 +36,7 @@ class Spot:
 
     @classmethod
     def parse(cls, text: str) -> Spot:
-        if text.startswith("work") and text[4:].isdigit():
+        if text.startswith("work") and text[4:].isdecimal():
             return cls(Place.WORK, int(text[4:]))
         if text in (Place.NERTS.value, Place.WASTE.value):
             return cls(Place(text))

@@ -80,7 +80,7 @@ class Scoresheet:
         return scores
 
     def seat_of(self, key: str) -> int:
-        if key.isdigit() and int(key) in self.players:
+        if key.isdecimal() and int(key) in self.players:
             return int(key)
         for seat, name in self.players.items():
             if name.casefold() == key.casefold():
@@ -129,9 +129,9 @@ def _players(value: Any) -> dict[int, str]:
         raise ScoresheetError(f"'players' must name at least two seats, got {value!r}")
     players: dict[int, str] = {}
     for seat, name in value.items():
-        if not str(seat).isdigit() or not isinstance(name, str):
+        if not str(seat).isdecimal() or not isinstance(name, str):
             raise ScoresheetError(f"'players' must map seat numbers to names, got {value!r}")
-        if not name.strip() or name.strip().isdigit():
+        if not name.strip() or name.strip().isdecimal():
             # Points are given as NAME=POINTS or SEAT=POINTS: a name must not read as a seat.
             raise ScoresheetError(f"a player needs a name that is not blank or a number: {name!r}")
         if name.casefold() in (known.casefold() for known in players.values()):

@@ -121,6 +121,11 @@ def test_scores_errors_do_not_write(tmp_path: Path, capsys) -> None:  # type: ig
     assert status == 2 and "missing: Ben" in err
     status, _, err = run(capsys, "scores", str(game), "add", "Zed=3", "Ben=1")
     assert status == 2 and "no player 'Zed'" in err
+    # "\u00b2" passes str.isdigit() but not int(): a typo, not a crash.
+    status, _, err = run(capsys, "scores", str(game), "add", "\u00b2=3", "Ben=1")
+    assert status == 2 and "no player '\u00b2'" in err
+    status, _, err = run(capsys, "scores", str(game), "fix", "\u00b2", "Ben=1")
+    assert status == 2 and "fix needs the round number first" in err
     status, _, err = run(capsys, "scores", str(game), "undo")
     assert status == 2 and "no round to undo" in err
     assert game.read_text() == before

@@ -97,6 +97,12 @@ def test_spot_round_trip() -> None:
         assert Spot.parse(str(spot)) == spot
 
 
+@pytest.mark.parametrize("text", ["work", "work-1", "work\u00b2", "Work1", ""])
+def test_a_spot_not_in_the_layout_is_named(text: str) -> None:
+    with pytest.raises(RefereeInputError, match=f"not a layout spot: {text!r}"):
+        Spot.parse(text)
+
+
 @given(st.integers(0, 2**32), st.integers(1, 200))
 @settings(max_examples=60, deadline=None)
 def test_random_legal_play_conserves_cards(seed: int, steps: int) -> None:

@@ -123,7 +123,7 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
     elif args.action == "undo":
         entries.append({"type": "undo"})
     elif args.action == "fix":
-        if not args.values or not args.values[0].isdigit():
+        if not args.values or not args.values[0].isdecimal():
             raise UserError("fix needs the round number first, e.g. 'fix 2 Ben=4'")
         entry = {"type": "fix", "round": int(args.values[0])}
         entries.append({**entry, "scores": _seat_points(args.values[1:])})

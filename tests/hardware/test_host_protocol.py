@@ -77,7 +77,7 @@ def test_device_hello_renumbers_everything_from_1() -> None:
 
 def test_stale_and_garbled_replies_are_ignored() -> None:
     host, _ = connected("PING")
-    for text in ("ok 1", "ok 7", "er 9 ARG", "hello", "ok x", "BTN"):
+    for text in ("ok 1", "ok 7", "er 9 ARG", "hello", "ok x", "BTN", "BTN \u00b2", "ok \u00b2"):
         assert host.receive(text, 0.0).writes == []
     assert [c.text for c in host.unacknowledged] == ["PING"]
 
