@@ -20,3 +20,12 @@ def make_folder(folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise UserError(f"cannot make folder {folder}: {error.strerror or error}") from None
+
+
+def refuse_overwriting(outputs: list[Path], inputs: list[Path], option: str = "--annotate") -> None:
+    """A `UserError` if a file in `outputs` (given with `option`) would be written over one
+    of the `inputs` (the photos, references or log given): it would be lost before it is read."""
+    given = {path.resolve() for path in inputs}
+    for output in outputs:
+        if output.resolve() in given:
+            raise UserError(f"{option} would write {output} over an input; name another file")

@@ -104,12 +104,3 @@ def write_annotated(path: Path, image: np.ndarray) -> None:
         raise UserError(f"cannot write {path}: {error}") from None
     if not written:
         raise UserError(f"cannot write {path}")
-
-
-def refuse_overwriting(outputs: list[Path], inputs: list[Path]) -> None:
-    """A `UserError` if a picture in `outputs` (--annotate) would be written over one of the
-    `inputs` (the photos and back references given)."""
-    given = {path.resolve() for path in inputs}
-    for output in outputs:
-        if output.resolve() in given:
-            raise UserError(f"--annotate would write {output} over an input; name another file")

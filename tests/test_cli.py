@@ -43,6 +43,16 @@ def test_referee_own_output_gives_same_file(tmp_path: Path, capsys) -> None:  # 
     assert first.read_text() == second.read_text()
 
 
+def test_referee_refuses_to_write_over_its_log(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    log = tmp_path / "game.jsonl"
+    log.write_text((GOLDEN / "races.input.jsonl").read_text())
+    before = log.read_text()
+    status, _, err = run(capsys, "referee", str(log), "--out", str(tmp_path / "." / "game.jsonl"))
+    assert status == 2
+    assert f"--out would write {tmp_path / '.' / 'game.jsonl'} over an input" in err
+    assert log.read_text() == before
+
+
 def test_bad_line_names_file_and_line_and_keeps_what_was_decided(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     log = tmp_path / "bad.jsonl"
     lines = (GOLDEN / "races.input.jsonl").read_text().splitlines()

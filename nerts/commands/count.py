@@ -10,8 +10,8 @@ from pathlib import Path
 
 from nerts.backs import back_references, read_backs, registered_backs
 from nerts.commands.identify import load_reader
-from nerts.errors import UserError
-from nerts.photos import picture_path, read_photo, refuse_overwriting, write_annotated
+from nerts.errors import UserError, refuse_overwriting
+from nerts.photos import picture_path, read_photo, write_annotated
 from nerts.sheets import append_entries, format_sheet, load_sheet
 from referee.errors import RefereeInputError
 from referee.scoresheet import Scoresheet

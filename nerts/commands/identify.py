@@ -12,12 +12,11 @@ from pathlib import Path
 from tqdm import tqdm
 
 from nerts.backs import back_references, read_backs, registered_backs
-from nerts.errors import UserError
+from nerts.errors import UserError, refuse_overwriting
 from nerts.photos import (
     check_photo,
     picture_path,
     read_photo,
-    refuse_overwriting,
     write_annotated,
 )
 from referee.cards import Card

@@ -10,7 +10,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from hardware.announce import BoxAnnouncer
-from nerts.errors import UserError
+from nerts.errors import UserError, refuse_overwriting
 from nerts.eventlog import EventWriter, read_numbered_events
 from nerts.scoreboard import format_scoreboard
 from referee.errors import EventError, RefereeInputError
@@ -138,6 +138,8 @@ def _where(log_path: Path, error: RefereeInputError, held: list[tuple[Event, int
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.out is not None:
+        refuse_overwriting([args.out], [args.log], "--out")
     decided = referee_log(args.log, args.out, rule_options(args), args.box)
     sys.stdout.write(format_scoreboard(decided))
     if args.out:
