@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,34 @@ def load_sheet(path: Path) -> Scoresheet:
         )
     except RefereeInputError as error:
         raise UserError(f"{path}: {error}") from None
+
+
+FINGERPRINT_HEX_DIGITS = 16
+"""How much of a file's SHA-256 a sheet keeps to know the file again: 64 bits, where a game
+has a few dozen rounds."""
+
+
+def file_fingerprint(path: Path) -> str:
+    """The start of the SHA-256 of the file's bytes; a `UserError` naming it if unreadable."""
+    try:
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError as error:
+        raise UserError(f"cannot read {path}: {error.strerror or error}") from None
+    return digest[:FINGERPRINT_HEX_DIGITS]
+
+
+def refuse_scoring_twice(
+    sheet: Scoresheet, sheet_path: Path, source: Path, fingerprint: str
+) -> None:
+    """A `UserError` if a round of the sheet was scored from this very file already (the same
+    bytes, whatever its name): running a command twice must not add its rounds twice."""
+    number = sheet.round_scored_from(fingerprint)
+    if number is not None:
+        raise UserError(
+            f"{sheet_path}: round {number} was scored from {source} already (the same file); "
+            f"nothing added. To score it again, take that round back first (nerts scores "
+            f"{sheet_path} undo, or fix)"
+        )
 
 
 def append_entries(path: Path, entries: list[dict[str, Any]]) -> None:

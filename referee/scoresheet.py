@@ -24,6 +24,9 @@ class Scoresheet:
     players: dict[int, str]
     target: int = DEFAULT_TARGET_SCORE
     rounds: list[dict[int, int]] = field(default_factory=list)
+    fingerprints: list[str | None] = field(default_factory=list)
+    """Per round, the fingerprint of the file it was scored from (a photo counted, an events
+    file refereed; None when typed in), so that the same file is not added twice."""
 
     @classmethod
     def from_journal(
@@ -55,7 +58,10 @@ class Scoresheet:
     def apply(self, entry: Mapping[str, Any]) -> None:
         kind = entry.get("type")
         if kind == "round":
-            self.add_round(self.scores_from(entry.get("scores"), complete=True))
+            fingerprint = entry.get("fingerprint")
+            if fingerprint is not None and not isinstance(fingerprint, str):
+                raise ScoresheetError(f"'fingerprint' must be a string, got {fingerprint!r}")
+            self.add_round(self.scores_from(entry.get("scores"), complete=True), fingerprint)
         elif kind == "undo":
             self.undo()
         elif kind == "fix":
@@ -88,13 +94,21 @@ class Scoresheet:
         known = ", ".join(f"{seat}={name}" for seat, name in self.players.items())
         raise ScoresheetError(f"no player {key!r} (players: {known})")
 
-    def add_round(self, scores: dict[int, int]) -> None:
+    def add_round(self, scores: dict[int, int], fingerprint: str | None = None) -> None:
         self.rounds.append(scores)
+        self.fingerprints.append(fingerprint)
 
     def undo(self) -> None:
         if not self.rounds:
             raise ScoresheetError("there is no round to undo")
         self.rounds.pop()
+        self.fingerprints.pop()
+
+    def round_scored_from(self, fingerprint: str) -> int | None:
+        """The first round (numbered from 1) scored from the file of this fingerprint, if any."""
+        if fingerprint in self.fingerprints:
+            return self.fingerprints.index(fingerprint) + 1
+        return None
 
     def fix(self, round_number: int, scores: dict[int, int]) -> None:
         if not 1 <= round_number <= len(self.rounds):

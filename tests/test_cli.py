@@ -162,6 +162,10 @@ def test_scores_from_refereed_events(tmp_path: Path, capsys) -> None:  # type: i
     shutil.copy(GOLDEN / "game_to_target.expected.jsonl", events)
     status, stdout, _ = run(capsys, "scores", game, "add", "--from", str(events))
     assert status == 0 and "GAME OVER: A wins with 21." in stdout
+    before = Path(game).read_text()
+    status, _, err = run(capsys, "scores", game, "add", "--from", str(events))
+    assert status == 2 and f"round 1 was scored from {events} already" in err
+    assert Path(game).read_text() == before
 
 
 def test_help_teaches(capsys) -> None:  # type: ignore[no-untyped-def]

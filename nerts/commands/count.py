@@ -12,7 +12,13 @@ from nerts.backs import back_references, read_backs, registered_backs
 from nerts.commands.identify import load_reader
 from nerts.errors import UserError, refuse_overwriting
 from nerts.photos import picture_path, read_photo, write_annotated
-from nerts.sheets import append_entries, format_sheet, load_sheet
+from nerts.sheets import (
+    append_entries,
+    file_fingerprint,
+    format_sheet,
+    load_sheet,
+    refuse_scoring_twice,
+)
 from referee.errors import RefereeInputError
 from referee.scoresheet import Scoresheet
 from referee.scoring import round_score
@@ -138,6 +144,10 @@ def run(args: argparse.Namespace) -> int:
             "--json prints the counts only: the points of --left/--bonus go nowhere without --sheet"
         )
     image = read_photo(args.image)
+    fingerprint = None
+    if sheet is not None:  # before the long work, as the photo's own mistakes are
+        fingerprint = file_fingerprint(args.image)
+        refuse_scoring_twice(sheet, args.sheet, args.image, fingerprint)
     images = read_backs(references)
     reader = load_reader()
     backs, matcher = registered_backs(references, images, reader)
@@ -184,8 +194,8 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(_points_table(counts, left, bonus, points))
     else:
         sys.stdout.write(_count_table(counts))
-    if sheet is not None:
-        _add_round(sheet, args.sheet, points, args.image, quiet=args.json)
+    if sheet is not None and fingerprint is not None:
+        _add_round(sheet, args.sheet, points, (args.image, fingerprint), quiet=args.json)
     return 0
 
 
@@ -232,12 +242,18 @@ def _check_sheet_players(sheet: Scoresheet, path: Path, names: list[str]) -> Non
 
 
 def _add_round(
-    sheet: Scoresheet, path: Path, points: dict[str, int], photo: Path, quiet: bool
+    sheet: Scoresheet,
+    path: Path,
+    points: dict[str, int],
+    photo: tuple[Path, str],
+    quiet: bool,
 ) -> None:
+    """Adds the round to the sheet; `photo` is the counted photo and its `file_fingerprint`."""
     seats = sheet.scores_from(points, complete=True)
     # Keyed by the sheet's own names, as `nerts scores add` writes them.
     scores = {sheet.players[seat]: seat_points for seat, seat_points in seats.items()}
-    entry = {"type": "round", "scores": scores, "source": str(photo)}
+    source, fingerprint = photo
+    entry = {"type": "round", "scores": scores, "source": str(source), "fingerprint": fingerprint}
     sheet.apply(entry)
     append_entries(path, [entry])
     log.info("round %d added to %s", len(sheet.rounds), path)

@@ -10,7 +10,13 @@ from typing import Any
 
 from nerts.errors import UserError
 from nerts.eventlog import read_events
-from nerts.sheets import append_entries, format_sheet, load_sheet
+from nerts.sheets import (
+    append_entries,
+    file_fingerprint,
+    format_sheet,
+    load_sheet,
+    refuse_scoring_twice,
+)
 from referee.errors import RefereeInputError
 from referee.events import RoundEnd
 from referee.options import DEFAULT_TARGET_SCORE
@@ -27,6 +33,9 @@ actions:
   undo                         take back the last round
   fix ROUND SEAT=POINTS ...    correct one round's numbers
   show                         the sheet with running totals (the default)
+
+A file scored once (an events file here, a photo with 'nerts count --sheet') is known by its
+bytes, whatever its name: adding it again is refused until its rounds are taken back.
 """
 EPILOG = """\
 examples:
@@ -115,9 +124,12 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
         rounds = [e for e in read_events(args.from_events) if isinstance(e, RoundEnd)]
         if not rounds:
             raise UserError(f"{args.from_events}: no round_end in this events file")
+        fingerprint = file_fingerprint(args.from_events)
+        refuse_scoring_twice(sheet, args.game, args.from_events, fingerprint)
+        source = {"source": str(args.from_events), "fingerprint": fingerprint}
         for end in rounds:
             points = {str(s): v + end.bonus.get(s, 0) for s, v in end.scores.items()}
-            entries.append({"type": "round", "scores": points, "source": str(args.from_events)})
+            entries.append({"type": "round", "scores": points, **source})
     elif args.action == "add":
         entries.append({"type": "round", "scores": _seat_points(args.values)})
     elif args.action == "undo":

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -30,11 +32,28 @@ def test_the_counted_round_is_added_to_the_sheet(
     sheet = load_sheet(game)
     assert sheet.rounds == [{0: 3 - 2 * 2, 1: 3 + 10}]
     entry = json.loads(game.read_text().splitlines()[-1])
+    photo = tmp_path / "spread.png"
     assert entry == {
         "type": "round",
         "scores": {"Blue": -1, "Red": 13},
-        "source": str(tmp_path / "spread.png"),
+        "source": str(photo),
+        "fingerprint": hashlib.sha256(photo.read_bytes()).hexdigest()[:16],
     }
+    # The same photo again, even under another name, is not scored twice.
+    again = tmp_path / "again.png"
+    shutil.copy(photo, again)
+    before = game.read_text()
+    references = [f"{name}={tmp_path / name}.png" for name in ("red", "blue")]
+    arguments = ["count", str(again), "--backs", *references, "--sheet", str(game)]
+    assert exit_status(arguments) == 2
+    assert capsys.readouterr().err.splitlines()[-1].endswith(
+        f"{game}: round 1 was scored from {again} already (the same file); nothing added. To "
+        f"score it again, take that round back first (nerts scores {game} undo, or fix)"
+    )
+    assert game.read_text() == before
+    assert main(["scores", str(game), "undo"]) == 0
+    assert exit_status([*arguments, "--json"]) == 0
+    assert load_sheet(game).rounds == [{0: 3, 1: 3}]
 
 
 def test_the_table_shows_points_and_bonus_columns_only_when_asked() -> None:
