@@ -46,9 +46,13 @@ def test_the_counted_round_is_added_to_the_sheet(
     references = [f"{name}={tmp_path / name}.png" for name in ("red", "blue")]
     arguments = ["count", str(again), "--backs", *references, "--sheet", str(game)]
     assert exit_status(arguments) == 2
-    assert capsys.readouterr().err.splitlines()[-1].endswith(
-        f"{game}: round 1 was scored from {again} already (the same file); nothing added. To "
-        f"score it again, take that round back first (nerts scores {game} undo, or fix)"
+    assert (
+        capsys.readouterr()
+        .err.splitlines()[-1]
+        .endswith(
+            f"{game}: round 1 was scored from {again} already (the same file); nothing added. To "
+            f"score it again, take that round back first (nerts scores {game} undo, or fix)"
+        )
     )
     assert game.read_text() == before
     assert main(["scores", str(game), "undo"]) == 0
