@@ -36,6 +36,18 @@ def back_references(specs: list[str]) -> dict[str, Path]:
     return references
 
 
+def photo_not_given(backs: list[str], usage: str) -> UserError:
+    """The error for a command given no photo: most likely --backs, which takes any number of
+    values, took it (argparse cannot tell a photo from a reference)."""
+    swallowed = [spec for spec in backs if "=" not in spec]
+    if swallowed:
+        return UserError(
+            f"no IMAGE: {swallowed[-1]!r} was read as a --backs value; give the photo before "
+            f"--backs ({usage})"
+        )
+    return UserError(f"give the photo: {usage}")
+
+
 def read_backs(references: dict[str, Path]) -> dict[str, np.ndarray]:
     """Every reference's picture, read before any model is loaded so that a bad file is
     reported at once."""

@@ -8,7 +8,7 @@ import logging
 import sys
 from pathlib import Path
 
-from nerts.backs import back_references, read_backs, registered_backs
+from nerts.backs import back_references, photo_not_given, read_backs, registered_backs
 from nerts.commands.identify import load_reader
 from nerts.errors import UserError, refuse_overwriting
 from nerts.photos import picture_path, read_photo, write_annotated
@@ -125,7 +125,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    args.image = _photo(args.image, args.backs or [])
+    if args.image is None:
+        raise photo_not_given(args.backs or [], "nerts count IMAGE --backs NAME=REF ...")
     if not args.backs:
         raise UserError(
             "name each player's back: --backs NAME=REF ..., REF a photo of one card's back or "
@@ -197,18 +198,6 @@ def run(args: argparse.Namespace) -> int:
     if sheet is not None and fingerprint is not None:
         _add_round(sheet, args.sheet, points, (args.image, fingerprint), quiet=args.json)
     return 0
-
-
-def _photo(image: Path | None, backs: list[str]) -> Path:
-    if image is not None:
-        return image
-    swallowed = [spec for spec in backs if "=" not in spec]
-    if swallowed:
-        raise UserError(
-            f"no IMAGE: {swallowed[-1]!r} was read as a --backs value; give the photo before "
-            "--backs (nerts count IMAGE --backs NAME=REF ...)"
-        )
-    raise UserError("give the photo to count: nerts count IMAGE --backs NAME=REF ...")
 
 
 def named_numbers(option: str, specs: list[str], names: list[str], maximum: int) -> dict[str, int]:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from nerts.backs import back_references, read_backs, registered_backs
+from nerts.backs import back_references, photo_not_given, read_backs, registered_backs
 from nerts.errors import UserError, refuse_overwriting
 from nerts.photos import (
     check_photo,
@@ -46,8 +46,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="example:\n  nerts identify table.jpg --annotate found.png",
+        usage="nerts identify IMAGE [IMAGE ...] [--json] [--annotate OUT.png] [--backs NAME=REF "
+        "...] [--tiled]",
     )
-    parser.add_argument("images", nargs="+", metavar="IMAGE")
+    # Not required here: a photo that --backs took is named in `run`, not "IMAGE is required".
+    parser.add_argument("images", nargs="*", metavar="IMAGE")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument(
         "--annotate",
@@ -87,6 +90,8 @@ def run(args: argparse.Namespace) -> int:
     """Every photo is checked before the first is read, then each is read, worked on and let
     go in turn (a hundred 24-megapixel photos need not fit in memory together). A photo that
     turns out unreadable stops the run; with --json the photos done so far are printed."""
+    if not args.images:
+        raise photo_not_given(args.backs, "nerts identify IMAGE... [--backs NAME=REF ...]")
     names = list(dict.fromkeys(args.images))  # each photo once, keyed as given
     references = back_references(args.backs)
     for name in names:

@@ -138,6 +138,15 @@ CASES = {
         ["count", "--backs", "a={back}", "{photo}"],
         "no IMAGE: '{photo}' was read as a --backs value; give the photo before --backs",
     ),
+    "identify, the photo after --backs": (
+        ["identify", "--backs", "a={back}", "{photo}"],
+        "no IMAGE: '{photo}' was read as a --backs value; give the photo before --backs "
+        "(nerts identify IMAGE... [--backs NAME=REF ...])",
+    ),
+    "identify, no photo": (
+        ["identify", "--json"],
+        "give the photo: nerts identify IMAGE... [--backs NAME=REF ...]",
+    ),
 }
 
 
