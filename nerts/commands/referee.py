@@ -20,7 +20,7 @@ from referee.options import DEFAULT_IN_AIR_GRACE_S, DEFAULT_TARGET_SCORE, RuleOp
 
 HELP = "re-decide every verdict of a table-event log (JSON Lines) and print the scoreboard"
 DESCRIPTION = """\
-Reads a log of table events (contracts/events.md: the simulator's truth.jsonl, a replay's
+Reads a log of table events (../shared/contracts/events.md: the simulator's truth.jsonl, a replay's
 events.jsonl, or a live log) and referees it again from scratch: verdicts in the input are
 ignored; round ends, completed piles and the game's end are worked out anew. Prints a
 scoreboard, and with --out writes the full refereed events file. Feeding that output back
