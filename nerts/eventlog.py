@@ -71,8 +71,17 @@ def read_numbered_events(path: Path) -> Iterator[tuple[int, Event]]:
             try:
                 event = event_from_dict(data)
             except RefereeInputError as error:
+                if _score_sheet_start(data):
+                    raise UserError(
+                        f"{path} is a score sheet ('nerts scores'), not a log of table events"
+                    ) from None
                 raise UserError(f"{path}:{line_number}: {error}") from None
             yield line_number, event
+
+
+def _score_sheet_start(data: object) -> bool:
+    """Whether a line that is no event is how a score sheet starts (`nerts scores new`)."""
+    return isinstance(data, dict) and data.get("type") == "game" and "players" in data
 
 
 def json_line(raw: bytes, path: Path, line_number: int) -> object:

@@ -166,6 +166,11 @@ def test_scores_from_refereed_events(tmp_path: Path, capsys) -> None:  # type: i
     status, _, err = run(capsys, "scores", game, "add", "--from", str(events))
     assert status == 2 and f"round 1 was scored from {events} already" in err
     assert Path(game).read_text() == before
+    # A sheet given where a log of table events belongs is named as what it is.
+    message = f"{game} is a score sheet ('nerts scores'), not a log of table events"
+    for arguments in (["referee", game], ["scores", game, "add", "--from", game]):
+        status, _, err = run(capsys, *arguments)
+        assert status == 2 and err.splitlines()[-1].endswith(message)
 
 
 def test_help_teaches(capsys) -> None:  # type: ignore[no-untyped-def]
