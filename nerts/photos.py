@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 import cv2
@@ -93,7 +94,16 @@ def picture_path(text: str) -> Path:
     (checked before any photo is read, so a mistyped name costs no work)."""
     if not cv2.haveImageWriter(text):
         raise argparse.ArgumentTypeError(f"cannot write a picture to {text!r}: name a .png or .jpg")
-    return Path(text)
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(
+            f"{text} is a folder: name a picture in it, e.g. {path / 'found.png'}"
+        )
+    # The folder it goes in is made when it is written; the nearest one that exists must let us.
+    existing = next(folder for folder in path.absolute().parents if folder.exists())
+    if existing.is_dir() and not os.access(existing, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"cannot write {text}: {existing} is not writable")
+    return path
 
 
 def write_annotated(path: Path, image: np.ndarray) -> None:

@@ -3,7 +3,9 @@ traceback."""
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import subprocess
 import sys
 import zlib
@@ -16,7 +18,7 @@ import pytest
 import nerts.commands.identify as identify_command
 from models.dataset import read_image
 from nerts.cli import main
-from nerts.photos import JPEG_MISSING_GREY, read_photo
+from nerts.photos import JPEG_MISSING_GREY, picture_path, read_photo
 from vision.backs import BackMatcher, read_reference
 from vision.onnx_models import CardDetector, IndexClassifier, ModelFileError
 
@@ -38,6 +40,8 @@ def files(tmp_path: Path) -> dict[str, Path]:
     canvas = np.zeros((400, 400, 4), np.uint8)
     canvas[100:114, 200:210] = 255
     cv2.imwrite(str(speck), canvas)
+    shots = tmp_path / "shots.png"  # a folder with a picture's name
+    shots.mkdir()
     return {
         "photo": photo,
         "back": back,
@@ -46,6 +50,7 @@ def files(tmp_path: Path) -> dict[str, Path]:
         "cut": cut,
         "giga": giga,
         "speck": speck,
+        "shots": shots,
         "folder": tmp_path,
     }
 
@@ -79,6 +84,10 @@ CASES = {
     "annotation not a picture": (
         ["identify", "{photo}", "--annotate", "{folder}/found.xyz"],
         "cannot write a picture to '{folder}/found.xyz': name a .png or .jpg",
+    ),
+    "annotation a folder": (
+        ["count", "{photo}", "--backs", "a={back}", "--annotate", "{shots}"],
+        "{shots} is a folder: name a picture in it, e.g. {shots}/found.png",
     ),
     "annotation inside a file": (
         ["count", "{photo}", "--backs", "a={back}", "--annotate", "{photo}/found.png"],
@@ -265,3 +274,15 @@ def test_the_command_refuses_a_picture_over_its_pixel_limit_from_the_header(
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 2
     assert done.stderr.splitlines()[-1].endswith(f"image {huge} is larger than 64 megapixels")
+
+
+def test_an_annotation_nowhere_writable_is_refused_before_any_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_writing(path: object, mode: int) -> bool:
+        return False
+
+    monkeypatch.setattr(os, "access", no_writing)
+    target = tmp_path / "new" / "found.png"
+    with pytest.raises(argparse.ArgumentTypeError, match=f"{tmp_path} is not writable"):
+        picture_path(str(target))
