@@ -272,24 +272,13 @@ class CardReader:
         raw = detect_tiled(self.find, image) if tiled else self.find(image)
         face_up = [card for card in raw if card.face_up and not card.index_corner]
         corners = [card for card in raw if card.index_corner]
-        window = self.classifier.window_mm
-        extent = _read_extent(window)
+        extent = _read_extent(self.classifier.window_mm)
         # An index corner is read like the top-left corner of the card its window implies.
         implied = [card_from_window(corner.quad, CORNER_WINDOW_MM) for corner in corners]
-        # Each window is read at the top left of a view: a card's two, or an implied card's one.
-        views = [
-            view
-            for card in face_up
-            for whole in [rectify(image, card.quad, READ_MARGIN_MM)]
-            for view in (whole, cv2.rotate(whole, cv2.ROTATE_180))
-        ] + [rectify(image, quad, READ_MARGIN_MM, extent_mm=extent) for quad in implied]
-        readings = self._read_windows(views)
-        faces = self._read_faces(views[: 2 * len(face_up) : 2])
-        whole = readings[: 2 * len(face_up)].reshape(len(face_up), 2, *readings.shape[1:])
-        alone = readings[2 * len(face_up) :]
+        views = [rectify(image, quad, READ_MARGIN_MM, extent_mm=extent) for quad in implied]
+        alone = self._read_windows(views)
         found = self._face_down(image, [card for card in raw if not card.face_up])
-        for card, sides, face in zip(face_up, agreed(whole, axis=2), faces, strict=True):
-            found.append(self._named(card.quad, card.score, sides, face))
+        found += self.name_cards(image, face_up)
         named_alone = [
             (named, corner.quad)
             for corner, quad, reading in zip(corners, implied, agreed(alone, axis=1), strict=True)
@@ -304,6 +293,24 @@ class CardReader:
         )  # fmt: skip
         # The referee's table markers look like cards to the detectors.
         return off_markers(without_duplicates(found), image)
+
+    def name_cards(self, image: np.ndarray, cards: list[RawCard]) -> list[CardDetection]:
+        """Each card read as face up: named from its two index corners and its whole face
+        (`_named`), or unnamed where they do not name it surely."""
+        # Each window is read at the top left of a view: the card's two ends in turn.
+        views = [
+            view
+            for card in cards
+            for whole in [rectify(image, card.quad, READ_MARGIN_MM)]
+            for view in (whole, cv2.rotate(whole, cv2.ROTATE_180))
+        ]
+        readings = self._read_windows(views)
+        faces = self._read_faces(views[::2])
+        sides = agreed(readings.reshape(len(cards), 2, *readings.shape[1:]), axis=2)
+        return [
+            self._named(card.quad, card.score, reading, face)
+            for card, reading, face in zip(cards, sides, faces, strict=True)
+        ]
 
     def fanned_under(self, image: np.ndarray, found: list[CardDetection]) -> list[CardDetection]:
         """Cards fanned under named ones that neither detector found: an index is looked for
