@@ -15,9 +15,9 @@ from vision.back_views import back_views
 from vision.backs import BackFeature, BackMatcher, back_feature
 from vision.detections import CardDetection
 from vision.geometry import portrait_order, rectify, uncovered
-from vision.identify import CardReader
+from vision.identify import FACE_DOWN_READ_MIN, CardReader
 from vision.markers import on_a_marker, table_markers
-from vision.onnx_models import DETECTION_IOU_MAX
+from vision.onnx_models import DETECTION_IOU_MAX, RawCard
 from vision.stacking import cards_above, stacking_leans
 from vision.table_colours import bare_table_quad, photo_colours, uncounted_parts
 from vision.tiles import detect_tiled
@@ -148,6 +148,14 @@ rows 19 of 20 either way, close rows 8 and 9 of 12 (but 1.1 and 1.8 off). At 0.5
 alike: rows of unlike backs 10 of 10, close rows of them 10 of 10, rows showing half of each
 card 0 of 10 (8.8 off against 10: they are lost, not misnamed)."""
 
+FACE_SHOWN_READ_MIN = FACE_DOWN_READ_MIN
+"""A counted card whose index corners and face name it at least this surely lies face up:
+the count takes every card for a back, so it is counted for one, and `nerts count` says so.
+The bar at which `identify` reports a card the detector called face down as face up. Of the
+cards counted in 120 tuning spreads (rows, close rows; unlike backs, all designs of
+decks/backs with the picture of four aces among them; plain and harsh light) none read so;
+in 8 tuning renders of games (val designs) 36-68% of the cards found did."""
+
 
 class CountResult(NamedTuple):
     counts: dict[str, int]
@@ -164,6 +172,8 @@ class CountResult(NamedTuple):
     others were likely missed."""
     uncounted_outlines: tuple[np.ndarray, ...]
     """Those parts' outlines, image pixels (`cv2.findContours`), to show a person."""
+    faces_shown: tuple[CardDetection, ...] = ()
+    """The counted cards that lie face up, named (`FACE_SHOWN_READ_MIN`)."""
 
     @property
     def too_close(self) -> bool:
@@ -209,12 +219,18 @@ def count_backs(
     uncounted, outlines = uncounted_parts(
         None if colours is None else colours.cards(), cards, markers
     )
+    read = reader.name_cards(image, [RawCard(card.quad, True, card.score) for card in cards])
     return CountResult(
         {name: counts.get(name, 0) for name in matcher.features},
         cards,
         _mostly_covered_share(len(found), shown),
         uncounted,
         tuple(outlines),
+        tuple(
+            named
+            for named in read
+            if named.card is not None and named.card_score >= FACE_SHOWN_READ_MIN
+        ),
     )
 
 

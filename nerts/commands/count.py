@@ -41,11 +41,12 @@ plain back and one of its colour with a faint picture are counted apart. It sear
 photo and four overlapping tiles of it, so a photo of the whole table works; take it from above,
 cards at least about 60 px long. Keep other cards out of the photo: every card found is taken
 for a back (some backs are pictures) and counted for the nearest reference (the referee's table
-markers are known and not counted). So give every player's back: a card whose back is not given
-is counted for another. It warns when two or more cards counted for one back look unlike its
-other cards, as another back's would (it caught three in four missing backs in tests), and when
-two references look the same to it (one design printed twice, or two differing in shade alone):
-their cards cannot be told apart.
+markers are known and not counted); a card left face up is counted too, and named in a warning.
+So give every player's back: a card whose back is not given is counted for another. It warns
+when two or more cards counted for one back look unlike its other cards, as another back's
+would (it caught three in four missing backs in tests), and when two references look the same
+to it (one design printed twice, or two differing in shade alone): their cards cannot be told
+apart.
 
 With --left, each player's round points are printed too: +1 for each of their cards counted,
 -2 for each card left in their Nerts pile, plus any --bonus. With --sheet, that round is added
@@ -168,6 +169,13 @@ def run(args: argparse.Namespace) -> int:
             "and count again",
             counted.uncounted,
             ", tinted red with --annotate" if args.annotate else "; --annotate shows them",
+        )
+    if counted.faces_shown:
+        log.warning(
+            "%d counted cards lie face up (%s): every card is counted for a back, so turn "
+            "them face down and count again",
+            len(counted.faces_shown),
+            " ".join(sorted(str(card.card) for card in counted.faces_shown)),
         )
     unlike = unlike_cards(cards)
     # Cards mostly covered are measured on slivers, which look unlike their back's other cards:

@@ -212,9 +212,14 @@ def test_every_card_of_a_count_photo_is_counted_as_a_back_even_one_taken_for_a_f
         return cards + corners
 
     references = {name: np.full((88, 63, 3), colour, np.uint8) for name, colour in colours.items()}
-    reader = SimpleNamespace(detector=detector)
+
+    def name_cards(view: np.ndarray, cards: list[RawCard]) -> list[CardDetection]:
+        # No index reads as a card: plain backs.
+        return [CardDetection(card.quad, True, card.score) for card in cards]
+
+    reader = SimpleNamespace(detector=detector, name_cards=name_cards)
     result = count_backs(image, reader, BackMatcher(references), tiled=False)  # type: ignore[arg-type]
-    assert result.counts == {"blue": 3, "pink": 2}
+    assert result.counts == {"blue": 3, "pink": 2} and not result.faces_shown
     assert len(result.cards) == 5 and not any(card.face_up for card in result.cards)
     assert result.crowded == 0.0  # cards apart; the crumb is no card found
     # The crumb lies apart from the cards: no card missed under them.

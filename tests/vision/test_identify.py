@@ -175,6 +175,7 @@ def test_count_cli_counts_each_back(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert count_spread(tmp_path, capsys) == {"red": 3, "blue": 3}
     error = capsys.readouterr().err
     assert "mostly under others" not in error and "look like cards" not in error
+    assert "face up" not in error
 
 
 def test_count_cli_warns_when_cards_lie_mostly_under_others(
@@ -189,6 +190,27 @@ def test_count_cli_warns_when_cards_lie_mostly_under_others(
     error = capsys.readouterr().err
     assert "lie mostly under others, so cards are likely missed" in error
     assert "back not given" not in error  # slivers of cards say nothing of a missing back
+
+
+def test_count_cli_names_the_cards_left_face_up(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The fixture's six cards, the third and sixth left face up: 7H and QS.
+    left_up = {2: "7H", 5: "QS"}
+    poses = [
+        CardPose(
+            left_up.get(i, "AS"),
+            i % 2,
+            100 + 90 * i,
+            180 + 10 * (i % 3),
+            8.0 * i - 20,
+            i in left_up,
+        )
+        for i in range(6)
+    ]
+    count_spread(tmp_path, capsys, poses=poses)
+    error = capsys.readouterr().err
+    assert "2 counted cards lie face up (7H QS): every card is counted for a back" in error
 
 
 def test_count_cli_warns_when_parts_looking_like_cards_are_left_uncounted(
