@@ -96,7 +96,7 @@ unlike backs, 0 -> 1)."""
 SHOWN_EDGE_PX = 2
 """Pixels of the rectified card kept clear of a covering card's outline (`shown_only`)."""
 MIN_SHOWN_PX = 400
-"""Interior pixels of the rectified card (of about 11,000) that must show for `shown_only`
+"""Interior pixels of the rectified card (of about 29,000) that must show for `shown_only`
 histograms; a card showing less is measured whole."""
 
 REFERENCE_MIN_SIDE_PX = 32

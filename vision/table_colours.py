@@ -45,8 +45,8 @@ back) was otherwise taken for 0.37 of a card."""
 
 
 BARE_TABLE_MARGIN_SHARE = 0.1
-"""Share of the median card's width by which a card-sized patch of bare table
-(`bare_table_quad`) stays clear of every card: their edges and shadows are not table."""
+"""Share of its own width and length (a median card's) by which a card-sized patch of bare
+table (`bare_table_quad`) stays clear of every card: their edges and shadows are not table."""
 BARE_TABLE_SEARCH_WIDTH_PX = 32
 """The photo is searched for bare table at a scale where a card is about this wide: a
 24-megapixel photo needs no more to find where a card-sized patch fits."""
