@@ -11,7 +11,7 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
-from vision.back_views import back_views
+from vision.back_views import back_views, view_feature
 from vision.backs import BackFeature, BackMatcher, back_feature
 from vision.detections import CardDetection
 from vision.geometry import portrait_order, rectify, uncovered
@@ -136,18 +136,6 @@ over 0.12 (`CROWDED_SHARE_MAX` warned of none), of the 21 exact 3 (0.26-0.28: on
 three ways, cards found askew); 20 more from the benchmark's generator: 17 of the 19 counted
 short."""
 
-OWN_PART_SHOWN_MIN = 0.8
-"""A counted card with less than this share of itself clear of every other card is matched by
-what the cards on top of it leave (`vision/stacking.py`), its colour and pattern measured
-there alone: otherwise its neighbours' backs are measured with it. Tuning spreads of seeds
-other than the benchmark's, counted exactly (mean cards off) with every card matched whole:
-close rows (each card showing 65-80% of its width) of all designs of decks/backs 6 of 12
-(3.1), at 0.8 9 (1.4); rows as the benchmark's 14 of 16 of all designs either way (1.4,
-1.3), under harsh light 19 and 20 of 20; against references photographed under harsh light,
-rows 19 of 20 either way, close rows 8 and 9 of 12 (but 1.1 and 1.8 off). At 0.5 and 0.8
-alike: rows of unlike backs 10 of 10, close rows of them 10 of 10, rows showing half of each
-card 0 of 10 (8.8 off against 10: they are lost, not misnamed)."""
-
 FACE_SHOWN_READ_MIN = FACE_DOWN_READ_MIN
 """A counted card whose index corners and face name it at least this surely lies face up:
 the count takes every card for a back, so it is counted for one, and `nerts count` says so.
@@ -270,10 +258,7 @@ def _matched(
         if view is None:
             raise ValueError("a count's cards are all face down")
         card_view, width, clear = view
-        if clear.mean() < OWN_PART_SHOWN_MIN:
-            features.append(back_feature(card_view, on_top_left_out, shown_only=True))
-        else:
-            features.append(back_feature(card_view, clear))
+        features.append(view_feature(card_view, clear, on_top_left_out))
         matches.append(matcher.match_feature(features[-1], width))
     table = _bare_table_feature(image, cards)
     cards_kept = [

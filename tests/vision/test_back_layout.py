@@ -7,9 +7,10 @@ import cv2
 import numpy as np
 import pytest
 
+from vision import back_views
 from vision.back_layout import LAYOUT_SIZE, back_layout, layout_distance
 from vision.back_views import with_backs
-from vision.backs import BackMatch, BackMatcher, _interior, back_feature
+from vision.backs import BackFeature, BackMatcher, _interior, back_feature
 from vision.detections import CardDetection
 from vision.geometry import RECTIFIED_SIZE, uncovered
 
@@ -64,35 +65,42 @@ def test_backs_whose_histograms_agree_are_told_apart_by_where_their_motifs_lie()
         assert matcher.match(_photographed(_with_motifs(plain, True), seed))[0] == "other way"
 
 
-def test_each_face_down_card_is_matched_on_what_the_others_leave_of_it() -> None:
+def test_each_face_down_card_is_matched_on_what_the_others_leave_of_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     width, height = RECTIFIED_SIZE
     corners = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
     cards = [
-        CardDetection(corners + np.array([100, 100], np.float32), False, 0.9),
         CardDetection(corners + np.array([100, 100 + height / 2], np.float32), False, 0.8),
+        CardDetection(corners + np.array([100, 100], np.float32), False, 0.9),
         CardDetection(corners + np.array([900, 100], np.float32), False, 0.7),
     ]
-    seen: list[np.ndarray | None] = []
-
-    class Recording(BackMatcher):
-        def match(
-            self,
-            card: np.ndarray,
-            seen_width_px: float | None = None,
-            visible: np.ndarray | None = None,
-        ) -> BackMatch:
-            seen.append(visible)
-            return BackMatch("plain", 1.0, 0.0)
-
+    # The photo: the upper card lies on the lower one, its white rim across the lower's print.
     image = np.zeros((1200, 1400, 3), np.uint8)
-    named = with_backs(cards, image, Recording({"plain": _plain_red()}))
+    for card, colour in zip(cards, [(40, 40, 160), (40, 40, 160), (160, 40, 40)], strict=True):
+        outline = np.round(card.quad).astype(np.int32)
+        cv2.fillPoly(image, [outline], (255, 255, 255))
+        cv2.fillPoly(
+            image,
+            [np.round(card.quad.mean(axis=0) * 0.08 + card.quad * 0.92).astype(np.int32)],
+            colour,
+        )
+    seen: list[tuple[np.ndarray, np.ndarray]] = []
+
+    def recording(card_view: np.ndarray, clear: np.ndarray, shown: np.ndarray) -> BackFeature:
+        seen.append((clear, shown))
+        return back_feature(card_view)
+
+    monkeypatch.setattr(back_views, "view_feature", recording)
+    named = with_backs(cards, image, BackMatcher({"plain": _plain_red()}))
     assert [card.back for card in named] == ["plain"] * 3
-    top, bottom, alone = seen
-    assert top is not None and bottom is not None and alone is not None
-    # The two overlapping cards each lose the half they share; the far card loses nothing.
-    assert top[: height // 2 - 2].all() and not top[height // 2 + 2 :].any()
-    assert not bottom[: height // 2 - 2].any() and bottom[height // 2 + 2 :].all()
-    assert alone.all()
+    (lower_clear, lower_shown), (upper_clear, upper_shown), (alone_clear, alone_shown) = seen
+    # Clear of every other card: the two overlapping cards each lose the half they share.
+    assert not lower_clear[: height // 2 - 2].any() and lower_clear[height // 2 + 2 :].all()
+    assert upper_clear[: height // 2 - 2].all() and not upper_clear[height // 2 + 2 :].any()
+    # Shown: only the lower card loses its half, under the card the photo shows on top.
+    assert np.array_equal(lower_shown, lower_clear) and upper_shown.all()
+    assert alone_clear.all() and alone_shown.all()
 
 
 def test_the_layout_of_a_card_turned_round_or_lit_from_one_side_is_the_same() -> None:
