@@ -113,12 +113,13 @@ def run(args: argparse.Namespace) -> int:
             if matcher is not None:
                 cards = with_backs(cards, image, matcher)
             results[name] = [card.to_json() for card in cards]
+            drawn = None
             if args.annotate:
-                out = annotated_path(args.annotate, number, len(names))
-                write_annotated(out, annotate(*for_drawing(image, cards), colours))
+                drawn = annotated_path(args.annotate, number, len(names))
+                write_annotated(drawn, annotate(*for_drawing(image, cards), colours))
             if not args.json:
                 # Through tqdm, so that a line never shares the progress bar's.
-                tqdm.write(_table(name, results[name]), file=sys.stdout, end="")
+                tqdm.write(_table(name, results[name], drawn), file=sys.stdout, end="")
                 sys.stdout.flush()
     finally:
         if args.json:
@@ -136,7 +137,8 @@ def _progress(names: list[str]) -> Iterable[str]:
     return tqdm(names, unit=" photo", desc="identifying", leave=False, disable=None)
 
 
-def _table(path: str, found: list[dict[str, object]]) -> str:
+def _table(path: str, found: list[dict[str, object]], drawn: Path | None = None) -> str:
+    """A photo's cards as `nerts identify` prints them, with the picture they are `drawn` in."""
     up = [c for c in found if c["face_up"]]
     named = sorted((str(c["card"]) for c in up if c["card"]), key=_card_order)
     lines = [f"{path}: {len(up)} face up ({len(named)} named), {len(found) - len(up)} face down"]
@@ -145,6 +147,8 @@ def _table(path: str, found: list[dict[str, object]]) -> str:
     backs = Counter(str(c["back"]) for c in found if not c["face_up"] and c["back"])
     if backs:
         lines.append("  backs: " + ", ".join(f"{n} {k}" for n, k in backs.items()))
+    if drawn is not None:
+        lines.append(f"  drawn in {drawn}")
     return "\n".join(lines) + "\n"
 
 

@@ -131,6 +131,23 @@ def test_identify_json_lists_each_card_once(
     assert read_image(tmp_path / "a.png").shape == table_photo.shape
 
 
+def test_identify_table_says_where_each_photo_is_drawn(
+    tmp_path: Path, table_photo: np.ndarray, capsys: pytest.CaptureFixture[str]
+) -> None:
+    photos = [tmp_path / "first.png", tmp_path / "second.png"]
+    for photo in photos:
+        cv2.imwrite(str(photo), table_photo)
+    arguments = ["identify", *map(str, photos), "--annotate", str(tmp_path / "found.png")]
+    assert main(arguments) == 0
+    lines = capsys.readouterr().out.splitlines()
+    second = next(n for n, line in enumerate(lines) if line.startswith(f"{photos[1]}: "))
+    assert lines[0].startswith(f"{photos[0]}: ")
+    assert lines[second - 1] == f"  drawn in {tmp_path / 'found-1.png'}"
+    assert lines[-1] == f"  drawn in {tmp_path / 'found-2.png'}"
+    for number in (1, 2):
+        assert read_image(tmp_path / f"found-{number}.png").shape == table_photo.shape
+
+
 def count_spread(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
