@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from nerts.cli import build_parser, main, verbosity_of
+from nerts.sheets import load_sheet
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -123,6 +124,18 @@ def test_scores_journal_add_undo_fix(tmp_path: Path, capsys) -> None:  # type: i
     assert entries == ["game", "round", "round", "undo", "fix", "round"]
 
 
+def test_a_sheet_may_start_in_a_new_folder_and_warns_of_rounds_after_the_end(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game = tmp_path / "club" / "2026.jsonl"
+    run(capsys, "scores", str(game), "new", "--players", "Anna", "Ben", "--target", "10")
+    status, stdout, err = run(capsys, "scores", str(game), "add", "Anna=12", "Ben=3")
+    assert status == 0 and "GAME OVER: Anna wins with 12." in stdout and "WARNING" not in err
+    status, _, err = run(capsys, "scores", str(game), "add", "Anna=1", "Ben=4")
+    assert status == 0 and len(load_sheet(game).rounds) == 2
+    assert "the game was over before this round (Anna had won with 12)" in err
+
+
 def test_scores_errors_do_not_write(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     game = tmp_path / "club.jsonl"
     run(capsys, "scores", str(game), "new", "--players", "Anna", "Ben")
@@ -138,6 +151,10 @@ def test_scores_errors_do_not_write(tmp_path: Path, capsys) -> None:  # type: ig
     assert status == 2 and "fix needs the round number first" in err
     status, _, err = run(capsys, "scores", str(game), "undo")
     assert status == 2 and "no round to undo" in err
+    status, _, err = run(capsys, "scores", str(game), "add", "Anna=3", "Ben=1", "--target", "5")
+    assert status == 2 and "--players and --target are for new" in err
+    status, _, err = run(capsys, "scores", str(game), "undo", "--from", str(game))
+    assert status == 2 and "--from is for add, not undo" in err
     assert game.read_text() == before
     status, _, err = run(capsys, "scores", str(tmp_path / "none.jsonl"))
     assert (

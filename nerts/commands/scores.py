@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 from pathlib import Path
 from typing import Any
 
-from nerts.errors import UserError
+from nerts.errors import UserError, make_folder
 from nerts.eventlog import read_events
 from nerts.sheets import (
     append_entries,
@@ -46,6 +47,8 @@ examples:
 """
 ACTIONS = ("show", "new", "add", "undo", "fix")
 
+log = logging.getLogger(__name__)
+
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
@@ -65,7 +68,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--target",
         type=int,
-        default=DEFAULT_TARGET_SCORE,
         metavar="N",
         help=f"for new: the score that ends the game (default {DEFAULT_TARGET_SCORE})",
     )
@@ -108,8 +110,12 @@ def _new(args: argparse.Namespace) -> Scoresheet:
         raise UserError(f"{args.game} already exists; choose another name or delete it first")
     if not args.players or len(args.players) < 2:
         raise UserError("new needs --players with at least two names")
-    entry = {"type": "game", "players": dict(enumerate(args.players)), "target": args.target}
+    if args.from_events:
+        raise UserError("--from is for add: a new sheet starts without rounds")
+    target = DEFAULT_TARGET_SCORE if args.target is None else args.target
+    entry = {"type": "game", "players": dict(enumerate(args.players)), "target": target}
     sheet = Scoresheet.from_journal([json.loads(json.dumps(entry))])
+    make_folder(args.game.parent)
     append_entries(args.game, [entry])
     return sheet
 
@@ -117,6 +123,13 @@ def _new(args: argparse.Namespace) -> Scoresheet:
 def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
     if args.action in ("show", "undo") and args.values:
         raise UserError(f"{args.action} takes no values, got {' '.join(args.values)}")
+    if args.players or args.target is not None:
+        raise UserError(
+            "--players and --target are for new: a sheet's players and target are set when it "
+            "is started"
+        )
+    if args.from_events and args.action != "add":
+        raise UserError(f"--from is for add, not {args.action}")
     if args.action == "add" and args.from_events and args.values:
         raise UserError("add takes either --from EVENTS.jsonl or SEAT=POINTS, not both")
     entries: list[dict[str, Any]] = []
@@ -139,9 +152,17 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
             raise UserError("fix needs the round number first, e.g. 'fix 2 Ben=4'")
         entry = {"type": "fix", "round": int(args.values[0])}
         entries.append({**entry, "scores": _seat_points(args.values[1:])})
+    winner = sheet.winner
     for entry in entries:
         sheet.apply(entry)  # raises before anything is written when an entry does not fit
     append_entries(args.game, entries)
+    if winner is not None and args.action == "add":
+        log.warning(
+            "the game was over before this round (%s had won with %d); the round is added, but "
+            "a new game starts with a new sheet: nerts scores NEXT.jsonl new --players ...",
+            sheet.players[winner],
+            sheet.totals_after(len(sheet.rounds) - len(entries))[winner],
+        )
     return sheet
 
 
