@@ -8,6 +8,7 @@ import cv2
 import numpy as np
 
 from vision.detections import CardDetection
+from vision.geometry import CARD_HEIGHT_MM, CARD_WIDTH_MM
 
 BGR = tuple[int, int, int]
 
@@ -145,7 +146,7 @@ LEGEND_MARGIN_PX = 8.0
 """Space around each reference and its text, at the base drawing scale."""
 LEGEND_FONT_FACTOR = 1.5
 """The legend's text is this much larger than a card's label: it is read first."""
-CARD_ASPECT = 63.0 / 88.0
+CARD_ASPECT = CARD_WIDTH_MM / CARD_HEIGHT_MM
 """A card's width over its length: the legend shows every reference as a portrait card."""
 
 

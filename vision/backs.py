@@ -174,9 +174,9 @@ def back_feature(
         angle.ravel() % np.pi, ORIENTATION_BINS, np.pi, magnitude.ravel()
     )
     orientation = orientation / counted + ORIENTATION_NOISE_FLOOR / ORIENTATION_BINS
-    # Spread into the neighbouring bins (circularly): a card's corners found a few degrees off
-    # turn its pattern that much, which must not move a striped back into another bin.
-    orientation = 0.5 * orientation + 0.25 * (np.roll(orientation, 1) + np.roll(orientation, -1))
+    # A card's corners found a few degrees off turn its pattern that much, which must not
+    # move a striped back into another bin.
+    orientation = _spread_to_neighbours(orientation)
     spectrum = np.abs(np.fft.fftshift(np.fft.fft2(grey - grey.mean())))
     band_of, band_shares = _frequency_bands(spectrum.shape)
     weights = np.bincount(band_of, spectrum.ravel(), FREQUENCY_BANDS + 1)[:FREQUENCY_BANDS]
@@ -254,7 +254,7 @@ def _colour_histogram(card: np.ndarray, white: float) -> np.ndarray:
     weights = saturation[chromatic]
     hues = _normalised(_circular_histogram(hue[chromatic], HUE_BINS, 180, weights))
     hues = hues * chromatic.mean()
-    hues = 0.5 * hues + 0.25 * (np.roll(hues, 1) + np.roll(hues, -1))
+    hues = _spread_to_neighbours(hues)
     values = _normalised(_linear_histogram(value[chromatic], VALUE_BINS, 255, weights))
     dark = float(((~chromatic) & (value < DARK_VALUE)).mean())
     light = float(((~chromatic) & (value >= DARK_VALUE)).mean())
@@ -272,6 +272,17 @@ def _circular_histogram(
     upper_share = position - lower
     lower_bin = lower.astype(np.int64) % bins
     return _shared(lower_bin, (lower_bin + 1) % bins, upper_share, weights, bins)
+
+
+NEIGHBOUR_SHARE = 0.25
+"""The share of a circular histogram's bin given to each neighbouring bin
+(`_spread_to_neighbours`): a value near a bin's edge then counts in both bins."""
+
+
+def _spread_to_neighbours(histogram: np.ndarray) -> np.ndarray:
+    """A circular histogram with `NEIGHBOUR_SHARE` of each bin moved to either neighbour."""
+    spread = (1 - 2 * NEIGHBOUR_SHARE) * histogram
+    return spread + NEIGHBOUR_SHARE * (np.roll(histogram, 1) + np.roll(histogram, -1))
 
 
 def _linear_histogram(values: np.ndarray, bins: int, top: float, weights: np.ndarray) -> np.ndarray:
