@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from pathlib import Path
 
 import cv2
@@ -72,21 +73,52 @@ JPEG_MISSING_GREY = 128
 """What libjpeg paints every pixel of a truncated JPEG's missing part (OpenCV only warns)."""
 CUT_SHORT_ROWS = 8
 """Bottom rows of exactly that grey, one block high, that mark a JPEG as cut short."""
-JPEG_END = b"\xff\xd9"
-"""The marker a whole JPEG ends with (before any padding of zeros)."""
-JPEG_TAIL_BYTES = 64
+_NEXT_MARKER = re.compile(rb"\xff[^\x00\xd0-\xd7\xff]")
+"""A marker after entropy-coded data: 0xFF then a byte other than a stuffed zero, a restart
+marker's or more fill."""
+_STANDALONE_MARKERS = {0x01, *range(0xD0, 0xD8)}
+"""Markers without a length field (TEM, RST0-7); SOI and EOI are handled apart."""
+PROGRESSIVE_FRAMES = {0xC2, 0xC6, 0xCA, 0xCE}
+"""Start-of-frame markers of progressive JPEGs: one cut short shows no grey rows (its early
+scans cover the whole picture, blurred), only a missing end."""
 
 
 def _cut_short(path: Path, image: np.ndarray) -> bool:
-    """A JPEG that does not end with its end marker and whose last rows are the decoder's
-    grey; a whole photo padded with that grey is not taken for one cut short. (Some cameras
-    append data after the marker; their photos' last rows are not one flat grey.)"""
-    with path.open("rb") as handle:
-        if handle.read(2) != b"\xff\xd8":  # not a JPEG
-            return False
-        handle.seek(max(2, path.stat().st_size - JPEG_TAIL_BYTES))
-        ended = handle.read().rstrip(b"\x00").endswith(JPEG_END)
-    return not ended and bool((image[-CUT_SHORT_ROWS:] == JPEG_MISSING_GREY).all())
+    """A JPEG whose picture ends before its end marker (`_jpeg_end`), with the decoder's grey
+    in its last rows or a progressive one; a whole photo padded with that grey, or with data
+    after its end (as some cameras append), is not taken for one cut short."""
+    data = path.read_bytes()
+    if not data.startswith(b"\xff\xd8"):  # not a JPEG
+        return False
+    ended, progressive = _jpeg_end(data)
+    grey = bool((image[-CUT_SHORT_ROWS:] == JPEG_MISSING_GREY).all())
+    return not ended and (grey or progressive)
+
+
+def _jpeg_end(data: bytes) -> tuple[bool, bool]:
+    """Whether the JPEG in `data` reaches its end marker, walking its segments (a thumbnail's
+    markers lie inside one; anything after the end is not read), and whether it is
+    progressive. A walk that meets what is not a marker judges nothing: ended."""
+    position, progressive = 2, False
+    while position + 2 <= len(data):
+        if data[position] != 0xFF:
+            return True, progressive
+        marker = data[position + 1]
+        if marker == 0xFF:  # fill before a marker
+            position += 1
+        elif marker == 0xD9:
+            return True, progressive
+        elif marker in _STANDALONE_MARKERS:
+            position += 2
+        else:
+            progressive |= marker in PROGRESSIVE_FRAMES
+            position += 2 + int.from_bytes(data[position + 2 : position + 4], "big")
+            if marker == 0xDA:  # a scan: its coded data runs to the next marker
+                found = _NEXT_MARKER.search(data, position)
+                if found is None:
+                    return False, progressive
+                position = found.start()
+    return False, progressive
 
 
 def picture_path(text: str) -> Path:

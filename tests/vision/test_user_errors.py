@@ -18,6 +18,7 @@ import pytest
 import nerts.commands.identify as identify_command
 from models.dataset import read_image
 from nerts.cli import main
+from nerts.errors import UserError
 from nerts.photos import JPEG_MISSING_GREY, picture_path, read_photo
 from vision.backs import BackMatcher, read_reference
 from vision.onnx_models import CardDetector, IndexClassifier, ModelFileError
@@ -214,6 +215,29 @@ def test_a_whole_jpeg_is_not_taken_for_one_cut_short(tmp_path: Path) -> None:
     whole = tmp_path / "whole.jpg"
     whole.write_bytes(cv2.imencode(".jpg", noise)[1].tobytes())
     assert read_photo(whole).shape == (200, 200, 3)
+
+
+def _progressive_jpeg(seed: int) -> bytes:
+    picture = cv2.GaussianBlur(
+        np.random.default_rng(seed).integers(0, 256, (240, 320, 3), np.uint8), (0, 0), 3
+    )
+    return bytes(cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_PROGRESSIVE, 1])[1])
+
+
+def test_a_progressive_jpeg_cut_short_is_refused_though_no_grey_shows(tmp_path: Path) -> None:
+    # Its first scans cover the whole picture: cut short, it decodes blurred, not grey.
+    cut = tmp_path / "half.jpg"
+    cut.write_bytes(_progressive_jpeg(1)[: len(_progressive_jpeg(1)) // 2])
+    with pytest.raises(UserError, match=f"image {cut} is cut short"):
+        read_photo(cut)
+
+
+def test_data_after_a_whole_jpeg_is_no_sign_of_one_cut_short(tmp_path: Path) -> None:
+    # As phones append a video or a depth map: markers of their own, after the picture's end.
+    appended = tmp_path / "motion.jpg"
+    tail = b"\xff\xda\x00\x08" + np.random.default_rng(2).bytes(5000) + b"\xff\xd8\x00"
+    appended.write_bytes(_progressive_jpeg(3) + tail)
+    assert read_photo(appended).shape == (240, 320, 3)
 
 
 def test_a_whole_jpeg_padded_with_the_decoders_grey_is_not_taken_for_one_cut_short(
