@@ -70,6 +70,7 @@ class BoxDriver(Service):
         self.on_button = on_button
         self.buttons: queue.SimpleQueue[int] = queue.SimpleQueue()
         self.connections = 0  # how many times a port was opened
+        self.open_error: str | None = None  # why the port last failed to open
         self._reconnect_interval = reconnect_interval
         self._opener = opener
         self._protocol: HostProtocol[Delivery] = HostProtocol(resend_timeout)
@@ -177,6 +178,7 @@ class BoxDriver(Service):
             try:
                 port = self._opener(self.url)
             except PortError as error:
+                self.open_error = str(error)
                 level = logging.DEBUG if self._warned_absent else logging.WARNING
                 log.log(level, "box at %s not available (%s); commands are kept", self.url, error)
                 self._warned_absent = True

@@ -204,6 +204,10 @@ def _wait_interruptibly(deliveries: list[Delivery], timeout: float) -> None:
 def _report(driver: BoxDriver, deliveries: list[Delivery], texts: list[str], timeout: float) -> int:
     """Wait for the deliveries; say what failed; 0 only if every command was acknowledged."""
     _wait_interruptibly(deliveries, timeout)
+    if not driver.connections:  # one line, not one per command never sent
+        why = f" ({driver.open_error})" if driver.open_error else ""
+        sys.stderr.write(f"nerts box: could not open {driver.url}{why}: nothing was sent\n")
+        return 1
     failed = 0
     for text, delivery in zip(texts, deliveries, strict=True):
         if not delivery.done():
@@ -212,8 +216,6 @@ def _report(driver: BoxDriver, deliveries: list[Delivery], texts: list[str], tim
         elif isinstance(delivery.exception(), CommandRejected):
             failed += 1
             sys.stderr.write(f"nerts box: {delivery.exception()}\n")
-    if failed and not driver.connections:
-        sys.stderr.write(f"nerts box: could not open {driver.url}\n")
     log.info("%d of %d commands acknowledged", len(texts) - failed, len(texts))
     return 1 if failed else 0
 
