@@ -2,7 +2,7 @@
 
 Run: .venv/bin/python benchmarks/bench_recognition.py [--val-images 40] [--count-scenes 20]
     [--count-all-backs] [--count-harsh-light] [--count-photo-refs] [--count-uncropped-refs]
-    [--count-close] [--count-scattered] [--count-only]
+    [--count-close] [--count-scattered] [--count-high-res] [--count-only]
     [--val-fans] [--true-corners] [--tiled] [--cards CANDIDATE.onnx] [--classifier CANDIDATE.onnx]
     [--corners CANDIDATE.onnx | none] [--faces CANDIDATE.onnx | none]
 Needs ../shared (decks and real photos); prints every figure with the target beside it.
@@ -26,6 +26,7 @@ from count_spreads import (
     ALL_BACKS,
     CLOSE_SHOWN,
     HALF_SHOWN,
+    HIGH_RES,
     SCATTER_CARDS_MAX,
     SHARED,
     SPREAD_KINDS,
@@ -323,6 +324,12 @@ def main() -> None:
         "whether it warns when it misses cards)",
     )
     parser.add_argument(
+        "--count-high-res",
+        action="store_true",
+        help=f"also count spreads of all {len(ALL_BACKS)} designs photographed "
+        f"{HIGH_RES[0]}x{HIGH_RES[1]} (slow: about 20 s a spread)",
+    )
+    parser.add_argument(
         "--tiled", action="store_true", help="measure identify --tiled (counting is always tiled)"
     )
     parser.add_argument(
@@ -385,6 +392,7 @@ def main() -> None:
             "half": args.count_close,
             "scattered": args.count_scattered,
             "uncropped": args.count_uncropped_refs,
+            "highres": args.count_high_res,
         }
         for name, wanted in chosen.items():
             if wanted:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 from recognition_data import (
+    COUNT_PHOTO_SIZE,
     HARSH_LIGHT,
     back_reference,
     count_scene,
@@ -51,6 +52,9 @@ SCATTER_CARDS_MAX = 40
 card (`SCATTER_SHOWN_MIN`)."""
 CLOSE_SHOWN = (0.65, 0.8)
 """Share of each card's width showing in the close spreads of `--count-close`."""
+HIGH_RES = (3840, 2160)
+"""A phone photo's size for `--count-high-res` (cards about 375 px long): the count's crops
+then come from far more pixels than the benchmark's other photos."""
 HALF_SHOWN = (0.45, 0.55)
 """The same, pushed closer still: about half of each card shows."""
 
@@ -60,7 +64,7 @@ class SpreadKind:
     """A kind of count spread: its `label`, the backs it draws from (`pool`, 2-4 a spread),
     the light, each back's reference (`reference(back, seed)`, default: its design file),
     spreads pushed close (`shown`: the share of each card's width showing) or cards tossed
-    anywhere at any angle (`scattered`, `scattered_count_scene`)."""
+    anywhere at any angle (`scattered`, `scattered_count_scene`), photographed `size` large."""
 
     label: str
     pool: list[str]
@@ -68,6 +72,7 @@ class SpreadKind:
     reference: Callable[[BackDesign, int], np.ndarray] | None = None
     shown: tuple[float, float] | None = None
     scattered: bool = False
+    size: tuple[int, int] = COUNT_PHOTO_SIZE
 
 
 PHOTOGRAPHED: Callable[[BackDesign, int], np.ndarray] = partial(photo_reference, lights=HARSH_LIGHT)
@@ -100,6 +105,11 @@ SPREAD_KINDS = {
         f"unlike backs, 10-{SCATTER_CARDS_MAX} cards scattered at any angle",
         COUNT_BACKS,
         scattered=True,
+    ),
+    "highres": SpreadKind(
+        f"all decks/backs designs, photographed {HIGH_RES[0]}x{HIGH_RES[1]}",
+        ALL_BACKS,
+        size=HIGH_RES,
     ),
     "uncropped": SpreadKind(
         "unlike backs, references uncropped photos of one card under harsh light",
@@ -135,7 +145,8 @@ def counting(
             cards_drawn = int(rng.integers(10, SCATTER_CARDS_MAX + 1))
             image, truth = scattered_count_scene(cards_drawn, backs, scene, lights)
         else:
-            image, truth = count_scene(int(rng.integers(10, 61)), backs, scene, lights, shown)
+            cards_drawn = int(rng.integers(10, 61))
+            image, truth = count_scene(cards_drawn, backs, scene, lights, shown, size=kind.size)
         # Each reference as `nerts count` takes it: a photo of a card is cut to the card.
         matcher = BackMatcher(
             {

@@ -102,7 +102,9 @@ def edje_test(shared: Path) -> list[tuple[Path, list[tuple[str, np.ndarray]]]]:
 
 
 COUNT_TABLE_MM = (900.0, 506.0)
-"""The table a count photo shows: cards about 90 px long at 1280x720."""
+"""The table a count photo shows: cards about 125 px long at 1280x720."""
+COUNT_PHOTO_SIZE = (1280, 720)
+"""A count photo's size, unless a spread kind asks for another."""
 HARSH_LIGHT = LightSettings(colour_temperature=0.25, exposure=(0.6, 1.3), gradient=0.3, hotspot=0.3)
 """A warm or cool lamp (casts to 25%), an under- or overexposed photo, a strong gradient."""
 
@@ -121,10 +123,13 @@ def count_scene(
     seed: int,
     lights: LightSettings | None = None,
     shown: tuple[float, float] | None = None,
+    *,
+    size: tuple[int, int] = COUNT_PHOTO_SIZE,
 ) -> tuple[np.ndarray, dict[str, int]]:
-    """Face-down cards of several backs pushed into overlapping rows, as at a round's count;
-    `lights` other than the renderer's own. `shown` (low, high): rows pushed closer, each card
-    showing that share of its width (drawn per spread) beside the next."""
+    """Face-down cards of several backs pushed into overlapping rows, as at a round's count,
+    photographed `size` (width, height) large; `lights` other than the renderer's own.
+    `shown` (low, high): rows pushed closer, each card showing that share of its width (drawn
+    per spread) beside the next."""
     rng = np.random.default_rng(seed)
     seats = rng.integers(len(backs), size=n_cards)
     cards = []
@@ -143,7 +148,7 @@ def count_scene(
         cards.append(
             CardPose("AS", int(seat), float(x), float(y), float(rng.normal(0, turn_sd)), False)
         )
-    renderer = _table_renderer(rng, seed, backs, lights)
+    renderer = _table_renderer(rng, seed, backs, lights, size=size)
     counts = {back.name: int((seats == i).sum()) for i, back in enumerate(backs)}
     return renderer.render(Scene(tuple(cards), ()), 0), counts
 
@@ -227,11 +232,13 @@ def _table_renderer(
     backs: list[BackDesign],
     lights: LightSettings | None,
     table_mm: tuple[float, float] = COUNT_TABLE_MM,
+    *,
+    size: tuple[int, int] = COUNT_PHOTO_SIZE,
 ) -> TableRenderer:
-    """A 1280x720 view of the count's table (or one `table_mm` large)."""
+    """A view `size` large (1280x720) of the count's table (or one `table_mm` large)."""
     return TableRenderer(
         RenderSettings(
-            size=(1280, 720),
+            size=size,
             table=str(rng.choice(TABLES)),
             table_mm=table_mm,
             seed=seed,
