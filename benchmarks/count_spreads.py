@@ -143,7 +143,7 @@ def counting(
         backs = [replace(back_from_spec(pool[i]), name=Path(pool[i]).name) for i in picked]
         if kind.scattered:
             cards_drawn = int(rng.integers(10, SCATTER_CARDS_MAX + 1))
-            image, truth = scattered_count_scene(cards_drawn, backs, scene, lights)
+            image, truth = scattered_count_scene(cards_drawn, backs, scene, lights, size=kind.size)
         else:
             cards_drawn = int(rng.integers(10, 61))
             image, truth = count_scene(cards_drawn, backs, scene, lights, shown, size=kind.size)

@@ -161,7 +161,12 @@ cannot be counted from any photo, so a spread with one is drawn again."""
 
 
 def scattered_count_scene(
-    n_cards: int, backs: list[BackDesign], seed: int, lights: LightSettings | None = None
+    n_cards: int,
+    backs: list[BackDesign],
+    seed: int,
+    lights: LightSettings | None = None,
+    *,
+    size: tuple[int, int] = COUNT_PHOTO_SIZE,
 ) -> tuple[np.ndarray, dict[str, int]]:
     """Face-down cards tossed anywhere on the table at any angle, as players may spread them
     loosely instead of in rows; drawn again (another draw of the same seed) until every card
@@ -184,7 +189,7 @@ def scattered_count_scene(
             ),
             (),
         )
-        renderer = _table_renderer(rng, seed, backs, lights)
+        renderer = _table_renderer(rng, seed, backs, lights, size=size)
         shown = [label.visible for label in label_scene(renderer, scene)[0]]
         if len(shown) == n_cards and min(shown) >= SCATTER_SHOWN_MIN:
             counts = {back.name: int((seats == i).sum()) for i, back in enumerate(backs)}

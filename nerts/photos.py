@@ -61,8 +61,7 @@ def read_photo(path: Path) -> np.ndarray:
         )
     if _cut_short(path, image):
         raise UserError(
-            f"image {path} is cut short: its last rows are the grey a JPEG decoder puts where "
-            "data is missing (copy the file again)"
+            f"image {path} is cut short: the file ends before the picture does (copy it again)"
         )
     if height * width > DECODE_PIXELS_MAX:
         raise UserError(f"image {path} is larger than {MAX_MEGAPIXELS} megapixels")
@@ -76,8 +75,8 @@ CUT_SHORT_ROWS = 8
 _NEXT_MARKER = re.compile(rb"\xff[^\x00\xd0-\xd7\xff]")
 """A marker after entropy-coded data: 0xFF then a byte other than a stuffed zero, a restart
 marker's or more fill."""
-_STANDALONE_MARKERS = {0x01, *range(0xD0, 0xD8)}
-"""Markers without a length field (TEM, RST0-7); SOI and EOI are handled apart."""
+_STANDALONE_MARKERS = {0x01, *range(0xD0, 0xD9)}
+"""Markers without a length field (TEM, RST0-7, a stray SOI); EOI is handled apart."""
 PROGRESSIVE_FRAMES = {0xC2, 0xC6, 0xCA, 0xCE}
 """Start-of-frame markers of progressive JPEGs: one cut short shows no grey rows (its early
 scans cover the whole picture, blurred), only a missing end."""
@@ -87,10 +86,10 @@ def _cut_short(path: Path, image: np.ndarray) -> bool:
     """A JPEG whose picture ends before its end marker (`_jpeg_end`), with the decoder's grey
     in its last rows or a progressive one; a whole photo padded with that grey, or with data
     after its end (as some cameras append), is not taken for one cut short."""
-    data = path.read_bytes()
-    if not data.startswith(b"\xff\xd8"):  # not a JPEG
-        return False
-    ended, progressive = _jpeg_end(data)
+    with path.open("rb") as handle:
+        if handle.read(2) != b"\xff\xd8":  # not a JPEG
+            return False
+    ended, progressive = _jpeg_end(path.read_bytes())
     grey = bool((image[-CUT_SHORT_ROWS:] == JPEG_MISSING_GREY).all())
     return not ended and (grey or progressive)
 
@@ -133,7 +132,9 @@ def picture_path(text: str) -> Path:
         )
     # The folder it goes in is made when it is written; the nearest one that exists must let us.
     existing = next(folder for folder in path.absolute().parents if folder.exists())
-    if existing.is_dir() and not os.access(existing, os.W_OK | os.X_OK):
+    if not existing.is_dir():
+        raise argparse.ArgumentTypeError(f"cannot write {text}: {existing} is a file")
+    if not os.access(existing, os.W_OK | os.X_OK):
         raise argparse.ArgumentTypeError(f"cannot write {text}: {existing} is not writable")
     return path
 

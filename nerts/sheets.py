@@ -51,14 +51,34 @@ def refuse_scoring_twice(
     sheet: Scoresheet, sheet_path: Path, source: Path, fingerprint: str
 ) -> None:
     """A `UserError` if a round of the sheet was scored from this very file already (the same
-    bytes, whatever its name): running a command twice must not add its rounds twice."""
-    number = sheet.round_scored_from(fingerprint)
-    if number is not None:
-        raise UserError(
-            f"{sheet_path}: round {number} was scored from {source} already (the same file); "
-            f"nothing added. To score it again, take that round back first (nerts scores "
-            f"{sheet_path} undo, or fix)"
+    bytes, whatever its name): running a command twice must not add its rounds twice. (A log
+    that has grown since is another file: its earlier rounds are not told apart.)"""
+    scored = sheet.rounds_scored_from(fingerprint)
+    if scored:
+        numbers = [str(number) for number, _ in scored]
+        rounds = (
+            f"rounds {', '.join(numbers[:-1])} and {numbers[-1]} were"
+            if len(numbers) > 1
+            else f"round {numbers[0]} was"
         )
+        raise UserError(
+            f"{sheet_path}: {rounds} scored from {scored[0][1].source} already, the same file "
+            f"as {source}; nothing added. If this is another round, add its points by hand: "
+            f"nerts scores {sheet_path} add NAME=POINTS ..."
+        )
+
+
+def game_over_warning(sheet: Scoresheet) -> str | None:
+    """What to say when a round is added to `sheet` (as it is before the round) though its
+    game is won already; None while it is not."""
+    winner = sheet.winner
+    if winner is None:
+        return None
+    return (
+        f"the game was over before this round ({sheet.players[winner]} had won with "
+        f"{sheet.totals[winner]}); the round is added, but a new game starts with a new sheet: "
+        "nerts scores NEXT.jsonl new --players ..."
+    )
 
 
 def append_entries(path: Path, entries: list[dict[str, Any]]) -> None:

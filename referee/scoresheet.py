@@ -19,14 +19,26 @@ class ScoresheetError(RefereeInputError):
     """A journal entry or a command that does not fit the sheet."""
 
 
+@dataclass(frozen=True)
+class RoundOrigin:
+    """The file a round was scored from (a photo counted, an events file refereed): its
+    `fingerprint` (of its bytes) and its path as given (`source`)."""
+
+    fingerprint: str
+    source: str
+
+
 @dataclass
 class Scoresheet:
     players: dict[int, str]
     target: int = DEFAULT_TARGET_SCORE
     rounds: list[dict[int, int]] = field(default_factory=list)
-    fingerprints: list[str | None] = field(default_factory=list)
-    """Per round, the fingerprint of the file it was scored from (a photo counted, an events
-    file refereed; None when typed in), so that the same file is not added twice."""
+    origins: list[RoundOrigin | None] = field(default_factory=list)
+    """Per round, the file it was scored from (None when typed in), so that the same file is
+    not scored twice; kept as long as `rounds`."""
+
+    def __post_init__(self) -> None:
+        self.origins += [None] * (len(self.rounds) - len(self.origins))
 
     @classmethod
     def from_journal(
@@ -58,10 +70,7 @@ class Scoresheet:
     def apply(self, entry: Mapping[str, Any]) -> None:
         kind = entry.get("type")
         if kind == "round":
-            fingerprint = entry.get("fingerprint")
-            if fingerprint is not None and not isinstance(fingerprint, str):
-                raise ScoresheetError(f"'fingerprint' must be a string, got {fingerprint!r}")
-            self.add_round(self.scores_from(entry.get("scores"), complete=True), fingerprint)
+            self.add_round(self.scores_from(entry.get("scores"), complete=True), _origin(entry))
         elif kind == "undo":
             self.undo()
         elif kind == "fix":
@@ -94,21 +103,24 @@ class Scoresheet:
         known = ", ".join(f"{seat}={name}" for seat, name in self.players.items())
         raise ScoresheetError(f"no player {key!r} (players: {known})")
 
-    def add_round(self, scores: dict[int, int], fingerprint: str | None = None) -> None:
+    def add_round(self, scores: dict[int, int], origin: RoundOrigin | None = None) -> None:
         self.rounds.append(scores)
-        self.fingerprints.append(fingerprint)
+        self.origins.append(origin)
 
     def undo(self) -> None:
         if not self.rounds:
             raise ScoresheetError("there is no round to undo")
         self.rounds.pop()
-        self.fingerprints.pop()
+        self.origins.pop()
 
-    def round_scored_from(self, fingerprint: str) -> int | None:
-        """The first round (numbered from 1) scored from the file of this fingerprint, if any."""
-        if fingerprint in self.fingerprints:
-            return self.fingerprints.index(fingerprint) + 1
-        return None
+    def rounds_scored_from(self, fingerprint: str) -> list[tuple[int, RoundOrigin]]:
+        """The rounds (numbered from 1) scored from the file of this fingerprint, with their
+        origins (the file's path as it was given then)."""
+        return [
+            (number, origin)
+            for number, origin in enumerate(self.origins, start=1)
+            if origin is not None and origin.fingerprint == fingerprint
+        ]
 
     def fix(self, round_number: int, scores: dict[int, int]) -> None:
         if not 1 <= round_number <= len(self.rounds):
@@ -128,6 +140,18 @@ class Scoresheet:
     @property
     def winner(self) -> int | None:
         return game_winner(self.totals, self.target)
+
+
+def _origin(entry: Mapping[str, Any]) -> RoundOrigin | None:
+    """A round entry's `RoundOrigin`: its "fingerprint" and "source"; None without them."""
+    fingerprint, source = entry.get("fingerprint"), entry.get("source", "")
+    if fingerprint is None:
+        return None
+    if not isinstance(fingerprint, str) or not isinstance(source, str):
+        raise ScoresheetError(
+            f"'fingerprint' and 'source' must be strings, got {fingerprint!r} and {source!r}"
+        )
+    return RoundOrigin(fingerprint, source)
 
 
 def _int(value: Any, what: str, minimum: int | None = 1) -> int:

@@ -181,7 +181,7 @@ def test_scores_from_refereed_events(tmp_path: Path, capsys) -> None:  # type: i
     assert status == 0 and "GAME OVER: A wins with 21." in stdout
     before = Path(game).read_text()
     status, _, err = run(capsys, "scores", game, "add", "--from", str(events))
-    assert status == 2 and f"round 1 was scored from {events} already" in err
+    assert status == 2 and f"rounds 1, 2, 3 and 4 were scored from {events} already" in err
     assert Path(game).read_text() == before
     # A sheet given where a log of table events belongs is named as what it is.
     message = f"{game} is a score sheet ('nerts scores'), not a log of table events"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from referee.scoresheet import Scoresheet, ScoresheetError
+from referee.scoresheet import RoundOrigin, Scoresheet, ScoresheetError
 
 GAME = {"type": "game", "players": {"0": "Anna", "1": "Ben"}, "target": 30}
 
@@ -24,24 +24,53 @@ def test_rounds_undo_and_fix_rebuild_the_totals() -> None:
     assert sheet.totals == {0: 32, 1: 3} and sheet.winner == 0
 
 
-def test_a_file_scored_once_is_known_until_its_round_is_taken_back() -> None:
+def test_a_file_scored_once_is_known_until_its_rounds_are_taken_back() -> None:
+    photo, log = RoundOrigin("f1", "centre.jpg"), RoundOrigin("f2", "game.jsonl")
     sheet = Scoresheet.from_journal(
         [
             GAME,
             {"type": "round", "scores": {"Anna": 1, "Ben": 2}},
-            {"type": "round", "scores": {"Anna": 3, "Ben": 4}, "fingerprint": "f1"},
-            {"type": "round", "scores": {"Anna": 5, "Ben": 6}, "fingerprint": "f2"},
-            {"type": "round", "scores": {"Anna": 7, "Ben": 8}, "fingerprint": "f2"},
+            {
+                "type": "round",
+                "scores": {"Anna": 3, "Ben": 4},
+                "fingerprint": "f1",
+                "source": "centre.jpg",
+            },
+            {
+                "type": "round",
+                "scores": {"Anna": 5, "Ben": 6},
+                "fingerprint": "f2",
+                "source": "game.jsonl",
+            },
+            {
+                "type": "round",
+                "scores": {"Anna": 7, "Ben": 8},
+                "fingerprint": "f2",
+                "source": "game.jsonl",
+            },
+            {"type": "fix", "round": 2, "scores": {"Ben": 0}},
         ]
     )
-    assert sheet.fingerprints == [None, "f1", "f2", "f2"]
-    assert [sheet.round_scored_from(f) for f in ("f1", "f2", "f3")] == [2, 3, None]
+    assert sheet.origins == [None, photo, log, log]
+    assert sheet.rounds_scored_from("f1") == [(2, photo)]
+    assert sheet.rounds_scored_from("f2") == [(3, log), (4, log)]
+    assert sheet.rounds_scored_from("f3") == []
     sheet.undo()
+    assert sheet.rounds_scored_from("f2") == [(3, log)]
     sheet.undo()
-    assert sheet.round_scored_from("f2") is None and sheet.round_scored_from("f1") == 2
+    assert sheet.rounds_scored_from("f2") == [] and sheet.rounds_scored_from("f1") == [(2, photo)]
+
+
+def test_rounds_given_without_origins_have_none_and_undo() -> None:
+    sheet = Scoresheet({0: "Anna", 1: "Ben"}, rounds=[{0: 1, 1: 2}])
+    assert sheet.origins == [None]
+    sheet.undo()
+    assert sheet.rounds == [] and sheet.origins == []
 
 
 def test_a_malformed_fingerprint_names_its_entry() -> None:
     entry = {"type": "round", "scores": {"Anna": 1, "Ben": 2}, "fingerprint": 7}
-    with pytest.raises(ScoresheetError, match="line 2: 'fingerprint' must be a string, got 7"):
+    with pytest.raises(
+        ScoresheetError, match="line 2: 'fingerprint' and 'source' must be strings, got 7 and ''"
+    ):
         Scoresheet.from_journal([GAME, entry], ["line 1", "line 2"])

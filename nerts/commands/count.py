@@ -9,13 +9,14 @@ import sys
 from pathlib import Path
 
 from nerts.backs import back_references, photo_not_given, read_backs, registered_backs
-from nerts.commands.identify import load_reader
+from nerts.commands.identify import card_order, load_reader
 from nerts.errors import UserError, refuse_overwriting
 from nerts.photos import picture_path, read_photo, write_annotated
 from nerts.sheets import (
     append_entries,
     file_fingerprint,
     format_sheet,
+    game_over_warning,
     load_sheet,
     refuse_scoring_twice,
 )
@@ -171,11 +172,13 @@ def run(args: argparse.Namespace) -> int:
             ", tinted red with --annotate" if args.annotate else "; --annotate shows them",
         )
     if counted.faces_shown:
+        names = sorted((str(card.card) for card in counted.faces_shown), key=card_order)
         log.warning(
-            "%d counted cards lie face up (%s): every card is counted for a back, so turn "
-            "them face down and count again",
-            len(counted.faces_shown),
-            " ".join(sorted(str(card.card) for card in counted.faces_shown)),
+            "%s face up (%s): every card is counted for a back, so turn %s face down and "
+            "count again",
+            "1 counted card lies" if len(names) == 1 else f"{len(names)} counted cards lie",
+            " ".join(names),
+            "it" if len(names) == 1 else "them",
         )
     unlike = unlike_cards(cards)
     # Cards mostly covered are measured on slivers, which look unlike their back's other cards:
@@ -251,8 +254,11 @@ def _add_round(
     scores = {sheet.players[seat]: seat_points for seat, seat_points in seats.items()}
     source, fingerprint = photo
     entry = {"type": "round", "scores": scores, "source": str(source), "fingerprint": fingerprint}
+    over = game_over_warning(sheet)
     sheet.apply(entry)
     append_entries(path, [entry])
+    if over is not None:
+        log.warning("%s", over)
     log.info("round %d added to %s", len(sheet.rounds), path)
     if not quiet:
         sys.stdout.write(f"\nround {len(sheet.rounds)} added to {path}\n" + format_sheet(sheet))

@@ -46,8 +46,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="example:\n  nerts identify table.jpg --annotate found.png",
-        usage="nerts identify IMAGE [IMAGE ...] [--json] [--annotate OUT.png] [--backs NAME=REF "
-        "...] [--tiled]",
+        usage="nerts identify IMAGE [IMAGE ...] [options]",
     )
     # Not required here: a photo that --backs took is named in `run`, not "IMAGE is required".
     parser.add_argument("images", nargs="*", metavar="IMAGE")
@@ -140,7 +139,7 @@ def _progress(names: list[str]) -> Iterable[str]:
 def _table(path: str, found: list[dict[str, object]], drawn: Path | None = None) -> str:
     """A photo's cards as `nerts identify` prints them, with the picture they are `drawn` in."""
     up = [c for c in found if c["face_up"]]
-    named = sorted((str(c["card"]) for c in up if c["card"]), key=_card_order)
+    named = sorted((str(c["card"]) for c in up if c["card"]), key=card_order)
     lines = [f"{path}: {len(up)} face up ({len(named)} named), {len(found) - len(up)} face down"]
     if named:
         lines.append("  " + " ".join(named))
@@ -152,6 +151,7 @@ def _table(path: str, found: list[dict[str, object]], drawn: Path | None = None)
     return "\n".join(lines) + "\n"
 
 
-def _card_order(name: str) -> tuple[int, str]:
+def card_order(name: str) -> tuple[int, str]:
+    """A card name's place when names are listed: by rank, then suit."""
     card = Card.parse(name)
     return int(card.rank), card.suit.value

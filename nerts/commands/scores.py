@@ -15,6 +15,7 @@ from nerts.sheets import (
     append_entries,
     file_fingerprint,
     format_sheet,
+    game_over_warning,
     load_sheet,
     refuse_scoring_twice,
 )
@@ -36,7 +37,8 @@ actions:
   show                         the sheet with running totals (the default)
 
 A file scored once (an events file here, a photo with 'nerts count --sheet') is known by its
-bytes, whatever its name: adding it again is refused until its rounds are taken back.
+bytes, whatever its name: scoring it again is refused. A log that has grown since is another
+file, and all its rounds would be added again: add a growing log's rounds once it is complete.
 """
 EPILOG = """\
 examples:
@@ -152,17 +154,12 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
             raise UserError("fix needs the round number first, e.g. 'fix 2 Ben=4'")
         entry = {"type": "fix", "round": int(args.values[0])}
         entries.append({**entry, "scores": _seat_points(args.values[1:])})
-    winner = sheet.winner
+    over = game_over_warning(sheet) if args.action == "add" else None
     for entry in entries:
         sheet.apply(entry)  # raises before anything is written when an entry does not fit
     append_entries(args.game, entries)
-    if winner is not None and args.action == "add":
-        log.warning(
-            "the game was over before this round (%s had won with %d); the round is added, but "
-            "a new game starts with a new sheet: nerts scores NEXT.jsonl new --players ...",
-            sheet.players[winner],
-            sheet.totals_after(len(sheet.rounds) - len(entries))[winner],
-        )
+    if over is not None:
+        log.warning("%s", over)
     return sheet
 
 

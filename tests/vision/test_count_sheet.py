@@ -25,7 +25,7 @@ def test_the_counted_round_is_added_to_the_sheet(
 ) -> None:
     game = tmp_path / "club.jsonl"
     # Seats in another order than the backs; names matched ignoring case.
-    _new_sheet(game, "Blue", "Red")
+    assert main(["scores", str(game), "new", "--players", "Blue", "Red", "--target", "20"]) == 0
     capsys.readouterr()
     options = ("--left", "BLUE=2", "--bonus", "red=10", "--sheet", str(game))
     assert count_spread(tmp_path, capsys, options=options) == {"red": 3, "blue": 3}
@@ -46,18 +46,25 @@ def test_the_counted_round_is_added_to_the_sheet(
     references = [f"{name}={tmp_path / name}.png" for name in ("red", "blue")]
     arguments = ["count", str(again), "--backs", *references, "--sheet", str(game)]
     assert exit_status(arguments) == 2
-    assert (
-        capsys.readouterr()
-        .err.splitlines()[-1]
-        .endswith(
-            f"{game}: round 1 was scored from {again} already (the same file); nothing added. To "
-            f"score it again, take that round back first (nerts scores {game} undo, or fix)"
-        )
+    last_line = capsys.readouterr().err.splitlines()[-1]
+    assert last_line.endswith(
+        f"{game}: round 1 was scored from {photo} already, the same file as {again}; nothing "
+        f"added. If this is another round, add its points by hand: nerts scores {game} add "
+        "NAME=POINTS ..."
     )
     assert game.read_text() == before
     assert main(["scores", str(game), "undo"]) == 0
     assert exit_status([*arguments, "--json"]) == 0
     assert load_sheet(game).rounds == [{0: 3, 1: 3}]
+    # A round counted onto a game already won is added, and warned of.
+    assert main(["scores", str(game), "add", "Blue=0", "Red=20"]) == 0
+    other = tmp_path / "other.png"
+    other.write_bytes(photo.read_bytes() + b"\0")  # another file, the same picture
+    capsys.readouterr()
+    assert exit_status(["count", str(other), "--backs", *references, "--sheet", str(game)]) == 0
+    error = capsys.readouterr().err
+    assert "the game was over before this round (Red had won with 23)" in error
+    assert len(load_sheet(game).rounds) == 3
 
 
 def test_the_table_shows_points_and_bonus_columns_only_when_asked() -> None:

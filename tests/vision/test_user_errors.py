@@ -19,7 +19,7 @@ import nerts.commands.identify as identify_command
 from models.dataset import read_image
 from nerts.cli import main
 from nerts.errors import UserError
-from nerts.photos import JPEG_MISSING_GREY, picture_path, read_photo
+from nerts.photos import JPEG_MISSING_GREY, _jpeg_end, picture_path, read_photo
 from vision.backs import BackMatcher, read_reference
 from vision.onnx_models import CardDetector, IndexClassifier, ModelFileError
 
@@ -92,7 +92,7 @@ CASES = {
     ),
     "annotation inside a file": (
         ["count", "{photo}", "--backs", "a={back}", "--annotate", "{photo}/found.png"],
-        "cannot make folder {photo}: {photo} is a file",
+        "cannot write {photo}/found.png: {photo} is a file",
     ),
     "reference a folder": (
         ["count", "{photo}", "--backs", "a={folder}"],
@@ -230,6 +230,11 @@ def test_a_progressive_jpeg_cut_short_is_refused_though_no_grey_shows(tmp_path: 
     cut.write_bytes(_progressive_jpeg(1)[: len(_progressive_jpeg(1)) // 2])
     with pytest.raises(UserError, match=f"image {cut} is cut short"):
         read_photo(cut)
+
+
+def test_the_segment_walk_steps_over_stray_start_markers_and_stops_at_the_end() -> None:
+    assert _jpeg_end(b"\xff\xd8\xff\xd8\xff\xd9") == (True, False)
+    assert _jpeg_end(b"\xff\xd8\xff\xc2\x00\x02\xff\xda\x00\x02\x12\x34") == (False, True)
 
 
 def test_data_after_a_whole_jpeg_is_no_sign_of_one_cut_short(tmp_path: Path) -> None:
