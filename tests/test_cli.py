@@ -183,6 +183,13 @@ def test_scores_from_refereed_events(tmp_path: Path, capsys) -> None:  # type: i
     status, _, err = run(capsys, "scores", game, "add", "--from", str(events))
     assert status == 2 and f"rounds 1, 2, 3 and 4 were scored from {events} already" in err
     assert Path(game).read_text() == before
+    other = tmp_path / "two.jsonl"
+    run(capsys, "scores", str(other), "new", "--players", "A", "B")
+    status, _, err = run(capsys, "scores", str(other), "add", "--from", str(events))
+    assert status == 2 and err.splitlines()[-1].endswith(
+        f"{events} scores seats 0, 1, 2, but {other} has players 0=A, 1=B: add its rounds to a "
+        "sheet of its own seats"
+    )
     # A sheet given where a log of table events belongs is named as what it is.
     message = f"{game} is a score sheet ('nerts scores'), not a log of table events"
     for arguments in (["referee", game], ["scores", game, "add", "--from", game]):

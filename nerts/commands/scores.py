@@ -139,6 +139,13 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
         rounds = [e for e in read_events(args.from_events) if isinstance(e, RoundEnd)]
         if not rounds:
             raise UserError(f"{args.from_events}: no round_end in this events file")
+        seats = sorted({seat for end in rounds for seat in end.scores})
+        if seats != sorted(sheet.players):
+            players = ", ".join(f"{seat}={name}" for seat, name in sheet.players.items())
+            raise UserError(
+                f"{args.from_events} scores seats {', '.join(map(str, seats))}, but {args.game} "
+                f"has players {players}: add its rounds to a sheet of its own seats"
+            )
         fingerprint = file_fingerprint(args.from_events)
         refuse_scoring_twice(sheet, args.game, args.from_events, fingerprint)
         source = {"source": str(args.from_events), "fingerprint": fingerprint}
