@@ -33,6 +33,9 @@ class FaultCounts:
     corrupted_bytes: int = 0
     lost_replies: int = 0
     resets: int = 0
+    rejections: int = 0
+    """Commands the device refused (`er`): where the host sends only valid ones, lines corrupted
+    yet passing their CRC (a 16-bit CRC lets about one corrupted line in 65,536 through)."""
 
 
 class FaultyDevice:
@@ -65,6 +68,7 @@ class FaultyDevice:
     def feed(self, data: bytes) -> bytes:
         out = bytearray()
         for reply in self.device.replies(self._corrupt(data)):
+            self.counts.rejections += reply.startswith(b"er ")
             if self._random.random() < self.plan.lose_reply_rate:
                 self.counts.lost_replies += 1
             else:
