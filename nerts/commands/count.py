@@ -156,6 +156,16 @@ def run(args: argparse.Namespace) -> int:
     backs, matcher = registered_backs(references, images, reader)
     counted = count_backs(image, reader, matcher)
     counts, cards = counted.counts, counted.cards
+    # First: cards left face up are the likeliest mistake, and explain the others.
+    if counted.faces_shown:
+        names = sorted((str(card.card) for card in counted.faces_shown), key=card_order)
+        log.warning(
+            "%s face up (%s): every card is counted for a back, so turn %s face down and "
+            "count again",
+            "1 counted card lies" if len(names) == 1 else f"{len(names)} counted cards lie",
+            " ".join(names),
+            "it" if len(names) == 1 else "them",
+        )
     if counted.too_close:
         log.warning(
             "%.0f%% of the cards found lie mostly under others, so cards are likely missed: "
@@ -170,15 +180,6 @@ def run(args: argparse.Namespace) -> int:
             "and count again",
             counted.uncounted,
             ", tinted red with --annotate" if args.annotate else "; --annotate shows them",
-        )
-    if counted.faces_shown:
-        names = sorted((str(card.card) for card in counted.faces_shown), key=card_order)
-        log.warning(
-            "%s face up (%s): every card is counted for a back, so turn %s face down and "
-            "count again",
-            "1 counted card lies" if len(names) == 1 else f"{len(names)} counted cards lie",
-            " ".join(names),
-            "it" if len(names) == 1 else "them",
         )
     unlike = unlike_cards(cards)
     # Cards mostly covered are measured on slivers, which look unlike their back's other cards:
