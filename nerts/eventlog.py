@@ -19,6 +19,18 @@ from referee.events import Event, Play, event_from_dict
 log = logging.getLogger(__name__)
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False)
+
+
+class _NotJsonNumber(ValueError):
+    pass
+
+
+def _refuse_constant(name: str) -> float:
+    raise _NotJsonNumber(name)
+
+
+# Python reads NaN and Infinity, which JSON does not have: written back, strict readers fail.
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
 _encode_text = json.encoder.encode_basestring  # what _ENCODER writes a string as, quotes included
 
 
@@ -95,7 +107,9 @@ def json_line(raw: bytes, path: Path, line_number: int) -> object:
     except UnicodeDecodeError:
         raise UserError(f"{path}:{line_number}: not UTF-8 text") from None
     try:
-        return json.loads(line)
+        return _DECODER.decode(line)
+    except _NotJsonNumber as error:
+        raise UserError(f"{path}:{line_number}: {error} is not a JSON number") from None
     except json.JSONDecodeError as error:
         raise UserError(f"{path}:{line_number}: not valid JSON ({error.msg})") from None
     except RecursionError:

@@ -79,6 +79,12 @@ def test_not_json_and_missing_file(tmp_path: Path, capsys) -> None:  # type: ign
     log.write_bytes(b'{"frame": 0, "t": 0, "type": "stuck"}\n\n{"frame": 1, "t": 0.1\xff}\n')
     status, _, err = run(capsys, "referee", str(log))
     assert status == 2 and f"{log}:3: not UTF-8 text" in err
+    # Python reads NaN, JSON has none: written back, strict readers would fail on the line.
+    log.write_text(
+        '{"frame": 0, "t": 0, "type": "stuck"}\n{"frame": 1, "t": 0, "type": "x", "v": NaN}\n'
+    )
+    status, _, err = run(capsys, "referee", str(log))
+    assert status == 2 and f"{log}:2: NaN is not a JSON number" in err
 
 
 def test_bad_option_is_a_clear_error(capsys) -> None:  # type: ignore[no-untyped-def]
