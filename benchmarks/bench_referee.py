@@ -48,24 +48,28 @@ def make_log(plays: int, seed: int = 1) -> list[dict[str, object]]:
             frame += rng.randint(1, 3)
             pile = rng.choice([p for p, rank in tops.items() if rank < 13])
             suit = "SHDC"[int(pile[1:]) % 4]
-            rank = tops[pile] + (1 if rng.random() > 0.05 else 3)  # some illegal
-            card = RANKS[min(rank, 13) - 1] + suit
+            rank = tops[pile] + 1
+            if rng.random() < 0.05 and rank + 2 <= 13:
+                rank += 2  # some illegal
+            card = RANKS[rank - 1] + suit
             racers = 1 + (rng.random() < 0.2) + (rng.random() < 0.05)
+            # A deck holds each card once: each pile is built from one seat's deck, and the
+            # other seats race it with jokers declared as the card.
+            owner = int(pile[1:]) // 4
             for racer in range(racers):
                 at = frame + rng.randint(0, 1) * racer
-                lines.append(
-                    {
-                        "frame": at,
-                        "t": at / FPS,
-                        "type": "play",
-                        "seat": rng.randrange(SEATS),
-                        "card": card,
-                        "pile": pile,
-                    }
-                )
+                play: dict[str, object] = {
+                    "frame": at,
+                    "t": at / FPS,
+                    "type": "play",
+                    "seat": (owner + racer) % SEATS,
+                    "card": card,
+                    "pile": pile,
+                }
+                lines.append(play | ({"joker": True} if racer else {}))
                 made += 1
             frame += 1
-            tops[pile] = min(rank, 13) if rank == tops[pile] + 1 else tops[pile]
+            tops[pile] = rank if rank == tops[pile] + 1 else tops[pile]
         frame += 2
         lines.append({"frame": frame, "t": frame / FPS, "type": "stuck"})
         lines.append({"frame": frame + 1, "t": (frame + 1) / FPS, "type": "stuck"})

@@ -115,6 +115,8 @@ class Joker:
 
     @classmethod
     def parse(cls, text: str) -> Joker:
+        if not isinstance(text, str):
+            raise InvalidCardError(f"not a joker: {text!r} (expected 'JK' or e.g. 'JK=5H')")
         if text.upper() == JOKER_TEXT:
             return cls()
         head, sep, declared = text.partition("=")

@@ -32,8 +32,11 @@ class IllegalReason(enum.Enum):
     WRONG_SUIT = "wrong_suit"
     WRONG_RANK = "wrong_rank"
     NOT_AN_ACE = "not_an_ace"
-    # Not in the contract's list: a card played after the round had already ended.
-    ROUND_OVER = "round_over"
+
+
+# Reasons earlier versions wrote, outside the contract's list; read as no reason (the verdicts of
+# a log are decided again anyway). "round_over": a play after the round ended, now `late`.
+RETIRED_REASONS = frozenset({"round_over"})
 
 
 @dataclass(frozen=True)
@@ -230,16 +233,17 @@ class _Reader:
         return value
 
     def number(self, key: str) -> float:
+        """A finite number, not negative (times are seconds from the first frame)."""
         value = self.data.get(key)
         if type(value) is float:
-            if math.isfinite(value):
+            if 0.0 <= value < math.inf:
                 return value
-        elif type(value) is int:
+        elif type(value) is int and value >= 0:
             try:
                 return float(value)
             except OverflowError:  # JSON allows integers of hundreds of digits
                 pass
-        raise self.fail(key, "a finite number")
+        raise self.fail(key, "a finite number >= 0")
 
     def text(self, key: str) -> str:
         value = self.data.get(key)
@@ -276,8 +280,10 @@ class _Reader:
             raise self.fail(key, "an object keyed by seat")
         result: dict[int, int] = {}
         for seat_text, number in value.items():
+            # Seats written as the writer writes them ("3"): "03" or "٣" would be another key.
             if (
-                not str(seat_text).isdecimal()
+                not (str(seat_text).isascii() and str(seat_text).isdecimal())
+                or str(int(seat_text)) != seat_text
                 or isinstance(number, bool)
                 or not isinstance(number, int)
             ):
@@ -291,7 +297,7 @@ def _seat_info(item: Any) -> SeatInfo:
         raise EventError(f"round_start: each of 'seats' must be an object, got {item!r}")
     reader = _Reader(item, "round_start seat")
     pile = None if item.get("nerts_pile") is None else reader.integer("nerts_pile", minimum=1)
-    return SeatInfo(reader.integer("seat"), str(item.get("back", "")), pile)
+    return SeatInfo(reader.integer("seat"), reader.text("back"), pile)
 
 
 def _round_start(r: _Reader, frame: int, t: float) -> RoundStart:
@@ -313,7 +319,7 @@ def _play(r: _Reader, frame: int, t: float) -> Play:
         r.card("card"),
         r.text("pile"),
         r.choice("verdict", Verdict),
-        r.choice("reason", IllegalReason),
+        None if r.data.get("reason") in RETIRED_REASONS else r.choice("reason", IllegalReason),
         bool(r.optional_bool("joker")),
     )
 

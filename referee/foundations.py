@@ -15,8 +15,9 @@ class FoundationPile:
     top: Rank
     # Frame in which the current top rank landed: a same-frame duplicate is a tie, a later one late.
     top_frame: int
-    # (owner seat, card) of every card that stays, bottom first; ties put two cards at one rank.
-    cards: list[tuple[int, Card]] = field(default_factory=list)
+    # (owner seat, card, frame it landed) of every card that stays, bottom first; ties put two
+    # cards at one rank.
+    cards: list[tuple[int, Card, int]] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
@@ -29,15 +30,22 @@ class FoundationPile:
     def place(self, seat: int, card: Card, frame: int) -> None:
         if card.rank != self.top:
             self.top, self.top_frame = card.rank, frame
-        self.cards.append((seat, card))
+        self.cards.append((seat, card, frame))
 
     def remove(self, seat: int, card: Card) -> bool:
-        """Takes a staying top card back off the pile (a player undoing a play); False if absent."""
-        if not self.holds_top(card) or (seat, card) not in self.cards:
+        """Takes a staying top card back off the pile (a player undoing a play); False if absent.
+        The top is then the card below, with the frame it landed in."""
+        if not self.holds_top(card):
             return False
-        self.cards.remove((seat, card))
-        if not any(c == card for _, c in self.cards):
-            self.top = Rank(self.top - 1) if self.top > Rank.ACE else self.top
+        for index in range(len(self.cards) - 1, -1, -1):
+            if self.cards[index][:2] == (seat, card):
+                del self.cards[index]
+                break
+        else:
+            return False
+        if self.cards and self.cards[-1][1].rank != self.top:
+            _, below, landed = self.cards[-1]
+            self.top, self.top_frame = below.rank, landed
         return True
 
     @property

@@ -36,6 +36,7 @@ class GameReferee:
         self._new_game()
         self.round: RoundReferee | None = None
         self._frame: int | None = None
+        self._t = 0.0
         self._pending: list[Event] = []
 
     def _new_game(self) -> None:
@@ -50,6 +51,7 @@ class GameReferee:
                 f"{event.TYPE} at frame {event.frame} comes after frame {self._frame}: "
                 "events must be in frame order"
             )
+        self._check_time(event)
         if isinstance(event, DERIVED_TYPES):
             return []
         out: list[Event] = []
@@ -58,6 +60,23 @@ class GameReferee:
             self._frame = event.frame
         self._pending.append(event)
         return out
+
+    def _check_time(self, event: Event) -> None:
+        """A frame has one timestamp, and time does not run backwards (the Nerts call's grace
+        is measured in it)."""
+        if event.frame == self._frame and event.t != self._t:
+            raise EventError(
+                f"{event.TYPE} at frame {event.frame} has t {event.t}, another event of that "
+                f"frame {self._t}: a frame has one timestamp",
+                event,
+            )
+        if self._frame is not None and event.t < self._t:
+            raise EventError(
+                f"{event.TYPE} at frame {event.frame} has t {event.t}, before frame "
+                f"{self._frame}'s {self._t}: timestamps must not go back",
+                event,
+            )
+        self._t = event.t
 
     def finish(self) -> list[Event]:
         """The end of the input: refereed events still held, and the end of a called round."""

@@ -23,6 +23,12 @@ class RuleOptions:
     in_air_grace_s: float = DEFAULT_IN_AIR_GRACE_S
 
     def __post_init__(self) -> None:
+        for name in ("target_score", "caller_bonus", "nerts_pile_size"):
+            value = getattr(self, name)
+            if type(value) is not int:  # bool is an int, and NaN compares false to everything
+                raise RefereeInputError(f"{name} must be a whole number, got {value!r}")
+        if type(self.in_air_grace_s) not in (int, float):
+            raise RefereeInputError(f"in_air_grace_s must be a number, got {self.in_air_grace_s!r}")
         if self.target_score <= 0:
             raise RefereeInputError(f"target score must be positive, got {self.target_score}")
         if self.caller_bonus < 0:

@@ -3,6 +3,10 @@
 Plays are judged frame by frame. The earlier frame wins a place on a pile; a card that wanted a
 place already taken in an earlier frame is `late`; cards of the same rank and suit that reach the
 same place in the same frame are all `tie` and all stay.
+
+A frame's events happened at once as far as the camera can tell, so their order in the log says
+nothing: they are judged in an order of their own (`judging_key`; plays from the lowest rank up,
+as cards landing together on one pile must have landed) and given back in the log's order.
 """
 
 from __future__ import annotations
@@ -10,8 +14,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import cast
 
+from referee.cards import Suit
 from referee.errors import EventError
 from referee.events import (
     Event,
@@ -30,6 +34,28 @@ from referee.foundations import FoundationPile, why_illegal
 from referee.options import RuleOptions
 from referee.scoring import round_score
 
+_SUITS = list(Suit)
+
+
+def judging_key(event: Event) -> tuple[object, ...]:
+    """Where `event` comes in the order a frame's events are judged in. Nerts counts first (a
+    call needs its empty pile counted; a seat's smaller count last), then plays by rank (cards
+    landing together on one pile must have landed so), take-backs of what was played, calls, and
+    a stuck last (a play in its frame is progress). The camera cannot order the rest (two Aces
+    wanting one new pile, two calls at once), so suit (S, H, D, C), then seat decides: the same
+    table, the same verdicts."""
+    if isinstance(event, NertsCount):
+        return 0, event.seat, -event.remaining
+    if isinstance(event, Play):
+        card = event.card
+        return 1, card.rank, _SUITS.index(card.suit), event.seat, event.joker, event.pile
+    if isinstance(event, TakeBack):
+        card = event.card
+        return 2, card.rank, _SUITS.index(card.suit), event.seat, event.pile
+    if isinstance(event, NertsCall):
+        return 3, event.seat
+    return (4,) if isinstance(event, Stuck) else (5,)
+
 
 class RoundReferee:
     """Referees the events of one round, one frame at a time (`referee_frame`)."""
@@ -39,6 +65,8 @@ class RoundReferee:
         self.options = options
         self.seats = tuple(info.seat for info in start.seats)
         self.piles: dict[str, FoundationPile] = {}
+        # Complete piles whose place a new pile has taken (their cards still score).
+        self.set_aside: list[FoundationPile] = []
         self.nerts_left = {seat: start.pile_size(seat) for seat in self.seats}
         self.foundation = dict.fromkeys(self.seats, 0)
         # Late and illegal cards still lying on a pile, waiting for their owner to take them back.
@@ -48,7 +76,11 @@ class RoundReferee:
         self.ended: RoundEnd | None = None
         self.stuck_without_progress = False
         self.last_seen = (start.frame, start.t)
-        # Indices, in this frame's output, of the plays that put each pile's top there this frame.
+        # Every (seat, card) staying on a foundation, jokers aside: a deck holds each card once.
+        self.staying: Counter[tuple[int, str]] = Counter()
+        # Each event's refereed output, in this frame's log order; and for each pile, which of
+        # those plays put its top there this frame (they become ties if another one joins).
+        self._results: list[list[Event]] = []
         self._placed_this_frame: dict[str, list[int]] = {}
 
     @property
@@ -56,15 +88,25 @@ class RoundReferee:
         return self.start.round
 
     def referee_frame(self, events: Sequence[Event]) -> list[Event]:
-        """Judges one frame's events in order; returns them with verdicts, plus derived events."""
-        out: list[Event] = []
+        """Judges one frame's events (all of one frame and time) in `judging_key`'s order;
+        returns them in their given order with verdicts, each followed by the events it caused,
+        after the end of the round if the frame comes too late after a Nerts call."""
+        if not events:
+            return []
+        first: list[Event] = []
+        if self.ended is None and self._call_window_closed(events[0].t):
+            first.append(self._end_round())
+        if self.ended is None:
+            self.last_seen = (events[0].frame, events[0].t)
+        self._results = [[] for _ in events]
         self._placed_this_frame = {}
-        for event in events:
-            if self.ended is None and self._call_window_closed(event.t):
-                out.append(self._end_round())
-            self.last_seen = (event.frame, event.t) if self.ended is None else self.last_seen
-            self._handle(event, out)
-        return out
+        # Most frames hold one event.
+        order = (
+            sorted(range(len(events)), key=lambda i: judging_key(events[i])) if events[1:] else [0]
+        )
+        for index in order:
+            self._handle(events[index], self._results[index], index)
+        return first + [event for result in self._results for event in result]
 
     def finish(self) -> RoundEnd | None:
         """At the end of the input: ends a round whose Nerts call was made; else none."""
@@ -78,10 +120,10 @@ class RoundReferee:
 
     # ---- events ----------------------------------------------------------------------------
 
-    def _handle(self, event: Event, out: list[Event]) -> None:
+    def _handle(self, event: Event, out: list[Event], index: int) -> None:
         if isinstance(event, Play):
             self._check_seat(event.seat, event)
-            self._play(event, out)
+            self._play(event, out, index)
         elif isinstance(event, TakeBack):
             self._check_seat(event.seat, event)
             self._take_back(event)
@@ -109,17 +151,19 @@ class RoundReferee:
                 event,
             )
 
-    def _play(self, play: Play, out: list[Event]) -> None:
-        if self.ended is not None:
-            out.append(self._ruled(play, Verdict.ILLEGAL, IllegalReason.ROUND_OVER))
-            return
+    def _play(self, play: Play, out: list[Event], index: int) -> None:
+        self._check_one_of_each(play)
         pile = self.piles.get(play.pile)
+        if pile is not None and pile.complete and not pile.holds_top(play.card):
+            pile = None  # a complete pile was set aside: its place may start a new one
         if pile is not None and pile.holds_top(play.card):
-            if pile.top_frame == play.frame:
+            if self.ended is None and pile.top_frame == play.frame:
                 placed = self._placed_this_frame.setdefault(play.pile, [])
-                for index in placed:
-                    out[index] = self._ruled(cast(Play, out[index]), Verdict.TIE)
-                placed.append(len(out))
+                for other in placed:
+                    tied = self._results[other][0]
+                    assert isinstance(tied, Play)
+                    self._results[other][0] = self._ruled(tied, Verdict.TIE)
+                placed.append(index)
                 self._stay(pile, play)
                 out.append(self._ruled(play, Verdict.TIE))
             else:
@@ -131,14 +175,36 @@ class RoundReferee:
             self._await_take_back(play)
             out.append(self._ruled(play, Verdict.ILLEGAL, reason))
             return
+        if self.ended is not None:
+            # Legal, but after the round ended: too late to count, as a lost race is.
+            out.append(self._ruled(play, Verdict.LATE))
+            return
         if pile is None:
+            if play.pile in self.piles:
+                self.set_aside.append(self.piles[play.pile])
             pile = FoundationPile(play.pile, play.card.suit, play.card.rank, play.frame)
             self.piles[play.pile] = pile
-        self._placed_this_frame[play.pile] = [len(out)]
+        self._placed_this_frame[play.pile] = [index]
         self._stay(pile, play)
         out.append(self._ruled(play, Verdict.ACCEPTED))
         if pile.complete:
             out.append(PileComplete(play.frame, play.t, play.pile, pile.suit))
+
+    def _check_one_of_each(self, play: Play) -> None:
+        """A deck holds each card once: a seat's card already staying on a foundation cannot be
+        played again (a joker can stand for it)."""
+        if not play.joker and self.staying[(play.seat, str(play.card))]:
+            where = next(
+                pile.pile_id
+                for pile in [*self.piles.values(), *self.set_aside]
+                if any(seat == play.seat and card == play.card for seat, card, _ in pile.cards)
+            )
+            raise EventError(
+                f"play at frame {play.frame}: seat {play.seat}'s {play.card} already lies on "
+                f"foundation {where!r}; a deck holds each card once (a joker played for it "
+                'needs "joker": true)',
+                play,
+            )
 
     @staticmethod
     def _ruled(play: Play, verdict: Verdict, reason: IllegalReason | None = None) -> Play:
@@ -149,6 +215,8 @@ class RoundReferee:
 
     def _stay(self, pile: FoundationPile, play: Play) -> None:
         pile.place(play.seat, play.card, play.frame)
+        if not play.joker:
+            self.staying[(play.seat, str(play.card))] += 1
         self.foundation[play.seat] += 1
         self.stuck_without_progress = False
 
@@ -164,6 +232,8 @@ class RoundReferee:
         pile = self.piles.get(event.pile)
         if pile is not None and pile.remove(event.seat, event.card):
             self.foundation[event.seat] -= 1
+            if self.staying[key[:2]]:
+                self.staying[key[:2]] -= 1
             if pile.empty:
                 del self.piles[event.pile]
 

@@ -56,3 +56,9 @@ def test_undeclared_joker() -> None:
     assert str(Joker()) == "JK" and parse_any("JK") == Joker()
     with pytest.raises(InvalidCardError):
         Joker.parse("JK=ZZ")
+
+
+@pytest.mark.parametrize("text", [5, None, ["JK"]])
+def test_a_joker_that_is_no_text_is_an_input_error(text: object) -> None:
+    with pytest.raises(InvalidCardError, match="not a joker"):
+        Joker.parse(text)  # type: ignore[arg-type]

@@ -37,6 +37,7 @@ def test_unknown_keys_are_ignored() -> None:
         ({"t": True}, "'t' must be a finite number"),
         ({"t": float("nan")}, "'t' must be a finite number"),
         ({"t": 10**400}, "'t' must be a finite number"),  # too large for a float
+        ({"t": -0.5}, "'t' must be a finite number >= 0"),
         ({"card": "11H"}, "play: 'card': not a card: '11H'"),
         ({"seat": None}, "'seat' must be an integer"),
         ({"verdict": "maybe"}, "'verdict' must be one of"),
@@ -64,3 +65,25 @@ def test_round_start_needs_distinct_seats() -> None:
     }
     with pytest.raises(EventError, match="distinct seats"):
         event_from_dict(data)
+
+
+def test_round_start_seats_need_a_back() -> None:
+    data = {"frame": 0, "t": 0, "type": "round_start", "round": 1, "nerts_pile": 13}
+    for back in [None, 7, ""]:
+        seat = {"seat": 0} if back is None else {"seat": 0, "back": back}
+        with pytest.raises(EventError, match="'back' must be a non-empty string"):
+            event_from_dict({**data, "seats": [seat]})
+
+
+def test_seats_in_scores_are_written_one_way() -> None:
+    end = {"frame": 9, "t": 1, "type": "round_end", "round": 1, "foundation": {"0": 1}}
+    end |= {"nerts_left": {"0": 0}}
+    assert event_from_dict({**end, "scores": {"0": 1}}).to_dict()["scores"] == {"0": 1}
+    for seat in ["00", "\u0663", "+1", " 1"]:
+        with pytest.raises(EventError, match="'scores' must be an object of seat number"):
+            event_from_dict({**end, "scores": {seat: 1}})
+
+
+def test_a_reason_of_earlier_versions_is_read_as_none() -> None:
+    old = {**PLAY, "verdict": "illegal", "reason": "round_over"}
+    assert event_from_dict(old).to_dict() == {**PLAY, "verdict": "illegal"}

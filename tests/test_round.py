@@ -1,8 +1,12 @@
 from __future__ import annotations
 
+import re
+from dataclasses import replace
+
 import pytest
 
-from referee.errors import EventError
+from referee.cards import Card, Rank, Suit
+from referee.errors import EventError, RefereeInputError
 from referee.events import (
     Event,
     GameEnd,
@@ -12,6 +16,8 @@ from referee.events import (
     RoundStart,
     SeatInfo,
 )
+from referee.foundations import FoundationPile
+from referee.options import RuleOptions
 from tests.helpers import call, count, play, referee, round_ends, start, stuck, take_back, verdicts
 
 RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
@@ -68,13 +74,18 @@ def test_same_frame_aces_on_different_piles_both_start_piles() -> None:
     assert verdicts(out) == ["0:AC:accepted", "1:AC:accepted"]
 
 
-def test_king_completes_pile_once_and_then_nothing_fits() -> None:
+def test_king_completes_pile_once_and_its_place_takes_a_new_pile() -> None:
     events = [start()] + [play(i + 1, i % 2, r + "D") for i, r in enumerate(RANKS)]
-    events += [play(14, 1, "KD"), play(20, 0, "AD")]
+    events += [play(14, 1, "KD"), play(20, 0, "2D"), play(21, 1, "AD"), play(22, 0, "2D")]
     out = referee(events)
     completes = [e for e in out if isinstance(e, PileComplete)]
     assert [(c.frame, c.pile, str(c.suit)) for c in completes] == [(13, "F0", "D")]
-    assert verdicts(out)[-2:] == ["1:KD:late", "0:AD:illegal:wrong_rank"]
+    assert verdicts(out)[-4:] == [
+        "1:KD:late",
+        "0:2D:illegal:not_an_ace",
+        "1:AD:accepted",
+        "0:2D:accepted",
+    ]
 
 
 def test_king_tie_completes_once() -> None:
@@ -103,7 +114,7 @@ def test_valid_call_ends_round_with_cards_in_the_air() -> None:
         play(60, 1, "3H"),
     ]  # 1 s after: the round is over
     out = referee(events)
-    assert verdicts(out) == ["0:AH:accepted", "1:2H:accepted", "1:3H:illegal:round_over"]
+    assert verdicts(out) == ["0:AH:accepted", "1:2H:accepted", "1:3H:late"]
     (end,) = round_ends(out)
     assert (end.frame, end.foundation, end.nerts_left) == (40, {0: 1, 1: 1}, {0: 0, 1: 13})
     assert end.scores == {0: 1, 1: 1 - 26}
@@ -119,7 +130,7 @@ def test_score_identity_with_caller_bonus_kept_apart() -> None:
 def test_stuck_twice_without_progress_ends_the_round() -> None:
     out = referee([start(), stuck(10), play(11, 0, "AS"), stuck(20), stuck(30), play(31, 0, "2S")])
     assert [e.frame for e in round_ends(out)] == [30]
-    assert verdicts(out)[-1] == "0:2S:illegal:round_over"
+    assert verdicts(out)[-1] == "0:2S:late"
 
 
 def test_nerts_count_progress_resets_stuck() -> None:
@@ -176,6 +187,58 @@ def test_events_out_of_frame_order_are_an_input_error() -> None:
         referee([start(), play(9, 0, "AH"), play(3, 1, "AS")])
 
 
+def test_time_running_back_or_two_times_in_a_frame_are_input_errors() -> None:
+    with pytest.raises(EventError, match=re.escape("frame 9 has t 0.1, before frame 5's 0.5")):
+        referee([start(), replace(play(5, 0, "AH"), t=0.5), replace(play(9, 1, "AS"), t=0.1)])
+    with pytest.raises(
+        EventError, match=re.escape("frame 5 has t 0.6, another event of that frame 0.5")
+    ):
+        referee([start(), replace(play(5, 0, "AH"), t=0.5), replace(play(5, 1, "AS"), t=0.6)])
+
+
+def test_a_seats_staying_card_played_again_is_an_input_error() -> None:
+    with pytest.raises(EventError, match="frame 4: seat 0's AH already lies on foundation 'F0'"):
+        referee([start(), play(1, 0, "AH"), play(4, 0, "AH", "F1")])
+    with pytest.raises(EventError, match="frame 1: seat 0's AH already lies"):
+        referee([start(), play(1, 0, "AH"), play(1, 0, "AH")])
+    # A joker may stand for it; a card taken back, or one that never stayed, may come again.
+    undone = [take_back(2, 0, "AH"), play(3, 0, "AH", "F2")]
+    joker = replace(play(4, 0, "AH", "F1"), joker=True)
+    out = referee([start(), play(1, 0, "AH"), *undone, joker, play(5, 0, "3S"), play(6, 0, "3S")])
+    assert verdicts(out) == [
+        "0:AH:accepted",
+        "0:AH:accepted",
+        "0:AH:accepted",
+        "0:3S:illegal:not_an_ace",
+        "0:3S:illegal:not_an_ace",
+    ]
+
+
+def test_a_frames_plays_are_judged_from_the_lowest_rank_whatever_their_order() -> None:
+    out = referee([start(), play(1, 0, "AH"), play(2, 0, "3H"), play(2, 0, "2H"), play(2, 1, "2H")])
+    assert verdicts(out) == ["0:AH:accepted", "0:3H:accepted", "0:2H:tie", "1:2H:tie"]
+    # A card taken back in the frame of a race is taken back after it: the late card stays late.
+    race = [play(2, 0, "2H"), take_back(2, 0, "2H"), play(2, 1, "AH")]
+    out = referee([start(), play(1, 0, "AH"), *race, play(3, 1, "2H")])
+    assert verdicts(out) == ["0:AH:accepted", "0:2H:accepted", "1:AH:late", "1:2H:accepted"]
+
+
+def test_two_aces_wanting_one_new_pile_in_a_frame_go_by_suit() -> None:
+    expected = ["0:AH:illegal:wrong_suit", "1:AS:accepted"]
+    assert verdicts(referee([start(), play(1, 0, "AH"), play(1, 1, "AS")])) == expected
+    assert verdicts(referee([start(), play(1, 1, "AS"), play(1, 0, "AH")])) == expected[::-1]
+
+
+def test_a_take_back_leaves_the_card_below_on_top_with_its_own_frame() -> None:
+    pile = FoundationPile("F0", Suit.HEARTS, Rank.ACE, 1)
+    pile.place(0, Card.parse("AH"), 1)
+    pile.place(1, Card.parse("2H"), 2)
+    pile.place(0, Card.parse("2H"), 2)
+    assert pile.remove(0, Card.parse("2H")) and (pile.top, pile.top_frame) == (Rank.TWO, 2)
+    assert pile.remove(1, Card.parse("2H")) and (pile.top, pile.top_frame) == (Rank.ACE, 1)
+    assert not pile.remove(1, Card.parse("2H"))
+
+
 def test_play_before_round_start_is_an_input_error() -> None:
     with pytest.raises(EventError, match="before any round_start"):
         referee([play(1, 0, "AH")])
@@ -214,3 +277,18 @@ def test_round_start_ends_an_unfinished_round() -> None:
     out = referee([start(), play(1, 0, "AH"), start(50, round_number=2)])
     ends = [e for e in out if isinstance(e, RoundEnd)]
     assert [(e.round, e.frame, e.scores) for e in ends] == [(1, 1, {0: 1 - 26, 1: -26})]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"target_score": float("nan")},
+        {"target_score": "100"},
+        {"caller_bonus": True},
+        {"nerts_pile_size": 2.5},
+        {"in_air_grace_s": "0.5"},
+    ],
+)
+def test_rule_options_of_the_wrong_kind_are_input_errors(options: dict[str, object]) -> None:
+    with pytest.raises(RefereeInputError, match="must be a"):
+        RuleOptions(**options)  # type: ignore[arg-type]

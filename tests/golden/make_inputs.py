@@ -90,7 +90,9 @@ king = (
     + [play(10 + 10 * i, i % 2, r + "C", "F0") for i, r in enumerate(suit)]
     + [
         play(200, 1, "KC", "F0"),
-        play(210, 0, "AC", "F0"),
+        # The complete pile is set aside: its place takes only a new pile's Ace.
+        play(210, 0, "2C", "F0"),
+        play(220, 1, "AC", "F0"),
         ev(300, "stuck"),
         play(320, 1, "AS", "F1"),
         ev(400, "stuck"),
