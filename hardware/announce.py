@@ -21,8 +21,10 @@ What each event sends (`box_commands`); seats are those of the events, colours R
 - `nerts_call` valid: NERTS <seat>; not valid: BUZZ ILLEGAL, SHOW "Seat <s>: not out yet".
 - `stuck`: BUZZ STUCK, SHOW "Stuck: move stocks".
 - `round_end`: BUZZ ROUND, SCORE <seat> <game total> for every seat, SHOW with the leader(s).
-  Totals are the sums of the round scores this announcer has seen.
+  Totals are the sums of the round scores (and house-rule `bonus`) this announcer has seen since
+  the last `game_end`, as the referee's own totals are.
 - `game_end`: BUZZ WIN, LIGHT <winner> gold PULSE, SHOW "Seat <s> wins: <total>".
+A `SHOW` text too long for one line is cut to fit (the display shows 16 characters or more).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from collections.abc import Callable, Mapping
 from typing import Self
 
 from hardware.driver import BoxDriver, CommandRejected, Delivery
+from hardware.framing import MAX_LINE_BYTES, MAX_SEQUENCE, encode_command
 from hardware.lifecycle import Service
 from hardware.ports import check_url
 
@@ -46,6 +49,18 @@ WINNER_COLOUR = "FFD700"
 
 class _MalformedEvent(Exception):
     pass
+
+
+# The longest SHOW text a line holds, whatever its number.
+SHOW_TEXT_MAX = MAX_LINE_BYTES - len(encode_command(MAX_SEQUENCE, "SHOW "))
+# More seats level at the top than this are counted, not named.
+LEADERS_NAMED_MAX = 3
+
+
+def _show(text: str) -> str:
+    """A SHOW command of `text`, cut to fit one line, with what the box cannot show replaced."""
+    shown = "".join(char if " " <= char <= "~" and char != "*" else "?" for char in text)
+    return f"SHOW {shown[:SHOW_TEXT_MAX]}"
 
 
 def _seat(event: Mapping[str, object], key: str = "seat") -> int:
@@ -74,6 +89,7 @@ class BoxCommands:
     def __init__(self) -> None:
         self.totals: dict[int, int] = {}
         self._lit: set[int] = set()
+        self._game_over = False
 
     def for_event(self, event: Mapping[str, object]) -> list[str]:
         """The commands for one event; [] for types the box has nothing to say about."""
@@ -87,25 +103,30 @@ class BoxCommands:
         kind = event.get("type")
         if kind == "round_start":
             self._lit.clear()
-            return ["RESET", f"SHOW Round {event.get('round', '')}".rstrip()]
+            if self._game_over:  # a new game
+                self.totals.clear()
+                self._game_over = False
+            return ["RESET", _show(f"Round {event.get('round', '')}".rstrip())]
         if kind == "play":
             return self._play(_seat(event), event.get("verdict"))
         if kind == "nerts_call":
             seat = _seat(event)
             if event.get("valid") is True:
                 return [f"NERTS {seat}"]
-            return ["BUZZ ILLEGAL", f"SHOW Seat {seat}: not out yet"]
+            return ["BUZZ ILLEGAL", _show(f"Seat {seat}: not out yet")]
         if kind == "stuck":
-            return ["BUZZ STUCK", "SHOW Stuck: move stocks"]
+            return ["BUZZ STUCK", _show("Stuck: move stocks")]
         if kind == "round_end":
-            return self._round_end(_points_by_seat(event, "scores"))
+            bonus = _points_by_seat(event, "bonus") if "bonus" in event else {}
+            return self._round_end(_points_by_seat(event, "scores"), bonus)
         if kind == "game_end":
             winner = _seat(event, "winner")
             totals = _points_by_seat(event, "totals") if "totals" in event else self.totals
+            self._game_over = True
             return [
                 "BUZZ WIN",
                 f"LIGHT {winner} {WINNER_COLOUR} PULSE",
-                f"SHOW Seat {winner} wins: {totals.get(winner, 0)}",
+                _show(f"Seat {winner} wins: {totals.get(winner, 0)}"),
             ]
         return []
 
@@ -121,9 +142,9 @@ class BoxCommands:
             return [f"LIGHT {seat} OFF"]
         return []
 
-    def _round_end(self, scores: dict[int, int]) -> list[str]:
+    def _round_end(self, scores: dict[int, int], bonus: dict[int, int]) -> list[str]:
         for seat, points in scores.items():
-            self.totals[seat] = self.totals.get(seat, 0) + points
+            self.totals[seat] = self.totals.get(seat, 0) + points + bonus.get(seat, 0)
         commands = ["BUZZ ROUND"]
         commands += [f"SCORE {seat} {total}" for seat, total in sorted(self.totals.items())]
         if self.totals:
@@ -131,9 +152,11 @@ class BoxCommands:
             leaders = [str(seat) for seat, total in sorted(self.totals.items()) if total == best]
             if len(leaders) == 1:
                 who = f"Seat {leaders[0]} leads"
-            else:
+            elif len(leaders) <= LEADERS_NAMED_MAX:
                 who = f"Seats {','.join(leaders)} lead"
-            commands.append(f"SHOW {who}: {best}")
+            else:
+                who = f"{len(leaders)} seats lead"
+            commands.append(_show(f"{who}: {best}"))
         return commands
 
 

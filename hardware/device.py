@@ -191,7 +191,9 @@ class BoxDevice:
             seat = self._seat(args[0])
             state.nerts_caller = seat
             colour = state.lights[seat].colour
-            state.lights[seat] = Light(NERTS_COLOUR if colour == LIGHT_OFF else colour, "BLINK")
+            # A light set to black is off too (as the firmware has it): blink a colour one sees.
+            dark = colour in (LIGHT_OFF, "000000")
+            state.lights[seat] = Light(NERTS_COLOUR if dark else colour, "BLINK")
             state.buzzer = "NERTS"
         elif name in ("PING", "RESET", "LIGHT", "BUZZ", "SCORE", "NERTS", "HELLO"):
             raise CommandError("ARG")

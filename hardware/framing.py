@@ -50,8 +50,10 @@ def encode_device_line(text: str) -> bytes:
 
 
 def check_command_text(text: str) -> str:
-    """Return `text` if it can travel as a command with any number, else raise ValueError."""
-    if not _PRINTABLE.fullmatch(text) or text != text.strip() or "  " in text:
+    """Return `text` if it can travel as a command with any number, else raise ValueError.
+    Words are separated by single spaces, but a `SHOW`'s text is the rest of the line."""
+    spaced = not text.startswith("SHOW ") and (text != text.strip() or "  " in text)
+    if not _PRINTABLE.fullmatch(text) or spaced:
         raise ValueError(
             f"command {text!r} must be printable ASCII words separated by single spaces, no '*'"
         )

@@ -15,7 +15,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from hardware.framing import encode_command, next_sequence
+from hardware.framing import MAX_SEQUENCE, encode_command, next_sequence
 
 log = logging.getLogger(__name__)
 
@@ -26,11 +26,19 @@ RESEND_TIMEOUT_S = 0.250
 # running the command twice (the reconnection's handshake resets the box's memory of numbers).
 MAX_SILENT_RESENDS = 5
 # The number the host's handshake carries (any is allowed); the commands after it follow on.
-HANDSHAKE_SEQUENCE = 1
+# Not 1: after a box reset the host numbers its commands from 1, and a late `ok` to a copy of a
+# handshake numbered so would settle the renumbered first command, which the box then takes for
+# a duplicate of that handshake and never runs. Half-way round, it is 32,767 commands away.
+HANDSHAKE_SEQUENCE = 32768
 
 _IDENTITY = re.compile(r"nertsbox (\S+) seats=([0-9]+)")
 
 Ticket = TypeVar("Ticket")
+
+
+def _sequence(word: str) -> bool:
+    """Whether `word` is a sequence number (1 to 65535); a reply with another is unparsable."""
+    return word.isascii() and word.isdecimal() and 1 <= int(word) <= MAX_SEQUENCE
 
 
 @dataclass(frozen=True)
@@ -118,7 +126,7 @@ class HostProtocol(Generic[Ticket]):
                 self._transmit(now, actions)
         elif words[0] == "BTN" and len(words) == 2 and words[1].isdecimal():
             actions.buttons.append(int(words[1]))
-        elif words[0] in ("ok", "er", "rs") and len(words) >= 2 and words[1].isdecimal():
+        elif words[0] in ("ok", "er", "rs") and len(words) >= 2 and _sequence(words[1]):
             self._on_reply(words[0], int(words[1]), words[2:], now, actions)
         else:
             log.debug("box line ignored: %r", text)

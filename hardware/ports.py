@@ -16,6 +16,7 @@ import serial
 import serial.tools.list_ports
 
 from hardware.framing import LineSplitter, encode_command, parse_device_line
+from hardware.host_protocol import HANDSHAKE_SEQUENCE, RESEND_TIMEOUT_S
 
 log = logging.getLogger(__name__)
 
@@ -24,8 +25,10 @@ BAUD_RATE = 115200
 READ_POLL_S = 0.010
 # A write that cannot complete in this time fails (and the command is resent later).
 WRITE_TIMEOUT_S = 0.100
-# How long auto-detection waits for each port's `ID` reply.
-DETECT_REPLY_TIMEOUT_S = 2.0
+# How long auto-detection waits for each port's `ID` reply or power-up `HELLO`: opening the
+# port resets an Uno or Nano, whose bootloader then listens for about a second before the
+# firmware starts and prints `HELLO`; the handshake is sent again every `RESEND_TIMEOUT_S`.
+DETECT_REPLY_TIMEOUT_S = 2.5
 AUTO_URL = "auto"
 # TCP port numbers, for socket:// URLs and the emulator's --tcp (0 lets the system pick).
 MAX_TCP_PORT = 65535
@@ -104,13 +107,16 @@ def _answers_as_box(device: str) -> bool:
         log.debug("auto-detect: %s: %s", device, error)
         return False
     try:
-        port.write(encode_command(1, "HELLO"))
         splitter = LineSplitter()
         deadline = time.monotonic() + DETECT_REPLY_TIMEOUT_S
-        while time.monotonic() < deadline:
+        resend_at = 0.0
+        while (now := time.monotonic()) < deadline:
+            if now >= resend_at:
+                port.write(encode_command(HANDSHAKE_SEQUENCE, "HELLO"))
+                resend_at = now + RESEND_TIMEOUT_S
             for line in splitter.feed(port.read(64)):
                 text = parse_device_line(line)
-                if text is not None and text.startswith("ID nertsbox "):
+                if text is not None and text.startswith(("ID nertsbox ", "HELLO nertsbox ")):
                     return True
     except PortError as error:
         log.debug("auto-detect: %s: %s", device, error)

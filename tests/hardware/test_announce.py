@@ -12,6 +12,7 @@ from hardware.announce import BoxAnnouncer, BoxCommands
 from hardware.device import BoxDevice, Light
 from hardware.emulator import TcpEmulator
 from hardware.faults import FaultPlan, FaultyDevice
+from hardware.framing import check_command_text, encode_command, encode_device_line
 
 GAME = [
     {"frame": 0, "t": 0.0, "type": "round_start", "round": 1, "seats": [], "nerts_pile": 13},
@@ -138,3 +139,39 @@ def test_absent_box_never_blocks_and_exit_is_bounded(caplog: pytest.LogCaptureFi
 def test_a_url_pyserial_does_not_know_is_refused_at_once() -> None:
     with pytest.raises(ValueError, match="not a serial port URL"):
         BoxAnnouncer("nonsense://box")
+
+
+def round_end(scores: dict[str, int], **bonus: dict[str, int]) -> dict[str, object]:
+    return {"type": "round_end", "round": 1, "scores": scores, **bonus}
+
+
+def test_totals_count_the_callers_bonus_and_start_again_with_a_new_game() -> None:
+    mapper = BoxCommands()
+    first = mapper.for_event(round_end({"0": 1, "1": 0}, bonus={"0": 10, "1": 0}))
+    assert first[1:3] == ["SCORE 0 11", "SCORE 1 0"]
+    mapper.for_event({"type": "game_end", "totals": {"0": 11, "1": 0}, "winner": 0})
+    mapper.for_event({"type": "round_start", "round": 1})
+    assert mapper.for_event(round_end({"0": 2, "1": 3}))[1:4] == [
+        "SCORE 0 2",
+        "SCORE 1 3",
+        "SHOW Seat 1 leads: 3",
+    ]
+
+
+def test_every_show_fits_a_line_and_many_leaders_are_counted() -> None:
+    mapper = BoxCommands()
+    level = mapper.for_event(round_end({str(seat): 0 for seat in range(16)}))
+    assert level[-1] == "SHOW 16 seats lead: 0"
+    long_round = mapper.for_event({"type": "round_start", "round": 10**60})[1]
+    odd_round = mapper.for_event({"type": "round_start", "round": "2*\u00e9"})[1]
+    assert odd_round == "SHOW Round 2??"
+    for command in [*level, long_round, odd_round]:
+        assert check_command_text(command) == command
+
+
+def test_a_nerts_call_blinks_a_light_set_to_black_in_white_as_the_firmware_does() -> None:
+    device = BoxDevice()
+    device.power_up()
+    for seq, text in enumerate(["LIGHT 0 000000", "NERTS 0", "LIGHT 1 00FF00", "NERTS 1"], 1):
+        assert device.feed(encode_command(seq, text)) == encode_device_line(f"ok {seq}")
+    assert device.state.lights[:2] == [Light("FFFFFF", "BLINK"), Light("00FF00", "BLINK")]

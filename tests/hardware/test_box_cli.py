@@ -54,9 +54,9 @@ def test_a_bad_command_in_a_file_is_named_by_its_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     commands = tmp_path / "commands.txt"
-    commands.write_text("PING\n\nSHOW  two spaces\n", encoding="ascii")
+    commands.write_text("PING\n\nLIGHT  0 OFF\n", encoding="ascii")
     assert main(["box", "send", "--port", "loop://", "--file", str(commands)]) == 2
-    assert f"{commands}:3: command 'SHOW  two spaces' must be" in capsys.readouterr().err
+    assert f"{commands}:3: command 'LIGHT  0 OFF' must be" in capsys.readouterr().err
 
 
 def test_send_exits_1_when_a_command_is_rejected(
@@ -100,6 +100,28 @@ def test_box_test_lights_every_seat_and_beeps(box: tuple[TcpEmulator, BoxDevice]
         "FF0000", "00FF00", "0000FF", "FFFF00",
     ]  # fmt: skip
     assert executed(device)[-1] == "BUZZ BEEP"
+
+
+class IdLostOnce(BoxDevice):
+    """A box whose first ID line is lost on the wire."""
+
+    lost = 0
+
+    def handle_line(self, line: bytes) -> bytes:
+        replies = super().handle_line(line)
+        if not self.lost and b"ID nertsbox" in replies:
+            self.lost += 1
+            replies = b"".join(
+                line for line in replies.splitlines(keepends=True) if b"ID nertsbox" not in line
+            )
+        return replies
+
+
+def test_box_test_asks_again_when_the_id_line_is_lost() -> None:
+    device = IdLostOnce()
+    with TcpEmulator(FaultyDevice(device, FaultPlan())) as emulator:
+        assert main(["box", "test", "--port", emulator.url]) == 0
+    assert device.lost == 1 and device.state.lights[3].colour == "FFFF00"
 
 
 EXIT_WAIT_S = 30

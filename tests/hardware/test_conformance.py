@@ -64,7 +64,8 @@ def run(link: RawLink, steps: list[tuple[bytes, list[str]]]) -> None:
 VALID = [
     "RESET", "LIGHT 0 FF0000", "LIGHT 1 00ff00 BLINK", "LIGHT 2 0000FF PULSE",
     "LIGHT 3 OFF SOLID", "BUZZ NERTS", "BUZZ LATE", "BUZZ ILLEGAL", "BUZZ STUCK", "BUZZ ROUND",
-    "BUZZ WIN", "BUZZ BEEP", "SHOW Seat 2 leads: 37", "SHOW", "SCORE 0 -32768", "SCORE 3 32767",
+    "BUZZ WIN", "BUZZ BEEP", "SHOW Seat 2 leads: 37", "SHOW", "SHOW  two  spaces ",
+    "SCORE 0 -32768", "SCORE 3 32767",
     "SCORE 1 +5", "NERTS 2", "PING",
 ]  # fmt: skip
 INVALID = [

@@ -19,6 +19,7 @@ from hardware.device import BoxDevice
 from hardware.driver import BoxClosed, BoxDriver, CommandRejected
 from hardware.emulator import PtyEmulator, TcpEmulator
 from hardware.faults import FaultPlan, FaultyDevice
+from hardware.host_protocol import HANDSHAKE_SEQUENCE
 from hardware.ports import AUTO_URL, detect_box
 from hardware.simavr import SimulatedBox
 
@@ -203,8 +204,9 @@ def test_identity_and_debug_traffic_log(caplog: pytest.LogCaptureFixture) -> Non
         link.close()
     assert link.identity is not None and link.identity.seats == 4
     messages = [record.getMessage() for record in caplog.records]
-    assert any("box <- b'N2 BUZZ BEEP*" in message for message in messages)
-    assert "box -> 'ok 2'" in messages
+    after_handshake = HANDSHAKE_SEQUENCE + 1
+    assert any(f"box <- b'N{after_handshake} BUZZ BEEP*" in message for message in messages)
+    assert f"box -> 'ok {after_handshake}'" in messages
 
 
 def test_close_returns_the_undelivered_and_fails_their_futures(free_port: int) -> None:
@@ -231,6 +233,31 @@ def test_auto_detection_finds_the_box_by_its_id(monkeypatch: pytest.MonkeyPatch)
         link = driver(AUTO_URL)
         link.send("PING").result(timeout=10)
         link.close()
+
+
+class Booting(BoxDevice):
+    """A board that the opening of its port resets: the lines sent while its bootloader runs
+    are lost; the first one after it draws its power-up HELLO (`announce`) or its reply."""
+
+    def __init__(self, lost: int, announce: bool) -> None:
+        super().__init__()
+        self.lost, self.announce = lost, announce
+
+    def handle_line(self, line: bytes) -> bytes:
+        if self.lost:
+            self.lost -= 1
+            return self.power_up() if self.announce and not self.lost else b""
+        return super().handle_line(line)
+
+
+@pytest.mark.parametrize(("lost", "announce"), [(1, True), (3, False)])
+def test_auto_detection_waits_for_a_board_that_boots(
+    lost: int, announce: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with PtyEmulator(FaultyDevice(Booting(lost, announce), FaultPlan())) as box:
+        ports = [SimpleNamespace(device=box.url)]
+        monkeypatch.setattr(serial.tools.list_ports, "comports", lambda: ports)
+        assert detect_box() == box.url
 
 
 def test_over_a_pty() -> None:

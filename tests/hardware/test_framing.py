@@ -77,6 +77,11 @@ def test_bad_command_texts_are_refused(text: str) -> None:
         check_command_text(text)
 
 
+def test_a_shows_text_is_the_rest_of_the_line_spaces_and_all() -> None:
+    for text in ["SHOW a  b", "SHOW  centred  ", "SHOW "]:
+        assert check_command_text(text) == text
+
+
 def test_command_too_long_for_a_line_is_refused() -> None:
     check_command_text("SHOW " + "x" * 46)  # 64 bytes with N65535 and the CRC
     with pytest.raises(ValueError, match="64-byte"):

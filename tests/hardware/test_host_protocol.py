@@ -12,14 +12,22 @@ from hypothesis import strategies as st
 from hardware.device import BoxDevice
 from hardware.faults import FaultPlan, FaultyDevice
 from hardware.framing import LineSplitter, encode_command, parse_device_line
-from hardware.host_protocol import MAX_SILENT_RESENDS, RESEND_TIMEOUT_S, Actions, HostProtocol
+from hardware.host_protocol import (
+    HANDSHAKE_SEQUENCE,
+    MAX_SILENT_RESENDS,
+    RESEND_TIMEOUT_S,
+    Actions,
+    HostProtocol,
+)
+
+H = HANDSHAKE_SEQUENCE
 
 
 def connected(*texts: str) -> tuple[HostProtocol[int], Actions[int]]:
-    """A host after the handshake (`ok 1` received), with `texts` submitted."""
+    """A host after the handshake (its `ok` received), with `texts` submitted."""
     host: HostProtocol[int] = HostProtocol()
-    assert host.connect(0.0).writes == [encode_command(1, "HELLO")]
-    actions = host.receive("ok 1", 0.0)
+    assert host.connect(0.0).writes == [encode_command(H, "HELLO")]
+    actions = host.receive(f"ok {H}", 0.0)
     for index, text in enumerate(texts):
         submitted = host.submit(text, index, 0.0)
         if index == 0:
@@ -29,34 +37,34 @@ def connected(*texts: str) -> tuple[HostProtocol[int], Actions[int]]:
 
 def test_first_command_is_sent_at_once_numbered_after_the_handshake() -> None:
     _, actions = connected("PING")
-    assert actions.writes == [encode_command(2, "PING")]
+    assert actions.writes == [encode_command(H + 1, "PING")]
 
 
 def test_only_one_command_in_flight() -> None:
     host, _ = connected("PING")
     assert host.submit("BUZZ BEEP", 1, 0.0).writes == []
-    actions = host.receive("ok 2", 0.0)
+    actions = host.receive(f"ok {H + 1}", 0.0)
     assert [command.ticket for command, code in actions.settled] == [0]
-    assert actions.writes == [encode_command(3, "BUZZ BEEP")]
+    assert actions.writes == [encode_command(H + 2, "BUZZ BEEP")]
 
 
 def test_er_settles_with_its_code_and_is_not_resent() -> None:
     host, _ = connected("FOO", "PING")
-    actions = host.receive("er 2 UNKNOWN", 0.0)
+    actions = host.receive(f"er {H + 1} UNKNOWN", 0.0)
     assert [(command.text, code) for command, code in actions.settled] == [("FOO", "UNKNOWN")]
-    assert actions.writes == [encode_command(3, "PING")]
+    assert actions.writes == [encode_command(H + 2, "PING")]
 
 
 def test_rs_with_the_number_in_flight_resends_it() -> None:
     host, _ = connected("PING", "RESET")
-    assert host.receive("rs 2", 0.0).writes == [encode_command(2, "PING")]
+    assert host.receive(f"rs {H + 1}", 0.0).writes == [encode_command(H + 1, "PING")]
 
 
 def test_rs_with_the_next_number_acknowledges() -> None:
     host, _ = connected("PING", "RESET")
-    actions = host.receive("rs 3", 0.0)
+    actions = host.receive(f"rs {H + 2}", 0.0)
     assert [command.text for command, code in actions.settled] == ["PING"]
-    assert actions.writes == [encode_command(3, "RESET")]
+    assert actions.writes == [encode_command(H + 2, "RESET")]
 
 
 def test_rs_with_another_number_renumbers_from_it() -> None:
@@ -77,7 +85,18 @@ def test_device_hello_renumbers_everything_from_1() -> None:
 
 def test_stale_and_garbled_replies_are_ignored() -> None:
     host, _ = connected("PING")
-    for text in ("ok 1", "ok 7", "er 9 ARG", "hello", "ok x", "BTN", "BTN \u00b2", "ok \u00b2"):
+    unparsable = ("rs 0", "rs 65536", "ok 0", "rs \u0663")  # numbers run from 1 to 65535
+    for text in (
+        "ok 1",
+        "ok 7",
+        "er 9 ARG",
+        "hello",
+        "ok x",
+        "BTN",
+        "BTN \u00b2",
+        "ok \u00b2",
+        *unparsable,
+    ):
         assert host.receive(text, 0.0).writes == []
     assert [c.text for c in host.unacknowledged] == ["PING"]
 
@@ -93,20 +112,20 @@ def test_silence_resends_then_gives_up_after_five_resends() -> None:
     assert host.tick(RESEND_TIMEOUT_S * 0.9).writes == []
     for _ in range(MAX_SILENT_RESENDS):
         now += RESEND_TIMEOUT_S
-        assert host.tick(now).writes == [encode_command(2, "PING")]
+        assert host.tick(now).writes == [encode_command(H + 1, "PING")]
     now += RESEND_TIMEOUT_S
     assert host.tick(now).give_up
     host.disconnect()
     # Reconnecting keeps the command: handshake first, then the command renumbered.
-    assert host.connect(now).writes == [encode_command(1, "HELLO")]
-    assert host.receive("ok 1", now).writes == [encode_command(2, "PING")]
+    assert host.connect(now).writes == [encode_command(H, "HELLO")]
+    assert host.receive(f"ok {H}", now).writes == [encode_command(H + 1, "PING")]
 
 
 def test_a_reply_ends_the_silence() -> None:
     host, _ = connected("PING")
     for step in range(1, 4):
         host.tick(step * RESEND_TIMEOUT_S)
-    host.receive("rs 2", 4 * RESEND_TIMEOUT_S)  # resend; the box is alive
+    host.receive(f"rs {H + 1}", 4 * RESEND_TIMEOUT_S)  # resend; the box is alive
     for step in range(5, 5 + MAX_SILENT_RESENDS):
         assert not host.tick(step * RESEND_TIMEOUT_S).give_up
 
@@ -211,3 +230,43 @@ def test_no_loss_no_reordering_under_any_faults(
     # A command runs twice only when its ok was lost just before the device's memory of numbers
     # was reset: by a device reset or by the handshake of a reconnection.
     assert len(run.executed) - len(commands) <= run.device.counts.resets + run.reconnections
+
+
+def test_a_late_ok_to_a_handshake_copy_settles_no_renumbered_command() -> None:
+    """The box resets between two copies of the handshake (the first drew an `rs`): the second
+    copy's `ok` arrives after the box's HELLO made the host number its commands from 1 again."""
+    device, host = BoxDevice(), HostProtocol[str]()
+    device.power_up()
+    to_box: deque[bytes] = deque()
+    to_host: deque[bytes] = deque()
+    settled: list[str] = []
+
+    def take(actions: Actions[str]) -> None:
+        to_box.extend(actions.writes)
+        settled.extend(str(command.ticket) for command, code in actions.settled)
+
+    def deliver() -> None:
+        while to_host:
+            for line in to_host.popleft().splitlines():
+                reply = parse_device_line(line)
+                assert reply is not None
+                take(host.receive(reply, 0.0))
+
+    take(host.connect(0.0))
+    take(host.submit("LIGHT 0 FF0000", "light", 0.0))
+    take(host.submit("BUZZ BEEP", "buzz", 0.0))
+    to_host.append(device.feed(b"\x07\n"))  # noise on the wire: `rs`, the handshake is resent
+    to_host.append(device.feed(to_box.popleft()))  # the first copy: ok, ID
+    deliver()
+    to_host.append(device.power_up())  # the box resets before the second copy arrives
+    to_host.append(device.feed(to_box.popleft()))  # the second copy
+    to_host.append(device.feed(to_box.popleft()))  # the first command, numbered after it
+    deliver()
+    while to_box:
+        to_host.append(device.feed(to_box.popleft()))
+        deliver()
+    assert [text for text in device.executed if text != "HELLO"][-2:] == [
+        "LIGHT 0 FF0000",
+        "BUZZ BEEP",
+    ]
+    assert settled == ["light", "buzz"] and not host.queue
