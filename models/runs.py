@@ -17,7 +17,6 @@ from typing import Any
 
 from models import CARDS_ONNX, CORNERS_ONNX, FACES_ONNX, INDEX_INT8_ONNX, INDEX_ONNX, MODELS_DIR
 from models.dataset import crops_window
-from vision.geometry import FACE_CROP_PX, INDEX_CROP_PX
 from vision.onnx_models import INDEX_WINDOW_KEY
 
 log = logging.getLogger(__name__)
@@ -72,9 +71,15 @@ def train_run(kind: str, model_yaml: str, args: argparse.Namespace, **overrides:
     run_dir = Path(args.runs).resolve() / kind  # ultralytics would file a relative one elsewhere
     last = run_dir / "weights" / "last.pt"
     started = time.time()
-    if args.resume and last.is_file():
-        model = ultralytics.YOLO(str(last))
-        model.train(resume=True)
+    best = run_dir / "weights" / "best.pt"
+    resumed = ultralytics.YOLO(str(last)) if args.resume and last.is_file() else None
+    if resumed is not None and not _resumable(resumed.ckpt):
+        # Finished (ultralytics strips the optimizer at the end), its export or its `.done`
+        # cut short: resuming would start a new training on ultralytics' default data.
+        log.info("%s: %s finished training before; its best weights go on", kind, last)
+        return best
+    if resumed is not None:
+        resumed.train(resume=True)
     else:
         # --init continues from earlier weights (more epochs on top of a finished run).
         model = ultralytics.YOLO(args.init or model_yaml)
@@ -100,9 +105,16 @@ def train_run(kind: str, model_yaml: str, args: argparse.Namespace, **overrides:
             time=args.hours,
             **overrides,
         )
-    best = run_dir / "weights" / "best.pt"
     log.info("%s trained in %.0f s; best weights %s", kind, time.time() - started, best)
     return best
+
+
+def _resumable(checkpoint: dict[str, Any] | None) -> bool:
+    """Whether an ultralytics checkpoint is of a training still under way (as ultralytics
+    decides in `Model.train(resume=True)`)."""
+    return bool(
+        checkpoint and checkpoint.get("epoch", -1) >= 0 and checkpoint.get("optimizer") is not None
+    )
 
 
 def publish_weights(
@@ -169,12 +181,12 @@ def final_metrics(run_dir: Path, seconds: float, args: argparse.Namespace) -> di
 
 
 PUBLISHED = {
-    "cards": (CARDS_ONNX, CARDS_IMGSZ),
-    "corners": (CORNERS_ONNX, CARDS_IMGSZ),
-    "classifier": (INDEX_ONNX, INDEX_CROP_PX),
-    "faces": (FACES_ONNX, FACE_CROP_PX),
+    "cards": CARDS_ONNX,
+    "corners": CORNERS_ONNX,
+    "classifier": INDEX_ONNX,
+    "faces": FACES_ONNX,
 }
-"""What each model publishes, and the input side `publish` exports it at."""
+"""What each model publishes (at the input side it was trained at)."""
 CLASSIFIERS = ("classifier", "faces")
 """The classification models (YOLOv8n-cls)."""
 DYNAMIC_EXPORTS = (*CLASSIFIERS, "cards")
@@ -194,7 +206,7 @@ def train_and_publish(kind: str, args: argparse.Namespace, **overrides: Any) -> 
     metrics = final_metrics(best.parent.parent, time.time() - started, args)
     publish_weights(
         best,
-        Path(args.models_dir) / PUBLISHED[kind][0].name,
+        Path(args.models_dir) / PUBLISHED[kind].name,
         args.imgsz,
         metrics,
         dynamic=kind in DYNAMIC_EXPORTS,
@@ -202,13 +214,15 @@ def train_and_publish(kind: str, args: argparse.Namespace, **overrides: Any) -> 
     )
 
 
-def run_data(run_dir: Path) -> Path:
-    """The data a run trained on, from the arguments ultralytics saved beside it."""
-    for line in (run_dir / "args.yaml").read_text().splitlines():
-        key, _, value = line.partition(":")
-        if key == "data":
-            return Path(value.strip())
-    raise SystemExit(f"publish: {run_dir / 'args.yaml'} names no data")
+def run_setting(run_dir: Path, name: str) -> str:
+    """One of the arguments ultralytics saved beside a run (`data`, `imgsz`)."""
+    settings = run_dir / "args.yaml"
+    if settings.is_file():
+        for line in settings.read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key == name:
+                return value.strip()
+    raise SystemExit(f"publish: {settings} names no {name}")
 
 
 def results_column(run_dir: Path, name: str) -> list[str]:

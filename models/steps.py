@@ -23,7 +23,7 @@ from models.runs import (
     final_metrics,
     publish_weights,
     results_column,
-    run_data,
+    run_setting,
     train_and_publish,
 )
 from simulator import typefaces
@@ -53,8 +53,10 @@ def command_faces(args: argparse.Namespace) -> None:
 def command_publish(args: argparse.Namespace) -> None:
     """Publishes the best weights of a stopped or finished run (e.g. one cut short for time)."""
     run_dir = Path(args.run)
-    target, imgsz = PUBLISHED[args.model]
-    metrics = final_metrics(run_dir, 0, argparse.Namespace(imgsz=imgsz, data=str(run_dir)))
+    target = PUBLISHED[args.model]
+    # As the run was trained: a classifier trained on 32 px crops reads 32 px crops.
+    imgsz, data = int(run_setting(run_dir, "imgsz")), Path(run_setting(run_dir, "data"))
+    metrics = final_metrics(run_dir, 0, argparse.Namespace(imgsz=imgsz, data=str(data)))
     metrics["train_seconds"] = round(float(results_column(run_dir, "time")[-1]))  # cumulative
     best = run_dir / "weights" / "best.pt"
     publish_weights(
@@ -63,7 +65,7 @@ def command_publish(args: argparse.Namespace) -> None:
         imgsz,
         metrics,
         dynamic=args.model in DYNAMIC_EXPORTS,
-        crops=run_data(run_dir) if args.model == "classifier" else None,
+        crops=data if args.model == "classifier" else None,
     )
 
 

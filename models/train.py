@@ -27,6 +27,7 @@ from pathlib import Path
 
 from models import MODELS_DIR, steps
 from models.dataset import MIN_CARD_LENGTH_PX
+from models.inputs import check_inputs
 from models.quantize import CALIBRATION_RENDERS
 from models.runs import CARDS_IMGSZ, DEFAULT_RUNS, DEFAULT_WARMUP_EPOCHS, PUBLISHED, REPO
 from models.train_all import RENDER_SIZE, command_all
@@ -287,6 +288,7 @@ def main(argv: list[str] | None = None) -> None:
             "--seed", type=int, default=0, help="same seed, same result (default: %(default)s)"
         )
     args = parser.parse_args(argv)
+    check_inputs(parser, args)
     shared = getattr(args, "shared", None)
     if shared is not None and not Path(shared).is_dir():
         parser.error(

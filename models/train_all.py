@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import time
 from pathlib import Path
@@ -125,11 +126,33 @@ def command_all(args: argparse.Namespace) -> None:
     ]
     for name, handler, step_args in steps:
         done = work / f"{name}.done"
+        settings = {key: str(value) for key, value in sorted(vars(step_args).items())}
         if done.is_file():
+            _check_same_settings(done, settings, work)
             log.info("%s: done before, skipped", name)
             continue
         step_args.resume = (runs / name / "weights" / "last.pt").is_file()
         log.info("%s: %s", name, "resuming" if step_args.resume else "starting")
         handler(step_args)
         done.parent.mkdir(parents=True, exist_ok=True)
-        done.write_text(time.strftime("%Y-%m-%d %H:%M:%S\n"))
+        record = {"finished": time.strftime("%Y-%m-%d %H:%M:%S"), "settings": settings}
+        done.write_text(json.dumps(record, indent=1) + "\n")
+
+
+def _check_same_settings(done: Path, settings: dict[str, str], work: Path) -> None:
+    """Stops `all` where a step done before had other settings (more epochs, another folder to
+    publish to): skipping it would keep what those made."""
+    try:
+        before = json.loads(done.read_text()).get("settings", settings)
+    except (ValueError, AttributeError):  # written before settings were kept
+        return
+    changed = [
+        f"{key} {before.get(key)} -> {value}"
+        for key, value in settings.items()
+        if before.get(key) != value
+    ]
+    if changed:
+        raise SystemExit(
+            f"all: {done.stem} was done in {work} with other settings ({'; '.join(changed)}): "
+            f"give another --work, or delete {work} to start again"
+        )

@@ -60,6 +60,23 @@ def test_tiny_training_runs_and_exports(tmp_path: Path, offline: None) -> None:
     train(["publish", "corners", "--run", str(run), "--models-dir", str(published)])
     index_corners = CardDetector(published / "index_corners.onnx")
     assert index_corners.names == list(CORNER_CLASSES) and not index_corners.resizable
+    assert index_corners.own_side == 96  # published at the size it was trained at
+    # A finished run resumed (its export cut short, say) goes on to publish; it does not start
+    # ultralytics' own default training.
+    rows = (run / "results.csv").read_text()
+    train(
+        [
+            "corners",
+            "--data",
+            str(corners),
+            "--resume",
+            *common[:-2],
+            "--models-dir",
+            str(published),
+        ]
+    )
+    assert (run / "results.csv").read_text() == rows
+    assert not (tmp_path / "runs" / "pose").exists()
     # Crops cut also where both detectors put the cards.
     found = tmp_path / "crops_found"
     detectors = ["--detector", str(published / "cards.onnx")]
@@ -129,3 +146,10 @@ def test_the_one_command_pipeline_publishes_and_skips_what_is_done(
     stamp = (tmp_path / "published" / "cards.onnx").stat().st_mtime_ns
     train(command)  # everything done: nothing is trained or published again
     assert (tmp_path / "published" / "cards.onnx").stat().st_mtime_ns == stamp
+    # Asked for more, it says what was done otherwise instead of keeping it silently.
+    more = [*command]
+    more[more.index("--card-epochs") + 1] = "3"
+    with pytest.raises(
+        SystemExit, match=r"cards was done in .* with other settings .*epochs 1 -> 3"
+    ):
+        train(more)

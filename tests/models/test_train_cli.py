@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -40,6 +41,46 @@ def test_a_missing_shared_folder_stops_with_usage_not_a_traceback(
         main([*step, "--shared", str(missing)])
     assert stopped.value.code == 2
     assert f"--shared {missing}: no such folder" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("step", "message"),
+    [
+        (["cards", "--data", "{missing}"], "--data {missing}: no such file or folder"),
+        (["classifier", "--data", "{missing}"], "--data {missing}: no such file or folder"),
+        (["cards", "--data", "{here}", "--init", "{missing}"], "--init {missing}: no such file"),
+        (["publish", "cards", "--run", "{missing}"], "--run {missing}: no such folder"),
+        (["publish", "cards", "--run", "{here}"], "--run {here}: no weights/best.pt in it"),
+        (
+            ["crops", "--renders", "{missing}", "--out", "{here}/c"],
+            "--renders {missing}: no such folder",
+        ),
+        (
+            ["crops", "--renders", "{here}", "--out", "{here}/c", "--detector", "{missing}"],
+            "--detector {missing}: no such file",
+        ),
+        (["data", "--out", "{here}/r", "--count", "-1"], "--count must be at least 1, not -1"),
+        (["cards", "--data", "{here}", "--epochs", "0"], "--epochs must be at least 1, not 0"),
+    ],
+)
+def test_a_missing_input_or_a_count_under_1_stops_with_usage_not_a_traceback(
+    step: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    places = {"missing": str(tmp_path / "nowhere"), "here": str(tmp_path)}
+    with pytest.raises(SystemExit) as stopped:
+        main([part.format(**places) for part in step])
+    assert stopped.value.code == 2
+    assert message.format(**places) in capsys.readouterr().err
+
+
+def test_a_step_done_with_other_settings_is_named_not_skipped(tmp_path: Path) -> None:
+    done = tmp_path / "cards.done"
+    done.write_text(json.dumps({"settings": {"epochs": "1", "imgsz": "416"}}))
+    train_all._check_same_settings(done, {"epochs": "1", "imgsz": "416"}, tmp_path)
+    with pytest.raises(SystemExit, match=r"cards was done in .* \(epochs 1 -> 60\)"):
+        train_all._check_same_settings(done, {"epochs": "60", "imgsz": "416"}, tmp_path)
+    done.write_text("2026-11-01 10:00:00\n")  # written before settings were kept: skipped
+    train_all._check_same_settings(done, {"epochs": "60"}, tmp_path)
 
 
 TRAINED = ("cards", "corners", "crops", "classifier", "quantize", "face_crops", "faces")
