@@ -76,6 +76,7 @@ def train_run(kind: str, model_yaml: str, args: argparse.Namespace, **overrides:
     if resumed is not None and not _resumable(resumed.ckpt):
         # Finished (ultralytics strips the optimizer at the end), its export or its `.done`
         # cut short: resuming would start a new training on ultralytics' default data.
+        _check_finished_as_asked(run_dir, args)
         log.info("%s: %s finished training before; its best weights go on", kind, last)
         return best
     if resumed is not None:
@@ -107,6 +108,24 @@ def train_run(kind: str, model_yaml: str, args: argparse.Namespace, **overrides:
         )
     log.info("%s trained in %.0f s; best weights %s", kind, time.time() - started, best)
     return best
+
+
+def _check_finished_as_asked(run_dir: Path, args: argparse.Namespace) -> None:
+    """Stops where a finished run was trained otherwise than now asked (more epochs, other
+    data): its weights would be published as if it had been."""
+    asked = {"data": str(Path(args.data).resolve()), "imgsz": str(args.imgsz)}
+    if args.hours is None:  # a time budget has ultralytics fit the epochs to it
+        asked["epochs"] = str(args.epochs)
+    trained = {key: run_setting(run_dir, key) for key in asked}
+    trained["data"] = str(Path(trained["data"]).resolve())
+    changed = [
+        f"{key} {trained[key]} -> {asked[key]}" for key in asked if trained[key] != asked[key]
+    ]
+    if changed:
+        raise SystemExit(
+            f"{run_dir} finished training otherwise ({'; '.join(changed)}): move it away to "
+            "train again, or ask for what it was trained with"
+        )
 
 
 def _resumable(checkpoint: dict[str, Any] | None) -> bool:
@@ -222,7 +241,7 @@ def run_setting(run_dir: Path, name: str) -> str:
             key, _, value = line.partition(":")
             if key == name:
                 return value.strip()
-    raise SystemExit(f"publish: {settings} names no {name}")
+    raise SystemExit(f"{settings} names no {name}")
 
 
 def results_column(run_dir: Path, name: str) -> list[str]:

@@ -33,6 +33,9 @@ log = logging.getLogger(__name__)
 RENDER_SIZE = "960x540"
 """Frame size of the renders `data` and `all` make: the size the published models' renders
 were made at (the model cards)."""
+WHERE_NOT_WHAT = frozenset({"device", "workers"})
+"""Settings of a step that say where it runs, not what it makes: a run begun on the CPU may
+go on on a GPU without `all` calling it done otherwise."""
 ALL_RENDER_SEED_OFFSET = 1
 """`all` renders with --seed plus this and cuts and trains with --seed itself: at the default
 seed, 0, that is render seed 1 and crop seed 0, the seeds `all` has always used."""
@@ -42,6 +45,10 @@ def command_all(args: argparse.Namespace) -> None:
     """Every step from renders to published models, each skipped once done: run it again
     after an interruption and it goes on where it stopped (training resumes its last epoch)."""
     work = Path(args.work).resolve()
+    # Resolved, so that a folder given another way next time is the same setting.
+    args.models_dir, args.shared = (
+        str(Path(path).resolve()) for path in (args.models_dir, args.shared)
+    )
     renders, crops, runs = work / "renders", work / "crops", work / "runs"
     faces = work / "faces"
     real, mixed, corners = work / "edje", work / "cards.yaml", work / "corners" / "data.yaml"
@@ -126,7 +133,11 @@ def command_all(args: argparse.Namespace) -> None:
     ]
     for name, handler, step_args in steps:
         done = work / f"{name}.done"
-        settings = {key: str(value) for key, value in sorted(vars(step_args).items())}
+        settings = {
+            key: str(value)
+            for key, value in sorted(vars(step_args).items())
+            if key not in WHERE_NOT_WHAT
+        }
         if done.is_file():
             _check_same_settings(done, settings, work)
             log.info("%s: done before, skipped", name)

@@ -38,5 +38,6 @@ def test_mix_lists_every_folder_and_validates_on_the_first(tmp_path: Path) -> No
 
 
 def test_mix_names_a_folder_without_images(tmp_path: Path) -> None:
-    with pytest.raises(SystemExit, match="nowhere has no images/train"):
-        train(["mix", "--out", str(tmp_path / "m.yaml"), "--renders", str(tmp_path / "nowhere")])
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(SystemExit, match="empty has no images/train"):
+        train(["mix", "--out", str(tmp_path / "m.yaml"), "--renders", str(tmp_path / "empty")])

@@ -64,19 +64,13 @@ def test_tiny_training_runs_and_exports(tmp_path: Path, offline: None) -> None:
     # A finished run resumed (its export cut short, say) goes on to publish; it does not start
     # ultralytics' own default training.
     rows = (run / "results.csv").read_text()
-    train(
-        [
-            "corners",
-            "--data",
-            str(corners),
-            "--resume",
-            *common[:-2],
-            "--models-dir",
-            str(published),
-        ]
-    )
+    resumed = ["corners", "--data", str(corners), "--resume", "--imgsz", "96", *common]
+    train(resumed)
     assert (run / "results.csv").read_text() == rows
     assert not (tmp_path / "runs" / "pose").exists()
+    # Asked for more epochs than it had, it says so rather than publish it as such.
+    with pytest.raises(SystemExit, match=r"finished training otherwise \(epochs 1 -> 2\)"):
+        train([*resumed, "--epochs", "2"])
     # Crops cut also where both detectors put the cards.
     found = tmp_path / "crops_found"
     detectors = ["--detector", str(published / "cards.onnx")]

@@ -127,3 +127,15 @@ def test_a_run_without_results_has_run_no_epochs(tmp_path: Path) -> None:
     assert final_metrics(tmp_path, 0, args)["epochs_run"] == 0
     (tmp_path / "results.csv").write_text("epoch,loss\n1,0.5\n2,0.4\n")
     assert final_metrics(tmp_path, 0, args)["epochs_run"] == 2
+
+
+def test_all_again_on_a_gpu_or_with_a_folder_named_otherwise_skips_what_is_done(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = _seeds(tmp_path, monkeypatch, "--models-dir", str(tmp_path / "published"))
+    assert first  # every step ran and wrote its .done
+    monkeypatch.chdir(tmp_path)
+    again = ["--device", "0", "--models-dir", "published"]  # relative this time
+    assert _seeds(tmp_path, monkeypatch, *again) == {}  # nothing ran again
+    with pytest.raises(SystemExit, match=r"renders was done in .* \(seed 1 -> 4\)"):
+        _seeds(tmp_path, monkeypatch, *again, "--seed", "3")
