@@ -29,8 +29,16 @@ def _refuse_constant(name: str) -> float:
     raise _NotJsonNumber(name)
 
 
-# Python reads NaN and Infinity, which JSON does not have: written back, strict readers fail.
-_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+def _finite(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):  # 1e999: JSON, but a float only as Infinity
+        raise _NotJsonNumber(f"{text} (too large)")
+    return number
+
+
+# Python reads NaN and Infinity, which JSON does not have, and 1e999 as Infinity: written back,
+# strict readers would fail on the line.
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite)
 _encode_text = json.encoder.encode_basestring  # what _ENCODER writes a string as, quotes included
 
 
@@ -109,7 +117,7 @@ def json_line(raw: bytes, path: Path, line_number: int) -> object:
     try:
         return _DECODER.decode(line)
     except _NotJsonNumber as error:
-        raise UserError(f"{path}:{line_number}: {error} is not a JSON number") from None
+        raise UserError(f"{path}:{line_number}: {error} is not a number a float holds") from None
     except json.JSONDecodeError as error:
         raise UserError(f"{path}:{line_number}: not valid JSON ({error.msg})") from None
     except RecursionError:

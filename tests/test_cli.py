@@ -84,7 +84,12 @@ def test_not_json_and_missing_file(tmp_path: Path, capsys) -> None:  # type: ign
         '{"frame": 0, "t": 0, "type": "stuck"}\n{"frame": 1, "t": 0, "type": "x", "v": NaN}\n'
     )
     status, _, err = run(capsys, "referee", str(log))
-    assert status == 2 and f"{log}:2: NaN is not a JSON number" in err
+    assert status == 2 and f"{log}:2: NaN is not a number a float holds" in err
+    log.write_text(
+        '{"frame": 0, "t": 0, "type": "stuck"}\n{"frame": 1, "t": 0, "type": "x", "v": 1e999}\n'
+    )
+    status, _, err = run(capsys, "referee", str(log))
+    assert status == 2 and f"{log}:2: 1e999 (too large) is not a number a float holds" in err
 
 
 def test_bad_option_is_a_clear_error(capsys) -> None:  # type: ignore[no-untyped-def]
