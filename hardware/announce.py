@@ -18,13 +18,16 @@ What each event sends (`box_commands`); seats are those of the events, colours R
 - `round_start`: RESET, SHOW "Round <n>".
 - `play` `late`: BUZZ LATE, LIGHT <seat> red. `illegal`: BUZZ ILLEGAL, LIGHT <seat> orange BLINK.
   `accepted`/`tie` from a seat whose light a late or illegal play lit: LIGHT <seat> OFF.
-- `nerts_call` valid: NERTS <seat>; not valid: BUZZ ILLEGAL, SHOW "Seat <s>: not out yet".
-- `stuck`: BUZZ STUCK, SHOW "Stuck: move stocks".
-- `round_end`: BUZZ ROUND, SCORE <seat> <game total> for every seat, SHOW with the leader(s).
+- `nerts_call` valid: NERTS <seat>; not valid: BUZZ ILLEGAL, SHOW "Seat <s> not out".
+- `stuck`: BUZZ STUCK, SHOW "Stuck: new stock".
+- `round_end`: BUZZ ROUND, SCORE <seat> <game total> for every seat, SHOW the leader ("Seat <s>
+  leads <total>", or "Tie 0,2 at <total>", or "4 tie at <total>").
   Totals are the sums of the round scores (and house-rule `bonus`) this announcer has seen since
   the last `game_end`, as the referee's own totals are.
-- `game_end`: BUZZ WIN, LIGHT <winner> gold PULSE, SHOW "Seat <s> wins: <total>".
-A `SHOW` text too long for one line is cut to fit (the display shows 16 characters or more).
+- `game_end`: BUZZ WIN, LIGHT <winner> gold PULSE, SHOW "Seat <s> wins <total>".
+Each text fits the contract's 16-character display for totals of -99 to 999 (the reference
+firmware's LCD cuts the rest, and "Seat 0 leads: -12" showed a score of -1); anything longer is
+cut to fit one line.
 """
 
 from __future__ import annotations
@@ -113,9 +116,9 @@ class BoxCommands:
             seat = _seat(event)
             if event.get("valid") is True:
                 return [f"NERTS {seat}"]
-            return ["BUZZ ILLEGAL", _show(f"Seat {seat}: not out yet")]
+            return ["BUZZ ILLEGAL", _show(f"Seat {seat} not out")]
         if kind == "stuck":
-            return ["BUZZ STUCK", _show("Stuck: move stocks")]
+            return ["BUZZ STUCK", _show("Stuck: new stock")]
         if kind == "round_end":
             bonus = _points_by_seat(event, "bonus") if "bonus" in event else {}
             return self._round_end(_points_by_seat(event, "scores"), bonus)
@@ -126,7 +129,7 @@ class BoxCommands:
             return [
                 "BUZZ WIN",
                 f"LIGHT {winner} {WINNER_COLOUR} PULSE",
-                _show(f"Seat {winner} wins: {totals.get(winner, 0)}"),
+                _show(f"Seat {winner} wins {totals.get(winner, 0)}"),
             ]
         return []
 
@@ -151,12 +154,12 @@ class BoxCommands:
             best = max(self.totals.values())
             leaders = [str(seat) for seat, total in sorted(self.totals.items()) if total == best]
             if len(leaders) == 1:
-                who = f"Seat {leaders[0]} leads"
+                who = f"Seat {leaders[0]} leads {best}"
             elif len(leaders) <= LEADERS_NAMED_MAX:
-                who = f"Seats {','.join(leaders)} lead"
+                who = f"Tie {','.join(leaders)} at {best}"
             else:
-                who = f"{len(leaders)} seats lead"
-            commands.append(_show(f"{who}: {best}"))
+                who = f"{len(leaders)} tie at {best}"
+            commands.append(_show(who))
         return commands
 
 

@@ -120,6 +120,10 @@ class HostProtocol(Generic[Ticket]):
             if match is not None:
                 self.identity = actions.identity = BoxIdentity(match[1], int(match[2]))
             if words[0] == "HELLO":
+                # The box's HELLO does what a handshake still queued would (it expects N1 and
+                # said who it is), and a handshake renumbered N1 would clash with the first
+                # command as HANDSHAKE_SEQUENCE says: it is dropped.
+                self.queue = deque(command for command in self.queue if not command.handshake)
                 log.info("box announced a reset; resending %d commands", len(self.queue))
                 self._in_flight = False
                 self._renumber_from(1)

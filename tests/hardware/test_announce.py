@@ -40,12 +40,12 @@ EXPECTED = [
     "BUZZ LATE", "LIGHT 1 FF0000",
     "BUZZ ILLEGAL", "LIGHT 2 FF8000 BLINK",
     "LIGHT 1 OFF",
-    "BUZZ STUCK", "SHOW Stuck: move stocks",
-    "BUZZ ILLEGAL", "SHOW Seat 3: not out yet",
+    "BUZZ STUCK", "SHOW Stuck: new stock",
+    "BUZZ ILLEGAL", "SHOW Seat 3 not out",
     "NERTS 2",
-    "BUZZ ROUND", "SCORE 0 12", "SCORE 1 -4", "SCORE 2 30", "SCORE 3 5", "SHOW Seat 2 leads: 30",
-    "BUZZ ROUND", "SCORE 0 32", "SCORE 1 -3", "SCORE 2 32", "SCORE 3 5", "SHOW Seats 0,2 lead: 32",
-    "BUZZ WIN", "LIGHT 0 FFD700 PULSE", "SHOW Seat 0 wins: 32",
+    "BUZZ ROUND", "SCORE 0 12", "SCORE 1 -4", "SCORE 2 30", "SCORE 3 5", "SHOW Seat 2 leads 30",
+    "BUZZ ROUND", "SCORE 0 32", "SCORE 1 -3", "SCORE 2 32", "SCORE 3 5", "SHOW Tie 0,2 at 32",
+    "BUZZ WIN", "LIGHT 0 FFD700 PULSE", "SHOW Seat 0 wins 32",
 ]  # fmt: skip
 
 
@@ -75,7 +75,7 @@ def test_announcer_delivers_everything_to_the_box() -> None:
         for event in GAME:
             announcer.announce(event)
     assert [text for text in device.executed if text != "HELLO"] == EXPECTED
-    assert device.state.display == "Seat 0 wins: 32"
+    assert device.state.display == "Seat 0 wins 32"
     assert device.state.lights[0] == Light("FFD700", "PULSE")
     assert device.state.scores == {0: 32, 1: -3, 2: 32, 3: 5}
 
@@ -86,7 +86,7 @@ def test_seats_beyond_the_table_are_not_sent() -> None:
         with BoxAnnouncer(box.url, seats=2) as announcer:
             announcer.announce(GAME[8])
         assert [t for t in device.executed if t != "HELLO"] == [
-            "BUZZ ROUND", "SCORE 0 12", "SCORE 1 -4", "SHOW Seat 2 leads: 30",
+            "BUZZ ROUND", "SCORE 0 12", "SCORE 1 -4", "SHOW Seat 2 leads 30",
         ]  # fmt: skip
 
 
@@ -154,14 +154,14 @@ def test_totals_count_the_callers_bonus_and_start_again_with_a_new_game() -> Non
     assert mapper.for_event(round_end({"0": 2, "1": 3}))[1:4] == [
         "SCORE 0 2",
         "SCORE 1 3",
-        "SHOW Seat 1 leads: 3",
+        "SHOW Seat 1 leads 3",
     ]
 
 
 def test_every_show_fits_a_line_and_many_leaders_are_counted() -> None:
     mapper = BoxCommands()
     level = mapper.for_event(round_end({str(seat): 0 for seat in range(16)}))
-    assert level[-1] == "SHOW 16 seats lead: 0"
+    assert level[-1] == "SHOW 16 tie at 0"
     long_round = mapper.for_event({"type": "round_start", "round": 10**60})[1]
     odd_round = mapper.for_event({"type": "round_start", "round": "2*\u00e9"})[1]
     assert odd_round == "SHOW Round 2??"
@@ -175,3 +175,22 @@ def test_a_nerts_call_blinks_a_light_set_to_black_in_white_as_the_firmware_does(
     for seq, text in enumerate(["LIGHT 0 000000", "NERTS 0", "LIGHT 1 00FF00", "NERTS 1"], 1):
         assert device.feed(encode_command(seq, text)) == encode_device_line(f"ok {seq}")
     assert device.state.lights[:2] == [Light("FFFFFF", "BLINK"), Light("00FF00", "BLINK")]
+
+
+DISPLAY_CHARS = 16
+"""The contract's smallest display: every text the referee sends must show whole on it."""
+
+
+@pytest.mark.parametrize("total", [-99, 0, 999])
+def test_every_text_shows_whole_on_a_16_character_display(total: int) -> None:
+    mapper = BoxCommands()
+    events = [
+        {"type": "round_start", "round": 99},
+        {"type": "nerts_call", "seat": 7, "valid": False},
+        {"type": "stuck"},
+        round_end({"7": total, "6": total - 1}),
+        round_end({"7": 0, "6": 1}),  # level at the top: a tie of two
+        {"type": "game_end", "totals": {"7": total}, "winner": 7},
+    ]
+    shown = [c for event in events for c in mapper.for_event(event) if c.startswith("SHOW ")]
+    assert len(shown) == 6 and all(len(c) - len("SHOW ") <= DISPLAY_CHARS for c in shown), shown

@@ -270,3 +270,15 @@ def test_a_late_ok_to_a_handshake_copy_settles_no_renumbered_command() -> None:
         "BUZZ BEEP",
     ]
     assert settled == ["light", "buzz"] and not host.queue
+
+
+def test_a_box_hello_before_the_handshake_is_answered_stands_for_it() -> None:
+    """A board reset by the opening of its port says HELLO: the handshake still queued is
+    dropped, not renumbered N1, where a late `ok 1` to a copy of it would settle a command."""
+    host: HostProtocol[int] = HostProtocol()
+    assert host.connect(0.0).writes == [encode_command(H, "HELLO")]
+    host.submit("PING", 0, 0.0)
+    actions = host.receive("HELLO nertsbox 1.0 seats=4", 0.0)
+    assert actions.writes == [encode_command(1, "PING")]
+    assert host.receive(f"ok {H}", 0.0).settled == []  # the handshake's late answer
+    assert [command.ticket for command, _ in host.receive("ok 1", 0.0).settled] == [0]
