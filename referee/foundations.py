@@ -3,9 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from referee.cards import Card, Rank, Suit
 from referee.events import IllegalReason
+
+
+class Placed(NamedTuple):
+    """A card that stays on a pile: its owner, the frame it landed in, whether a joker."""
+
+    seat: int
+    card: Card
+    frame: int
+    joker: bool = False
 
 
 @dataclass
@@ -15,9 +25,8 @@ class FoundationPile:
     top: Rank
     # Frame in which the current top rank landed: a same-frame duplicate is a tie, a later one late.
     top_frame: int
-    # (owner seat, card, frame it landed) of every card that stays, bottom first; ties put two
-    # cards at one rank.
-    cards: list[tuple[int, Card, int]] = field(default_factory=list)
+    # Every card that stays, bottom first; ties put two cards at one rank.
+    cards: list[Placed] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
@@ -27,26 +36,26 @@ class FoundationPile:
         """Whether `card` is the rank and suit that already took the top place."""
         return card.suit == self.suit and card.rank == self.top
 
-    def place(self, seat: int, card: Card, frame: int) -> None:
+    def place(self, seat: int, card: Card, frame: int, joker: bool = False) -> None:
         if card.rank != self.top:
             self.top, self.top_frame = card.rank, frame
-        self.cards.append((seat, card, frame))
+        self.cards.append(Placed(seat, card, frame, joker))
 
-    def remove(self, seat: int, card: Card) -> bool:
-        """Takes a staying top card back off the pile (a player undoing a play); False if absent.
-        The top is then the card below, with the frame it landed in."""
+    def remove(self, seat: int, card: Card) -> Placed | None:
+        """Takes a staying top card back off the pile (a player undoing a play): the card
+        taken, None if absent. The top is then the card below, with the frame it landed in."""
         if not self.holds_top(card):
-            return False
+            return None
         for index in range(len(self.cards) - 1, -1, -1):
             if self.cards[index][:2] == (seat, card):
-                del self.cards[index]
+                removed = self.cards.pop(index)
                 break
         else:
-            return False
-        if self.cards and self.cards[-1][1].rank != self.top:
-            _, below, landed = self.cards[-1]
-            self.top, self.top_frame = below.rank, landed
-        return True
+            return None
+        if self.cards and self.cards[-1].card.rank != self.top:
+            below = self.cards[-1]
+            self.top, self.top_frame = below.card.rank, below.frame
+        return removed
 
     @property
     def empty(self) -> bool:

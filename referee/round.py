@@ -197,7 +197,10 @@ class RoundReferee:
             where = next(
                 pile.pile_id
                 for pile in [*self.piles.values(), *self.set_aside]
-                if any(seat == play.seat and card == play.card for seat, card, _ in pile.cards)
+                if any(
+                    placed[:2] == (play.seat, play.card) and not placed.joker
+                    for placed in pile.cards
+                )
             )
             raise EventError(
                 f"play at frame {play.frame}: seat {play.seat}'s {play.card} already lies on "
@@ -214,7 +217,7 @@ class RoundReferee:
         )
 
     def _stay(self, pile: FoundationPile, play: Play) -> None:
-        pile.place(play.seat, play.card, play.frame)
+        pile.place(play.seat, play.card, play.frame, play.joker)
         if not play.joker:
             self.staying[(play.seat, str(play.card))] += 1
         self.foundation[play.seat] += 1
@@ -230,12 +233,14 @@ class RoundReferee:
             return
         # A card that had stayed is taken back: the table undid a play, so the count follows.
         pile = self.piles.get(event.pile)
-        if pile is not None and pile.remove(event.seat, event.card):
-            self.foundation[event.seat] -= 1
-            if self.staying[key[:2]]:
-                self.staying[key[:2]] -= 1
-            if pile.empty:
-                del self.piles[event.pile]
+        removed = None if pile is None else pile.remove(event.seat, event.card)
+        if pile is None or removed is None:
+            return
+        self.foundation[event.seat] -= 1
+        if not removed.joker:
+            self.staying[key[:2]] -= 1
+        if pile.empty:
+            del self.piles[event.pile]
 
     def _nerts_count(self, event: NertsCount) -> None:
         self._check_seat(event.seat, event)

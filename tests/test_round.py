@@ -214,6 +214,14 @@ def test_a_seats_staying_card_played_again_is_an_input_error() -> None:
     ]
 
 
+def test_a_joker_taken_back_leaves_the_real_card_where_it_lies() -> None:
+    joker = replace(play(2, 0, "AH", "F1"), joker=True)
+    with pytest.raises(EventError, match="frame 4: seat 0's AH already lies on foundation 'F0'"):
+        referee(
+            [start(), play(1, 0, "AH"), joker, take_back(3, 0, "AH", "F1"), play(4, 0, "AH", "F2")]
+        )
+
+
 def test_a_frames_plays_are_judged_from_the_lowest_rank_whatever_their_order() -> None:
     out = referee([start(), play(1, 0, "AH"), play(2, 0, "3H"), play(2, 0, "2H"), play(2, 1, "2H")])
     assert verdicts(out) == ["0:AH:accepted", "0:3H:accepted", "0:2H:tie", "1:2H:tie"]
@@ -236,7 +244,7 @@ def test_a_take_back_leaves_the_card_below_on_top_with_its_own_frame() -> None:
     pile.place(0, Card.parse("2H"), 2)
     assert pile.remove(0, Card.parse("2H")) and (pile.top, pile.top_frame) == (Rank.TWO, 2)
     assert pile.remove(1, Card.parse("2H")) and (pile.top, pile.top_frame) == (Rank.ACE, 1)
-    assert not pile.remove(1, Card.parse("2H"))
+    assert pile.remove(1, Card.parse("2H")) is None
 
 
 def test_play_before_round_start_is_an_input_error() -> None:
