@@ -116,6 +116,10 @@ def configure_logging(verbosity: int, log_file: str | None) -> None:
     logging.basicConfig(level=logging.DEBUG if log_file else level, handlers=handlers, force=True)
 
 
+BROKEN_PIPE_STATUS = 141
+"""Exit status when the output's reader went away, as a shell reports a process SIGPIPE ended."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     # Before the commands' modules import OpenCV, which reads it once: a photo too large to
     # use is refused from its header, not decoded into gigabytes first.
@@ -139,6 +143,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("nerts: interrupted\n")
         return 130
+    except BrokenPipeError:  # the reader stopped early ('nerts demo --example | head')
+        # Python would flush stdout again at exit, into the closed pipe, with another error.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return BROKEN_PIPE_STATUS
     finally:
         logging.shutdown()
     return status

@@ -14,6 +14,7 @@ def format_scoreboard(events: Iterable[Event]) -> str:
     backs: dict[int, str] = {}
     verdicts: Counter[str] = Counter()
     caller: int | None = None
+    call_frame = 0
     false_calls = 0
     stucks = 0
     stuck_frame: int | None = None
@@ -29,14 +30,14 @@ def format_scoreboard(events: Iterable[Event]) -> str:
             verdicts[event.verdict.value] += 1
         elif isinstance(event, NertsCall):
             if event.valid and caller is None:
-                caller = event.seat
+                caller, call_frame = event.seat, event.frame
             false_calls += not event.valid
         elif isinstance(event, Stuck):
             stucks += 1
             stuck_frame = event.frame
         elif isinstance(event, RoundEnd):
             totals.update({s: v + event.bonus.get(s, 0) for s, v in event.scores.items()})
-            how = _how_it_ended(caller, stuck_frame, event)
+            how = _how_it_ended(caller, call_frame, stuck_frame, event)
             lines += _round_table(event, backs, totals, caller, how)
             lines.append(_round_summary(verdicts, false_calls, stucks))
             lines.append("")
@@ -60,21 +61,23 @@ def format_scoreboard(events: Iterable[Event]) -> str:
     return "\n".join(lines)
 
 
-def _how_it_ended(caller: int | None, stuck_frame: int | None, end: RoundEnd) -> str:
-    """The referee ends a round at a valid call, at a second stuck without progress in
-    between, or, with neither, when the next round starts."""
+def _how_it_ended(
+    caller: int | None, call_frame: int, stuck_frame: int | None, end: RoundEnd
+) -> str:
+    """The referee ends a round at a valid call (once the cards in the air are down), at a
+    second stuck without progress in between, or, with neither, when the next round starts."""
     if caller is not None:
-        return f"Nerts! called by seat {caller}"
+        return f"Nerts! called by seat {caller} at frame {call_frame}"
     if stuck_frame == end.frame:
         return "everyone stuck"
-    return "no Nerts call; ended when the next round started"
+    return "no Nerts call: the next round started"
 
 
 def _round_table(
     end: RoundEnd, backs: dict[int, str], totals: Counter[int], caller: int | None, how: str
 ) -> list[str]:
     lines = [
-        f"Round {end.round} ({how}, frame {end.frame}, {end.t:.1f} s)",
+        f"Round {end.round} ({how}; ended at frame {end.frame}, {end.t:.1f} s)",
         f"  {'seat':>4}  {'back':<10} {'centre':>6} {'nerts':>5} {'bonus':>5} {'round':>5} "
         f"{'total':>5}",
     ]

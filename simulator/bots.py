@@ -102,7 +102,10 @@ class SeatBot:
             FoundationPlay(spot, card, pile_id)
             for spot, card in self.layout.exposed()
             for pile_id, pile in piles.items()
-            if why_illegal(pile, card) is not None and not pile.holds_top(card)
+            # A complete pile is set aside: an Ace there starts a new pile, no mistake.
+            if why_illegal(pile, card) is not None
+            and not pile.holds_top(card)
+            and not pile.complete
         ]
         options += [
             FoundationPlay(spot, card, free_pile_ids[0])

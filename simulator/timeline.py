@@ -8,6 +8,7 @@ the truth file is the referee's output over the raw events.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -239,7 +240,8 @@ class RoundSimulation:
 
     def _hurry_motions(self) -> None:
         """After a valid call, cards already on their way are put down within the grace time."""
-        grace = int(self.settings.options.in_air_grace_s * self.fps)
+        # A frame inside the grace: one landing on its very end is late or not by rounding.
+        grace = math.ceil(self.settings.options.in_air_grace_s * self.fps) - 1
         latest = self.frame + max(2, grace)
         for motion in self.motions:
             if motion.release > latest:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 
-from nerts.cli import build_parser, main, verbosity_of
+from nerts.cli import BROKEN_PIPE_STATUS, build_parser, main, verbosity_of
 from nerts.sheets import load_sheet
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -362,3 +364,21 @@ def test_logging_options_go_before_or_after_the_command(
 ) -> None:
     args = build_parser().parse_args(arguments)
     assert (verbosity_of(args), args.log_file) == (verbose, log_file)
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """'nerts demo --example | head': the pipe closes under the command's output."""
+
+    class ClosedPipe(io.StringIO):
+        def write(self, text: str) -> int:
+            raise BrokenPipeError
+
+        def fileno(self) -> int:
+            return spare.fileno()
+
+    with (tmp_path / "spare").open("w") as spare:
+        monkeypatch.setattr(sys, "stdout", ClosedPipe())
+        assert main(["referee", str(GOLDEN / "races.input.jsonl")]) == BROKEN_PIPE_STATUS
+    assert "Traceback" not in capsys.readouterr().err

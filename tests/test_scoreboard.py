@@ -29,7 +29,7 @@ def test_a_round_cut_short_by_the_next_and_one_left_in_play() -> None:
         )
     )
     assert board.splitlines() == [
-        "Round 1 (no Nerts call; ended when the next round started, frame 9, 0.9 s)",
+        "Round 1 (no Nerts call: the next round started; ended at frame 9, 0.9 s)",
         "  seat  back       centre nerts bonus round total",
         "     0  red             1    13     0   -25   -25",
         "     1  blue            0    13     0   -26   -26",
@@ -49,8 +49,23 @@ def test_a_round_ended_by_everyone_stuck() -> None:
             {"frame": 20, "t": 2.0, "type": "stuck"},
         )
     )
-    assert board.splitlines()[0] == "Round 1 (everyone stuck, frame 20, 2.0 s)"
+    assert board.splitlines()[0] == "Round 1 (everyone stuck; ended at frame 20, 2.0 s)"
 
 
 def test_a_log_without_rounds() -> None:
     assert format_scoreboard([]).startswith("No round ended in this log")
+
+
+def test_a_called_round_says_when_it_was_called_and_when_it_ended() -> None:
+    board = format_scoreboard(
+        refereed(
+            start(0, 1),
+            {"frame": 5, "t": 0.5, "type": "nerts_count", "seat": 0, "remaining": 0},
+            {"frame": 9, "t": 0.9, "type": "nerts_call", "seat": 0},
+            {"frame": 12, "t": 1.2, "type": "play", "seat": 1, "card": "AS", "pile": "p1"},
+            {"frame": 30, "t": 3.0, "type": "stuck"},
+        )
+    )
+    assert board.splitlines()[0] == (
+        "Round 1 (Nerts! called by seat 0 at frame 9; ended at frame 12, 1.2 s)"
+    )

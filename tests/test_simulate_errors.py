@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -144,3 +145,30 @@ def test_a_video_left_from_an_earlier_run_is_pointed_out(
     assert main(["simulate", "--out", str(out), *FAST, "--no-video"]) == 0
     assert f"{out / simulate.VIDEO_FILE} is left from an earlier run" in capsys.readouterr().err
     assert (out / simulate.VIDEO_FILE).read_bytes() == b"an earlier round"
+
+
+def test_a_negative_seed_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    line = fails(capsys, "simulate", "--out", str(tmp_path / "s"), *FAST, "--seed", "-1")
+    assert line == "nerts simulate: error: --seed must be 0 or more, got -1"
+
+
+def test_an_interrupted_run_keeps_the_frame_the_referee_held(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The referee writes a frame's events once the next begins: stopped with Ctrl-C, the truth
+    still holds every event of the frames simulated."""
+    frames = simulate.RoundSimulation.frames
+    fed: list[int] = []
+
+    def stopped(self: simulate.RoundSimulation, with_scenes: bool = True):  # type: ignore[no-untyped-def]
+        for state in frames(self, with_scenes):
+            fed.extend(event.frame for event in state.events)
+            yield state
+            if len(fed) >= 12:
+                raise KeyboardInterrupt
+
+    monkeypatch.setattr(simulate.RoundSimulation, "frames", stopped)
+    out = tmp_path / "s"
+    assert main(["simulate", "--out", str(out), "--no-video", "--players", "2"]) == 130
+    written = (out / simulate.TRUTH_FILE).read_text().splitlines()
+    assert len(written) == len(fed) and json.loads(written[-1])["frame"] == fed[-1]

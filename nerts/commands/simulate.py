@@ -162,6 +162,8 @@ def _size(text: str) -> tuple[int, int]:
 
 
 def _settings(args: argparse.Namespace) -> SimulationSettings:
+    if args.seed < 0:  # numpy's generators take none
+        raise UserError(f"--seed must be 0 or more, got {args.seed}")
     if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
         raise UserError(f"--players must be {MIN_PLAYERS} to {MAX_PLAYERS}, got {args.players}")
     for name in ("race_rate", "mistake_rate"):
@@ -254,23 +256,24 @@ def run(args: argparse.Namespace) -> int:
         disable=not sys.stderr.isatty(),
     )
     video = VideoSink(args.out / VIDEO_FILE, settings.fps, size) if renderer else None
-    with EventWriter(args.out / TRUTH_FILE) as truth:
-        with contextlib.ExitStack() as recording:
-            if video is not None:
-                try:
-                    recording.enter_context(video)
-                except OSError as error:
-                    raise UserError(
-                        f"{error}: try another --size or --fps, or check the folder is writable"
-                    ) from None
+    with EventWriter(args.out / TRUTH_FILE) as truth, contextlib.ExitStack() as recording:
+        if video is not None:
+            try:
+                recording.enter_context(video)
+            except OSError as error:
+                raise UserError(
+                    f"{error}: try another --size or --fps, or check the folder is writable"
+                ) from None
+        try:
             for state in frames:
                 for event in state.events:
                     for decided in referee.feed(event):
                         truth.write(decided)
                 if video is not None and renderer is not None and state.scene is not None:
                     video.write(renderer.render(state.scene, state.frame))
-        for decided in referee.finish():
-            truth.write(decided)
+        finally:  # stopped early too (Ctrl-C): the frame the referee holds is written
+            for decided in referee.finish():
+                truth.write(decided)
     played = simulation.frames_played
     sys.stdout.write(f"simulated {played / settings.fps:.1f} s of play ({played} frames)\n")
     if args.seconds is None and played >= int(MAX_ROUND_S * settings.fps):

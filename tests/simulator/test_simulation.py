@@ -156,3 +156,25 @@ def test_bad_options_are_clear_errors(
 ) -> None:
     assert main(["simulate", "--out", str(tmp_path), "--seconds", "1", *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("players", "seed"), [(7, 3), (2, 19)])
+def test_cards_in_the_air_at_a_call_land_inside_the_grace(players: int, seed: int) -> None:
+    simulation, truth = play_round(players=players, seed=seed, race_rate=0.5, mistake_rate=0.1)
+    call = next(e for e in truth if e.TYPE == "nerts_call" and e.to_dict()["valid"])
+    after = [e for e in truth if isinstance(e, Play) and e.frame > call.frame]
+    assert after  # these seeds have cards in the air at the call
+    grace = simulation.settings.options.in_air_grace_s
+    assert all(play.t - call.t < grace for play in after)
+
+
+def test_no_bot_plays_onto_a_complete_pile_by_mistake() -> None:
+    """A complete pile is set aside, and its place may start a new pile: an Ace there is no
+    mistake, and a bot's hurried one would be accepted."""
+    _, truth = play_round(players=8, seed=20, race_rate=0.5, mistake_rate=0.3)
+    completed = {e.to_dict()["pile"]: e.frame for e in truth if e.TYPE == "pile_complete"}
+    assert completed
+    late_onto = [
+        e for e in truth if isinstance(e, Play) and completed.get(e.pile, e.frame) < e.frame
+    ]
+    assert late_onto == []
