@@ -56,9 +56,11 @@ class SeatBot:
 
     @property
     def stuck(self) -> bool:
-        """Turned through the whole stock (and a little more) without any other move."""
+        """Turned through the whole stock twice (and a little more) without any other move. Once
+        is not enough: three at a time, a pass begun mid-stock shows other cards than one begun
+        at a fresh stock, and every pass from a fresh stock shows the same ones."""
         cycle = (len(self.layout.stock) + len(self.layout.waste)) // 3 + 2
-        return self.turns_without_progress > cycle
+        return self.turns_without_progress > 2 * cycle
 
     def notice_foundations(self, piles: Mapping[str, FoundationPile]) -> None:
         """New cards in the centre may unblock a stuck bot: it looks through its stock again."""

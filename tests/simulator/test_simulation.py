@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 
 import cv2
 import pytest
 
 from nerts.cli import main
-from referee.cards import full_deck
+from referee.cards import Rank, full_deck
 from referee.events import Event, Play, TakeBack, Verdict
+from referee.foundations import FoundationPile, why_illegal
 from referee.game import GameReferee
+from simulator.bots import SeatBot
 from simulator.timeline import RoundSimulation, SimulationSettings
 
 
@@ -178,3 +181,30 @@ def test_no_bot_plays_onto_a_complete_pile_by_mistake() -> None:
         e for e in truth if isinstance(e, Play) and completed.get(e.pile, e.frame) < e.frame
     ]
     assert late_onto == []
+
+
+def _found_by_turning(bot: SeatBot, piles: Mapping[str, FoundationPile], free: bool) -> bool:
+    """Whether turning through a copy of the bot's stock, two passes, shows a card that a
+    foundation takes."""
+    layout = bot.layout.copy()
+    for _ in range(2 * ((len(layout.stock) + len(layout.waste)) // 3 + 2)):
+        layout.turn_stock()
+        top = layout.waste[-1] if layout.waste else None
+        if top is not None and (
+            (top.rank == Rank.ACE and free)
+            or any(why_illegal(pile, top) is None for pile in piles.values())
+        ):
+            return True
+    return False
+
+
+def test_no_stuck_while_a_seat_could_turn_up_a_foundation_card() -> None:
+    """Three players, seed 17: a pass begun mid-stock once gave up with an 8H two turns away."""
+    simulation = RoundSimulation(SimulationSettings(players=3, seed=17))
+    stucks = 0
+    for state in simulation.frames(with_scenes=False):
+        if any(event.TYPE == "stuck" for event in state.events):
+            stucks += 1
+            piles, free = simulation.referee.piles, bool(simulation._free_pile_ids())
+            assert not any(_found_by_turning(bot, piles, free) for bot in simulation.bots)
+    assert stucks
