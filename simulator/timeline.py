@@ -382,6 +382,8 @@ class RoundSimulation:
         seat, card = play.seat, play.card
         slot = self.slots[play.pile]
         spot = self.return_spots.pop((seat, card), WASTE)
+        if spot == NERTS and seat not in self.false_called:
+            self.pending_calls.pop(seat, None)  # its last card comes back: no call yet
         start = self.frame + int(self.rng.uniform(*TAKE_BACK_DELAY_S) * self.fps)
         release = start + max(
             MIN_TAKE_BACK_FRAMES, round(self.bots[seat].move_seconds() * self.fps)
@@ -460,8 +462,10 @@ class RoundSimulation:
         left = len(self.bots[seat].layout.nerts)
         self._emit(NertsCount, seat=seat, remaining=left)
         if left == 0 and seat not in self.pending_calls:
+            # Once the last card is down: a player calls with empty hands.
+            down = max((m.release for m in self.motions if m.seat == seat), default=self.frame)
             delay = self.rng.uniform(*CALL_DELAY_S)
-            self.pending_calls[seat] = self.frame + max(1, int(delay * self.fps))
+            self.pending_calls[seat] = down + max(1, int(delay * self.fps))
 
     def _land_jitter(self, seat: int, card: Card, mm: float, degrees: float) -> None:
         self.jitter[(seat, card)] = (

@@ -14,6 +14,7 @@ from referee.cards import Rank, full_deck
 from referee.events import Event, Play, TakeBack, Verdict
 from referee.foundations import FoundationPile, why_illegal
 from referee.game import GameReferee
+from referee.layout import NERTS
 from simulator.bots import SeatBot
 from simulator.timeline import RoundSimulation, SimulationSettings
 
@@ -161,7 +162,7 @@ def test_bad_options_are_clear_errors(
     assert message in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(("players", "seed"), [(7, 3), (2, 19)])
+@pytest.mark.parametrize(("players", "seed"), [(7, 3), (4, 2)])
 def test_cards_in_the_air_at_a_call_land_inside_the_grace(players: int, seed: int) -> None:
     simulation, truth = play_round(players=players, seed=seed, race_rate=0.5, mistake_rate=0.1)
     call = next(e for e in truth if e.TYPE == "nerts_call" and e.to_dict()["valid"])
@@ -208,3 +209,25 @@ def test_no_stuck_while_a_seat_could_turn_up_a_foundation_card() -> None:
             piles, free = simulation.referee.piles, bool(simulation._free_pile_ids())
             assert not any(_found_by_turning(bot, piles, free) for bot in simulation.bots)
     assert stucks
+
+
+def test_nerts_is_called_with_the_last_card_down() -> None:
+    """Two players, seed 19: the caller's last Nerts card was still in the hand at the call,
+    then landed illegal, and was never taken back."""
+    simulation = RoundSimulation(
+        SimulationSettings(players=2, seed=19, race_rate=0.5, mistake_rate=0.1)
+    )
+    calls = 0
+    for state in simulation.frames(with_scenes=False):
+        for event in state.events:
+            if event.TYPE == "nerts_call" and not simulation.bots[event.seat].layout.nerts:
+                calls += 1
+                in_hand = [
+                    motion
+                    for motion in simulation.motions
+                    if motion.seat == event.seat
+                    and motion.release > state.frame
+                    and simulation.return_spots.get((event.seat, motion.cards[0])) == NERTS
+                ]
+                assert in_hand == []
+    assert calls
