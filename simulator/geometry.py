@@ -1,7 +1,12 @@
-"""Where things lie on the simulated table: each seat's piles and the foundation slots.
+"""Where things lie on the simulated table: the seats, each seat's piles and the foundation slots.
 
 Table millimetres, origin at the play area's top-left corner (see scene.py). Each seat has its
 own frame: `right` runs along its edge as the player sees it, `inward` points to the centre.
+
+Seats sit on the play area's edges: seat 0 at the bottom edge, then clockwise as seen in the
+image (4 seats: bottom, left, top, right; 2: bottom, top). A seat's piles reach about 330 mm to
+its left and 280 mm to its right along its edge, so no seat may sit near a corner: each edge
+takes a whole number of seats (`SEATS_PER_EDGE`), spread evenly along it.
 """
 
 from __future__ import annotations
@@ -10,8 +15,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-
-from simulator.hands import seat_anchor
 
 NERTS_ALONG_MM = -300.0
 WORK_FIRST_ALONG_MM = -190.0
@@ -35,13 +38,62 @@ SLOT_STEP_MM = (112.0, 118.0)
 
 
 TABLE_UP_TO_4_SEATS_MM = (1400.0, 1000.0)
-TABLE_MORE_SEATS_MM = (1800.0, 1200.0)
-"""Play areas that fit the seats' layouts and that a 16:9 camera frames well."""
+TABLE_5_6_SEATS_MM = (1800.0, 1200.0)
+TABLE_7_8_SEATS_MM = (2200.0, 1200.0)
+"""Play areas that fit the seats' layouts (`SEATS_PER_EDGE`) and that a 16:9 camera frames
+well. The 7-8 seat table is only wider than the 5-6 one: a 16:9 view of either is filled by its
+height, so their cards show as large."""
+SEATS_PER_EDGE = {
+    3: (1, 1, 0, 1),
+    5: (1, 1, 2, 1),
+    6: (2, 1, 2, 1),
+    7: (2, 1, 3, 1),
+    8: (3, 1, 3, 1),
+}
+"""Seats on the (bottom, left, top, right) edge, for the counts that an even spacing along the
+perimeter would put at a corner (their piles then run off the play area). Other counts are
+spaced evenly along the perimeter, which puts 1, 2 and 4 seats at edge centres."""
 
 
 def table_for_seats(n_seats: int) -> tuple[float, float]:
     """The play area (inside the markers) for `n_seats` players."""
-    return TABLE_UP_TO_4_SEATS_MM if n_seats <= 4 else TABLE_MORE_SEATS_MM
+    if n_seats <= 4:
+        return TABLE_UP_TO_4_SEATS_MM
+    return TABLE_5_6_SEATS_MM if n_seats <= 6 else TABLE_7_8_SEATS_MM
+
+
+def seat_anchor(
+    seat: int, n_seats: int, table_mm: tuple[float, float]
+) -> tuple[np.ndarray, np.ndarray]:
+    """(point on the play area's edge, outward unit normal) for a seat."""
+    width, height = table_mm
+    # Walk clockwise as seen in the image, from the bottom centre: bottom edge leftward, left
+    # edge upward, top edge rightward, right edge downward, bottom edge back to the centre.
+    legs = (  # (length, start, direction of travel, outward normal)
+        (width / 2, (width / 2, height), (-1.0, 0.0), (0.0, 1.0)),
+        (height, (0.0, height), (0.0, -1.0), (-1.0, 0.0)),
+        (width, (0.0, 0.0), (1.0, 0.0), (0.0, -1.0)),
+        (height, (width, 0.0), (0.0, 1.0), (1.0, 0.0)),
+        (width / 2, (width, height), (-1.0, 0.0), (0.0, 1.0)),
+    )
+    per_edge = SEATS_PER_EDGE.get(n_seats)
+    if per_edge is not None:
+        # Whole edges: the bottom edge from its right end, then as above; seats spread evenly.
+        edges = ((width, (width, height), *legs[0][2:]), *legs[1:4])
+        index = seat % n_seats
+        for count, (length, start, travel, normal) in zip(per_edge, edges, strict=True):
+            if index < count:
+                point = np.array(start) + np.array(travel) * (index + 0.5) / count * length
+                return point.astype(np.float64), np.array(normal, np.float64)
+            index -= count
+        raise AssertionError("unreachable: SEATS_PER_EDGE rows add up to their seat count")
+    distance = (seat % n_seats) / n_seats * 2 * (width + height)
+    for index, (length, start, travel, normal) in enumerate(legs):
+        if distance <= length or index == len(legs) - 1:
+            point = np.array(start) + np.array(travel) * min(distance, length)
+            return point.astype(np.float64), np.array(normal, np.float64)
+        distance -= length
+    raise AssertionError("unreachable: the last leg always returns")
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Hands and forearms reaching in from a seat's table edge, drawn straight onto the canvas.
 
-Seats sit around the play area's edge: seat 0 at the bottom centre, then clockwise as seen in
-the image, evenly spaced along the perimeter (4 seats: bottom, left, top, right; 2: bottom, top).
+Seats sit around the play area's edge (`geometry.seat_anchor`): seat 0 at the bottom edge, then
+clockwise as seen in the image (4 seats: bottom, left, top, right; 2: bottom, top).
 The arm runs from the player's shoulder, outside the play area, to the palm.
 """
 
@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from simulator.camera import CanvasGeometry
+from simulator.geometry import seat_anchor
 from simulator.scene import HandPose
 
 SKIN_TONES_BGR = ((150, 180, 228), (120, 152, 205), (92, 125, 178), (62, 88, 135), (45, 62, 98))
@@ -56,29 +57,6 @@ class HandSettings:
     shadow_offset_mm: tuple[float, float] = (14.0, 20.0)
     shadow_opacity: float = 0.35
     shadow_blur_mm: float = 9.0
-
-
-def seat_anchor(
-    seat: int, n_seats: int, table_mm: tuple[float, float]
-) -> tuple[np.ndarray, np.ndarray]:
-    """(point on the play area's edge, outward unit normal) for a seat."""
-    width, height = table_mm
-    distance = (seat % n_seats) / n_seats * 2 * (width + height)
-    # Walk clockwise as seen in the image, from the bottom centre: bottom edge leftward, left
-    # edge upward, top edge rightward, right edge downward, bottom edge back to the centre.
-    legs = (  # (length, start, direction of travel, outward normal)
-        (width / 2, (width / 2, height), (-1.0, 0.0), (0.0, 1.0)),
-        (height, (0.0, height), (0.0, -1.0), (-1.0, 0.0)),
-        (width, (0.0, 0.0), (1.0, 0.0), (0.0, -1.0)),
-        (height, (width, 0.0), (0.0, 1.0), (1.0, 0.0)),
-        (width / 2, (width, height), (-1.0, 0.0), (0.0, 1.0)),
-    )
-    for index, (length, start, travel, normal) in enumerate(legs):
-        if distance <= length or index == len(legs) - 1:
-            point = np.array(start) + np.array(travel) * min(distance, length)
-            return point.astype(np.float64), np.array(normal, np.float64)
-        distance -= length
-    raise AssertionError("unreachable: the last leg always returns")
 
 
 _ARC = np.linspace(0.0, math.pi, 6)[1:-1]

@@ -11,7 +11,7 @@ import pytest
 
 from simulator.backs import back_from_spec, default_backs
 from simulator.faces import ALL_CARDS, FACE_SIZE, builtin_design, load_design
-from simulator.hands import seat_anchor
+from simulator.geometry import seat_anchor
 from simulator.layer import CardLayer
 from simulator.render import RenderSettings, TableRenderer, VideoSink
 from simulator.sample_scenes import full_table, playing_frames
