@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from nerts.cli import main
 from nerts.commands import simulate
 from simulator.render import VideoSink
+from simulator.timeline import FrameState, RoundSimulation
 
 # The smallest, quickest round that still runs the whole command.
 FAST = ("--seconds", "1", "--players", "2", "--size", "160x90")
@@ -157,17 +159,17 @@ def test_an_interrupted_run_keeps_the_frame_the_referee_held(
 ) -> None:
     """The referee writes a frame's events once the next begins: stopped with Ctrl-C, the truth
     still holds every event of the frames simulated."""
-    frames = simulate.RoundSimulation.frames
+    frames = RoundSimulation.frames
     fed: list[int] = []
 
-    def stopped(self: simulate.RoundSimulation, with_scenes: bool = True):  # type: ignore[no-untyped-def]
+    def stopped(self: RoundSimulation, with_scenes: bool = True) -> Iterator[FrameState]:
         for state in frames(self, with_scenes):
             fed.extend(event.frame for event in state.events)
             yield state
             if len(fed) >= 12:
                 raise KeyboardInterrupt
 
-    monkeypatch.setattr(simulate.RoundSimulation, "frames", stopped)
+    monkeypatch.setattr(RoundSimulation, "frames", stopped)
     out = tmp_path / "s"
     assert main(["simulate", "--out", str(out), "--no-video", "--players", "2"]) == 130
     written = (out / simulate.TRUTH_FILE).read_text().splitlines()

@@ -184,7 +184,7 @@ DISPLAY_CHARS = 16
 @pytest.mark.parametrize("total", [-99, 0, 999])
 def test_every_text_shows_whole_on_a_16_character_display(total: int) -> None:
     mapper = BoxCommands()
-    events = [
+    events: list[dict[str, object]] = [
         {"type": "round_start", "round": 99},
         {"type": "nerts_call", "seat": 7, "valid": False},
         {"type": "stuck"},

@@ -21,7 +21,9 @@ Box = tuple[str, np.ndarray, np.ndarray]
 """(name, lowest corner, highest corner) in table mm, axis-aligned."""
 
 
-def _seat_box(geo: TableGeometry, seat: int, name: str, along: float, depth: tuple[float, float]):
+def _seat_box(
+    geo: TableGeometry, seat: int, name: str, along: float, depth: tuple[float, float]
+) -> Box:
     frame = geo.seats[seat]
     w, h = CARD_MM[0] / 2, CARD_MM[1] / 2
     corners = np.array(

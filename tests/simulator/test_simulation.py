@@ -11,7 +11,7 @@ import pytest
 
 from nerts.cli import main
 from referee.cards import Rank, full_deck
-from referee.events import Event, Play, TakeBack, Verdict
+from referee.events import Event, NertsCall, Play, TakeBack, Verdict
 from referee.foundations import FoundationPile, why_illegal
 from referee.game import GameReferee
 from referee.layout import NERTS
@@ -220,7 +220,7 @@ def test_nerts_is_called_with_the_last_card_down() -> None:
     calls = 0
     for state in simulation.frames(with_scenes=False):
         for event in state.events:
-            if event.TYPE == "nerts_call" and not simulation.bots[event.seat].layout.nerts:
+            if isinstance(event, NertsCall) and not simulation.bots[event.seat].layout.nerts:
                 calls += 1
                 in_hand = [
                     motion
