@@ -18,7 +18,8 @@ What each event sends (`box_commands`); seats are those of the events, colours R
 - `round_start`: RESET, SHOW "Round <n>".
 - `play` `late`: BUZZ LATE, LIGHT <seat> red. `illegal`: BUZZ ILLEGAL, LIGHT <seat> orange BLINK.
   `accepted`/`tie` from a seat whose light a late or illegal play lit: LIGHT <seat> OFF.
-- `nerts_call` valid: NERTS <seat>; not valid: BUZZ ILLEGAL, SHOW "Seat <s> not out".
+- `nerts_call` valid: NERTS <seat>; not valid: BUZZ ILLEGAL, SHOW "Seat <s> not out"; after the
+  round's end, nothing (its scores are showing).
 - `stuck`: BUZZ STUCK, SHOW "Stuck: new stock".
 - `round_end`: BUZZ ROUND, SCORE <seat> <game total> for every seat, SHOW the leader ("Seat <s>
   leads <total>", or "Tie 0,2 at <total>", or "4 tie at <total>").
@@ -93,6 +94,7 @@ class BoxCommands:
         self.totals: dict[int, int] = {}
         self._lit: set[int] = set()
         self._game_over = False
+        self._round_over = False
 
     def for_event(self, event: Mapping[str, object]) -> list[str]:
         """The commands for one event; [] for types the box has nothing to say about."""
@@ -106,6 +108,7 @@ class BoxCommands:
         kind = event.get("type")
         if kind == "round_start":
             self._lit.clear()
+            self._round_over = False
             if self._game_over:  # a new game
                 self.totals.clear()
                 self._game_over = False
@@ -114,12 +117,15 @@ class BoxCommands:
             return self._play(_seat(event), event.get("verdict"))
         if kind == "nerts_call":
             seat = _seat(event)
+            if self._round_over:  # scores are up: a call now changes nothing
+                return []
             if event.get("valid") is True:
                 return [f"NERTS {seat}"]
             return ["BUZZ ILLEGAL", _show(f"Seat {seat} not out")]
         if kind == "stuck":
             return ["BUZZ STUCK", _show("Stuck: new stock")]
         if kind == "round_end":
+            self._round_over = True
             bonus = _points_by_seat(event, "bonus") if "bonus" in event else {}
             return self._round_end(_points_by_seat(event, "scores"), bonus)
         if kind == "game_end":

@@ -205,10 +205,13 @@ class RoundSimulation:
         self.motions = [m for m in self.motions if m.release + retreat > self.frame]
 
     def _check_calls(self) -> None:
+        grace = self.settings.options.in_air_grace_s
+        over = self.call_frame is not None and (self.frame - self.call_frame) / self.fps > grace
         for seat, frame in sorted(self.pending_calls.items()):
             if frame == self.frame:
                 del self.pending_calls[seat]
-                self._emit(NertsCall, seat=seat)
+                if not over:  # nobody calls once the round has ended
+                    self._emit(NertsCall, seat=seat)
 
     def _check_stuck(self) -> None:
         if self.stuck_resume is not None:

@@ -194,3 +194,11 @@ def test_every_text_shows_whole_on_a_16_character_display(total: int) -> None:
     ]
     shown = [c for event in events for c in mapper.for_event(event) if c.startswith("SHOW ")]
     assert len(shown) == 6 and all(len(c) - len("SHOW ") <= DISPLAY_CHARS for c in shown), shown
+
+
+def test_a_nerts_call_after_the_rounds_end_leaves_the_scores_showing() -> None:
+    mapper = BoxCommands()
+    mapper.for_event(round_end({"0": 3, "1": 5}))
+    assert mapper.for_event({"type": "nerts_call", "seat": 0, "valid": True}) == []
+    mapper.for_event({"type": "round_start", "round": 2})
+    assert mapper.for_event({"type": "nerts_call", "seat": 0, "valid": True}) == ["NERTS 0"]

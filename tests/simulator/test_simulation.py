@@ -11,7 +11,7 @@ import pytest
 
 from nerts.cli import main
 from referee.cards import Rank, full_deck
-from referee.events import Event, NertsCall, Play, TakeBack, Verdict
+from referee.events import Event, NertsCall, Play, RoundEnd, TakeBack, Verdict
 from referee.foundations import FoundationPile, why_illegal
 from referee.game import GameReferee
 from referee.layout import NERTS
@@ -231,3 +231,10 @@ def test_nerts_is_called_with_the_last_card_down() -> None:
                 ]
                 assert in_hand == []
     assert calls
+
+
+def test_nobody_calls_nerts_after_the_round_has_ended() -> None:
+    """Two players, seed 5, 24 fps: seat 0's call came after the round's end."""
+    _, truth = play_round(players=2, seed=5, fps=24)
+    end = next(index for index, event in enumerate(truth) if isinstance(event, RoundEnd))
+    assert [event for event in truth[end:] if isinstance(event, NertsCall)] == []
