@@ -78,7 +78,7 @@ class SeatBot:
         if play is not None:
             self.turns_without_progress = 0
             return play
-        move = self.layout_move()
+        move = self.freeing_move(piles, free_pile_ids) or self.layout_move()
         if move is None or (move == TURN and self.stuck):
             self.waiting = True
             return None
@@ -115,6 +115,25 @@ class SeatBot:
             if free_pile_ids and card.rank != Rank.ACE
         ]
         return self.rng.choice(options) if options else None
+
+    def freeing_move(
+        self, piles: Mapping[str, FoundationPile], free_pile_ids: Sequence[str]
+    ) -> Move | None:
+        """Part of a work pile moved onto another, where the card it uncovers goes to a
+        foundation (the rules let a card move with every card on top of it)."""
+        work = self.layout.work
+        for move in self.layout.legal_moves():
+            if move.kind is not MoveKind.RUN or move.source is None:
+                continue
+            pile = work[move.source.index]
+            if move.count >= len(pile):
+                continue
+            uncovered = pile[-move.count - 1]
+            if (uncovered.rank == Rank.ACE and free_pile_ids) or any(
+                why_illegal(foundation, uncovered) is None for foundation in piles.values()
+            ):
+                return move
+        return None
 
     def layout_move(self) -> Move | None:
         moves = self.layout.legal_moves()
