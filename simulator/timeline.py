@@ -102,6 +102,8 @@ class Motion:
     pile: str | None = None
     # A rejected foundation card on its way back to its owner's layout.
     returning: bool = False
+    # Where the hand reaches from: where it was when this motion began (set then).
+    reach_from: tuple[float, float] | None = None
 
 
 @dataclass
@@ -514,6 +516,12 @@ class RoundSimulation:
                 )
         hands: dict[int, HandPose] = {}
         for motion in self.motions:  # oldest first: a seat's newest motion owns its one hand
+            if self.frame < motion.start:  # not begun (a take-back to come): the hand is elsewhere
+                continue
+            if motion.reach_from is None:  # it reaches from where the hand is, not from rest
+                held = hands.get(motion.seat)
+                rest = self.geometry.rest(motion.seat)
+                motion.reach_from = (held.x, held.y) if held is not None else (rest[0], rest[1])
             carried, hand = self._motion_poses(motion)
             cards += carried
             hands[motion.seat] = hand
@@ -558,7 +566,7 @@ class RoundSimulation:
             return [], HandPose(motion.seat, x, y)
         if self.frame < motion.pickup:  # reaching for the card, which still lies there
             u = _ease((self.frame - motion.start) / max(1, motion.pickup - motion.start))
-            x, y = _lerp(rest, motion.source[:2], u)
+            x, y = _lerp(motion.reach_from or rest, motion.source[:2], u)
             # A rejected card being fetched still lies on its pile and is drawn there.
             carried = [
                 self._carried(motion, card, i, motion.source, 0.0)
