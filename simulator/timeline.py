@@ -36,6 +36,9 @@ REACH_SHARE = 0.3
 """Share of a move spent reaching for the card; the rest is carrying and placing it."""
 LIFT_MM = 35.0
 HAND_RETREAT_S = 0.35
+PILE_TURN_OVER_S = 1.0
+"""How long a complete foundation lies face up, its King on top, before a player turns it over
+and sets it aside (RULES.md)."""
 THINK_S = (0.034, 0.2)
 """Pause between one move's release and the next decision (at least one frame)."""
 FIRST_DECISION_S = (0.5, 1.5)
@@ -503,15 +506,17 @@ class RoundSimulation:
         for seat, bot in enumerate(self.bots):
             cards += self._seat_cards(seat, bot.layout)
         for pile_id, slot in self.slots.items():
-            complete = pile_id in self.referee.piles and self.referee.piles[pile_id].complete
-            shown = slot.cards[-3:] if complete else slot.cards
+            pile = self.referee.piles.get(pile_id)
+            turn_over = None if pile is None or not pile.complete else pile.top_frame
+            turned = turn_over is not None and self.frame >= turn_over + PILE_TURN_OVER_S * self.fps
+            shown = slot.cards[-3:] if turned else slot.cards
             x, y = self.geometry.slot(int(pile_id[1:]))
             for owner, card in shown:
                 if (owner, card) in self.in_transit:
                     continue
                 cards.append(
                     self._pose(
-                        owner, card, x, y, self.geometry.seats[owner].angle, face_up=not complete
+                        owner, card, x, y, self.geometry.seats[owner].angle, face_up=not turned
                     )
                 )
         hands: dict[int, HandPose] = {}

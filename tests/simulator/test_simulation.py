@@ -14,11 +14,11 @@ import pytest
 from nerts.cli import main
 from referee.cards import Card, Rank, Suit, full_deck
 from referee.events import Event, NertsCall, Play, RoundEnd, TakeBack, Verdict
-from referee.foundations import FoundationPile, why_illegal
+from referee.foundations import FoundationPile, Placed, why_illegal
 from referee.game import GameReferee
 from referee.layout import NERTS, PlayerLayout
 from simulator.bots import LayoutMove, SeatBot
-from simulator.timeline import RoundSimulation, SimulationSettings
+from simulator.timeline import PILE_TURN_OVER_S, RoundSimulation, SimulationSettings
 
 
 def play_round(**settings: object) -> tuple[RoundSimulation, list[Event]]:
@@ -270,3 +270,27 @@ def test_a_hand_moves_from_where_it_is() -> None:
         steps += [math.dist(now[seat], before[seat]) for seat in now.keys() & before.keys()]
         before = now
     assert len(steps) > 1000 and max(steps) < 300  # mm in one frame at 30 fps
+
+
+def test_a_complete_pile_shows_its_king_before_it_is_turned_over() -> None:
+    """The King that completes a pile was drawn face down from its landing frame on."""
+    simulation = RoundSimulation(
+        SimulationSettings(players=8, seed=21, race_rate=0.5, mistake_rate=0.3)
+    )
+    king: Placed | None = None
+    faces: list[bool] = []  # the completing King's, each frame from its landing
+    for state in simulation.frames(with_scenes=True):
+        assert state.scene is not None
+        if king is None:
+            complete = [p for p in simulation.referee.piles.values() if p.complete]
+            king = complete[0].cards[-1] if complete else None
+        if king is not None:
+            faces += [
+                pose.face_up
+                for pose in state.scene.cards
+                if (pose.seat, pose.card) == (king.seat, str(king.card))
+            ]
+        if len(faces) > 2 * simulation.fps:
+            break
+    turned = round(PILE_TURN_OVER_S * simulation.fps)
+    assert king is not None and all(faces[:turned]) and not any(faces[turned + 1 :])
