@@ -137,6 +137,7 @@ def counting(
     exact = 0
     errors = []
     warned = warned_exact = unlike_warned = crowded_warned = uncounted_warned = silent = 0
+    doubt_warned = doubt_exact = 0
     for scene in range(first_scene, first_scene + scenes):
         picked = rng.choice(len(pool), size=int(rng.integers(2, 5)), replace=False)
         # Named by spec: "blue:dots" and "blue:stripes" are both called "blue" by the simulator.
@@ -163,7 +164,13 @@ def counting(
         uncounted_warned += result.parts_uncounted
         washed_out = bool(matcher.washed_out())
         backs_alike = bool(matcher.alike())
-        warned_any = result.too_close or result.parts_uncounted or washed_out or backs_alike
+        # As `nerts count` warns of backs in doubt: not in a spread it asks to lay wider first.
+        doubted = any(card.back_also for card in cards) and not result.too_close
+        doubt_warned += doubted
+        doubt_exact += doubted and counted == truth
+        warned_any = (
+            result.too_close or result.parts_uncounted or washed_out or backs_alike or doubted
+        )
         silent += counted != truth and not warned_any
         # As `nerts count` warns: not in a spread it asks to lay wider first.
         unlike_warned += bool(unlike_cards(cards)) and not result.too_close
@@ -186,6 +193,7 @@ def counting(
         f"off per spread {statistics.mean(errors):.1f}{alike}; every back given, yet "
         f"warned of cards of a back not given in {unlike_warned}; warned the spread is too "
         f"close in {crowded_warned}, of parts looking like cards left uncounted in "
-        f"{uncounted_warned}; counted wrong with neither warning, nor two backs alike, nor a "
+        f"{uncounted_warned}, of backs in doubt in {doubt_warned} ({doubt_exact} of them "
+        f"exact); counted wrong with none of those warnings, nor two backs alike, nor a "
         f"reference washed out, in {silent}"
     )

@@ -60,8 +60,8 @@ def annotate(
     """The photo with each card outlined: face up named (green, labelled with its name at its
     index) or not (orange, "?"), face down (blue). A face-down card matched to one of `backs`
     is outlined in that back's colour, the back's name on a patch of it at the card's centre
-    ("?" after it when the card looks like a back not registered). Confidences are left to --json:
-    labels of fanned cards overlap enough as they are."""
+    ("?" after it when the card looks like a back not registered, or its back is in doubt).
+    Confidences are left to --json: labels of fanned cards overlap enough as they are."""
     out = image.copy()
     scale = max(MIN_SCALE, min(out.shape[:2]) / TEXT_SIZE_FOR_PX)
     line = max(1, round(LINE_PX * scale))
@@ -76,7 +76,8 @@ def annotate(
             cv2.polylines(out, [points], True, _colour(card), line, cv2.LINE_AA)
     for card in cards:
         if not card.face_up and card.back in backs:
-            doubt = "?" if card.back_unlike else ""  # only the nearest of the backs given
+            # Only the nearest of the backs given, or in doubt between two of them.
+            doubt = "?" if card.back_unlike or card.back_also else ""
             _patch_label(
                 out, f"{card.back}{doubt}", card.quad.mean(axis=0), scale, backs[card.back]
             )

@@ -367,14 +367,21 @@ class BackMatcher:
 
     def match_feature(self, feature: BackFeature, seen_width_px: float | None = None) -> BackMatch:
         """`match` for a card whose feature is already made."""
-        references = self.features_at(seen_width_px)
-        ranked = sorted((feature.distance(ref), name) for name, ref in references.items())
+        ranked = sorted((d, name) for name, d in self.distances(feature, seen_width_px).items())
         best, name = ranked[0]
         if len(ranked) == 1:
             score = np.exp(-best / (MATCH_SOFTNESS * LONE_MATCH_SOFTNESS_FACTOR))
         else:
             score = 1 - np.exp(-(ranked[1][0] - best) / MATCH_SOFTNESS)
         return BackMatch(name, float(score), float(best))
+
+    def distances(
+        self, feature: BackFeature, seen_width_px: float | None = None
+    ) -> dict[str, float]:
+        """How far a card lies from each registered back's reference (`BackFeature.distance`),
+        each reference seen as small as the card (`features_at`)."""
+        references = self.features_at(seen_width_px)
+        return {name: feature.distance(ref) for name, ref in references.items()}
 
     def features_at(self, seen_width_px: float | None) -> dict[str, BackFeature]:
         """Each reference's feature as seen on a card `seen_width_px` wide in the photo."""

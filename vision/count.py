@@ -11,6 +11,7 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
+from vision.back_doubts import doubted
 from vision.back_views import back_views, view_feature
 from vision.backs import BackFeature, BackMatcher, back_feature
 from vision.detections import CardDetection
@@ -253,26 +254,52 @@ def _matched(
     any back is left out (`TABLE_NEARER_FACTOR`). A card mostly overlapped
     (`OWN_PART_SHOWN_MIN`) is matched by what of it is `shown` (the cards on top of it left
     out)."""
-    features, matches = [], []
+    features, matches, widths = [], [], []
     for view, on_top_left_out in zip(back_views(cards, image), shown, strict=True):
         if view is None:
             raise ValueError("a count's cards are all face down")
         card_view, width, clear = view
         features.append(view_feature(card_view, clear, on_top_left_out))
         matches.append(matcher.match_feature(features[-1], width))
+        widths.append(width)
     table = _bare_table_feature(image, cards)
     cards_kept = [
         n
         for n, (feature, match) in enumerate(zip(features, matches, strict=True))
         if table is None or not _table_not_card(feature.distance(table), match.distance)
     ]
+    also = _doubted_backs(
+        [features[n] for n in cards_kept], [widths[n] for n in cards_kept], matcher
+    )
     named = [
-        replace(cards[n], back=matches[n].name, back_score=matches[n].score) for n in cards_kept
+        replace(cards[n], back=matches[n].name, back_score=matches[n].score, back_also=also.get(k))
+        for k, n in enumerate(cards_kept)
     ]
     marked = other_backs(
         named, [features[n] for n in cards_kept], [matches[n].distance for n in cards_kept]
     )
     return [replace(card, back_unlike=n in marked) for n, card in enumerate(named)]
+
+
+def _doubted_backs(
+    features: list[BackFeature], widths: list[float], matcher: BackMatcher
+) -> dict[int, str]:
+    """The cards whose back the photo's own cards name otherwise (`vision.back_doubts`): card
+    number -> that back's name."""
+    names = list(matcher.features)
+    if len(names) < 2 or len(features) < 2:
+        return {}
+    to_references = np.array(
+        [
+            list(matcher.distances(feature, width).values())
+            for feature, width in zip(features, widths, strict=True)
+        ]
+    )
+    pairwise = np.zeros((len(features), len(features)))
+    for i, first in enumerate(features):
+        for j in range(i + 1, len(features)):
+            pairwise[i, j] = pairwise[j, i] = first.distance(features[j])
+    return {card: names[back] for card, back in doubted(pairwise, to_references).items()}
 
 
 def _bare_table_feature(image: np.ndarray, cards: list[CardDetection]) -> BackFeature | None:

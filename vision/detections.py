@@ -24,6 +24,9 @@ class CardDetection:
     back_unlike: bool = False
     """Whether the card looks like a back nobody registered (`vision.count.other_backs`):
     `back` is then only the nearest."""
+    back_also: str | None = None
+    """Another registered back the photo's own cards of that back say this card looks like
+    (`vision.back_doubts`): its back is in doubt."""
 
     @property
     def confidence(self) -> float:

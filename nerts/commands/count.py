@@ -6,6 +6,7 @@ import argparse
 import json
 import logging
 import sys
+from collections import Counter
 from pathlib import Path
 
 from nerts.backs import back_references, photo_not_given, read_backs, registered_backs
@@ -190,6 +191,19 @@ def run(args: argparse.Namespace) -> int:
             "%d counted cards look like a back not given (marked '?' with --annotate): if a "
             "player's back is missing from --backs, their cards were counted for another",
             len(unlike),
+        )
+    doubted = [card for card in cards if card.back_also is not None]
+    if doubted and not counted.too_close:
+        pairs = Counter((card.back, card.back_also) for card in doubted)
+        log.warning(
+            "%s (marked '?' with --annotate): check them; a back's reference photographed in "
+            "the spread's own light is told more surely",
+            "; ".join(
+                f"{number} card{'' if number == 1 else 's'} counted for {back} "
+                f"look{'s' if number == 1 else ''} more like "
+                f"{other}'s cards in this photo"
+                for (back, other), number in sorted(pairs.items(), key=str)
+            ),
         )
     if args.annotate:
         legend = [(name, backs[name], count) for name, count in counts.items()]

@@ -1,0 +1,44 @@
+"""The second opinion on a count's backs from the photo's own cards (`vision.back_doubts`)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.back_doubts import doubted
+
+
+def _pairwise(groups: list[int], within: float = 0.05, between: float = 0.4) -> np.ndarray:
+    """Distances between cards that look alike within each group of the photo."""
+    labels = np.array(groups)
+    pairwise = np.where(labels[:, None] == labels[None, :], within, between)
+    np.fill_diagonal(pairwise, 0.0)
+    return pairwise
+
+
+def test_a_card_nearer_another_reference_but_like_its_own_cards_is_doubted() -> None:
+    # Cards 0-3 look alike in the photo, as do 4-5; card 3 lies a little nearer back 1's
+    # reference (photographed in other light), yet is like cards 0-2.
+    to_references = np.array(
+        [[0.10, 0.30], [0.12, 0.31], [0.11, 0.29], [0.20, 0.18], [0.30, 0.10], [0.31, 0.11]]
+    )
+    assert doubted(_pairwise([0, 0, 0, 0, 1, 1]), to_references) == {3: 0}
+
+
+def test_cards_near_their_own_references_are_not_doubted() -> None:
+    to_references = np.array(
+        [[0.10, 0.30], [0.12, 0.31], [0.11, 0.29], [0.14, 0.25], [0.30, 0.10], [0.31, 0.11]]
+    )
+    assert doubted(_pairwise([0, 0, 0, 0, 1, 1]), to_references) == {}
+
+
+def test_a_back_with_too_few_cards_gives_no_opinion() -> None:
+    # Only cards 0-1 look alike: two cards of back 0 cannot vouch for card 2.
+    to_references = np.array([[0.10, 0.30], [0.12, 0.31], [0.20, 0.18], [0.30, 0.10]])
+    assert doubted(_pairwise([0, 0, 0, 1]), to_references) == {}
+
+
+def test_a_card_unlike_every_back_keeps_its_nearest_reference() -> None:
+    # Card 4 looks like none of the photo's cards: the references alone name it.
+    to_references = np.array([[0.10, 0.30], [0.12, 0.31], [0.11, 0.29], [0.30, 0.10], [0.21, 0.20]])
+    pairwise = _pairwise([0, 0, 0, 1, 2])
+    assert doubted(pairwise, to_references) == {}
