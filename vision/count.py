@@ -253,7 +253,8 @@ def _matched(
     marked `back_unlike` (`other_backs`); a detection that matches the bare table rather than
     any back is left out (`TABLE_NEARER_FACTOR`). A card mostly overlapped
     (`OWN_PART_SHOWN_MIN`) is matched by what of it is `shown` (the cards on top of it left
-    out)."""
+    out). A card whose back the photo's own cards name otherwise carries that back in
+    `back_also` (`_doubted_backs`)."""
     features, matches, widths = [], [], []
     for view, on_top_left_out in zip(back_views(cards, image), shown, strict=True):
         if view is None:
