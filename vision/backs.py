@@ -367,7 +367,11 @@ class BackMatcher:
 
     def match_feature(self, feature: BackFeature, seen_width_px: float | None = None) -> BackMatch:
         """`match` for a card whose feature is already made."""
-        ranked = sorted((d, name) for name, d in self.distances(feature, seen_width_px).items())
+        return self.nearest(self.distances(feature, seen_width_px))
+
+    def nearest(self, distances: dict[str, float]) -> BackMatch:
+        """The nearest back of a card's `distances` to every reference, scored by its margin."""
+        ranked = sorted((d, name) for name, d in distances.items())
         best, name = ranked[0]
         if len(ranked) == 1:
             score = np.exp(-best / (MATCH_SOFTNESS * LONE_MATCH_SOFTNESS_FACTOR))

@@ -255,23 +255,21 @@ def _matched(
     (`OWN_PART_SHOWN_MIN`) is matched by what of it is `shown` (the cards on top of it left
     out). A card whose back the photo's own cards name otherwise carries that back in
     `back_also` (`_doubted_backs`)."""
-    features, matches, widths = [], [], []
+    features, distances = [], []
     for view, on_top_left_out in zip(back_views(cards, image), shown, strict=True):
         if view is None:
             raise ValueError("a count's cards are all face down")
         card_view, width, clear = view
         features.append(view_feature(card_view, clear, on_top_left_out))
-        matches.append(matcher.match_feature(features[-1], width))
-        widths.append(width)
+        distances.append(matcher.distances(features[-1], width))
+    matches = [matcher.nearest(to_references) for to_references in distances]
     table = _bare_table_feature(image, cards)
     cards_kept = [
         n
         for n, (feature, match) in enumerate(zip(features, matches, strict=True))
         if table is None or not _table_not_card(feature.distance(table), match.distance)
     ]
-    also = _doubted_backs(
-        [features[n] for n in cards_kept], [widths[n] for n in cards_kept], matcher
-    )
+    also = _doubted_backs([features[n] for n in cards_kept], [distances[n] for n in cards_kept])
     named = [
         replace(cards[n], back=matches[n].name, back_score=matches[n].score, back_also=also.get(k))
         for k, n in enumerate(cards_kept)
@@ -283,19 +281,15 @@ def _matched(
 
 
 def _doubted_backs(
-    features: list[BackFeature], widths: list[float], matcher: BackMatcher
+    features: list[BackFeature], distances: list[dict[str, float]]
 ) -> dict[int, str]:
     """The cards whose back the photo's own cards name otherwise (`vision.back_doubts`): card
-    number -> that back's name."""
-    names = list(matcher.features)
-    if len(names) < 2 or len(features) < 2:
+    number -> that back's name; `distances`, each card's to every reference
+    (`BackMatcher.distances`)."""
+    if len(features) < 2 or len(distances[0]) < 2:
         return {}
-    to_references = np.array(
-        [
-            list(matcher.distances(feature, width).values())
-            for feature, width in zip(features, widths, strict=True)
-        ]
-    )
+    names = list(distances[0])
+    to_references = np.array([[card[name] for name in names] for card in distances])
     pairwise = np.zeros((len(features), len(features)))
     for i, first in enumerate(features):
         for j in range(i + 1, len(features)):

@@ -105,13 +105,15 @@ def test_a_card_unlike_every_back_is_labelled_with_a_question_mark() -> None:
     colours = back_colours(["anna"])
     card = _face_down(80, "anna")
 
-    def patch_width(unlike: bool) -> int:
-        out = annotate(photo, [replace(card, back_unlike=unlike)], colours)
+    def patch_width(unlike: bool = False, also: str | None = None) -> int:
+        out = annotate(photo, [replace(card, back_unlike=unlike, back_also=also)], colours)
         # The patch around its text, inside the card's outline (drawn in the same colour).
         band = np.all(out[150:230, 90:196] == colours["anna"], axis=2)
         return int(np.ptp(np.flatnonzero(band.any(axis=0))))
 
-    assert patch_width(True) > patch_width(False)  # "anna?" against "anna"
+    assert patch_width(unlike=True) > patch_width()  # "anna?" against "anna"
+    # A card whose back is in doubt (`vision.back_doubts`) is marked alike.
+    assert patch_width(also="ben") == patch_width(unlike=True)
 
 
 def test_a_small_photo_is_enlarged_to_be_drawn_on_and_a_large_one_kept() -> None:
