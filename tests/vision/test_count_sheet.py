@@ -12,7 +12,7 @@ import pytest
 from nerts.cli import main
 from nerts.commands.count import BONUS_MAX, NERTS_PILE_MAX, _count_table, _points_table
 from nerts.sheets import load_sheet
-from tests.vision.test_identify import count_spread
+from tests.vision.test_count_cli import count_spread
 from tests.vision.test_user_errors import exit_status
 
 

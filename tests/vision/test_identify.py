@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import cv2
@@ -17,10 +16,7 @@ from simulator.backs import back_from_spec
 from simulator.faces import builtin_design
 from simulator.render import RenderSettings, TableRenderer
 from simulator.scene import CardPose, Scene
-from simulator.table import MARKER_DICTIONARY
-from tests.vision.renders import photo_of_one_card
-from vision.annotate import UNCOUNTED_BGR
-from vision.count import COUNT_IOU_MAX, UNCOUNTED_CARDS_MAX, CountResult, count_backs
+from vision.count import COUNT_IOU_MAX
 from vision.detections import CardDetection
 from vision.geometry import (
     CARD_CORNERS_MM,
@@ -50,7 +46,6 @@ from vision.identify import (
     _names_a_card,
     _stock_shares,
 )
-from vision.markers import TABLE_MARKER_DICTIONARY, table_markers
 from vision.merging import with_index_readings
 from vision.onnx_models import DETECTION_IOU_MAX, DETECTION_SCORE_MIN, IndexClassifier, RawCard
 from vision.votes import FACE_NONE_MAX, FACE_WEIGHT, INDEX_SURE_OVER_FACE, agreed, with_face
@@ -146,203 +141,6 @@ def test_identify_table_says_where_each_photo_is_drawn(
     assert lines[-1] == f"  drawn in {tmp_path / 'found-2.png'}"
     for number in (1, 2):
         assert read_image(tmp_path / f"found-{number}.png").shape == table_photo.shape
-
-
-def count_spread(
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    *,
-    photographed: bool = False,
-    options: tuple[str, ...] = (),
-    markers: bool = False,
-    specs: tuple[str, ...] = ("red:lattice", "blue:dots"),
-    poses: list[CardPose] | None = None,
-) -> dict[str, int]:
-    """`nerts count --json` on six face-down cards of the backs of `specs` in turn, side by
-    side (or `poses`), on a table with the referee's `markers` or without; each back
-    registered by its design file or, `photographed`, a photo of one card on the table."""
-    backs = [back_from_spec(spec) for spec in specs]
-    poses = poses or [
-        CardPose("AS", i % len(backs), 100 + 90 * i, 180 + 10 * (i % 3), 8.0 * i - 20, False)
-        for i in range(6)
-    ]
-    renderer = TableRenderer(
-        RenderSettings(
-            size=(1280, 720), table="wood", table_mm=(640.0, 360.0), seed=2, markers=markers
-        ),
-        [builtin_design()],
-        backs,
-    )
-    photo = tmp_path / "spread.png"
-    cv2.imwrite(str(photo), renderer.render(Scene(tuple(poses), ()), 0))
-    references = []
-    for back in backs:
-        path = tmp_path / f"{back.name}.png"
-        reference = photo_of_one_card(back.name, 40.0)[0] if photographed else back.image
-        cv2.imwrite(str(path), reference)
-        references.append(f"{back.name}={path}")
-    assert main(["count", str(photo), "--json", *options, "--backs", *references]) == 0
-    out, err = capsys.readouterr()
-    sys.stderr.write(err)  # left for the test to read
-    counts: dict[str, int] = json.loads(out)
-    return counts
-
-
-def test_count_cli_counts_each_back(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert count_spread(tmp_path, capsys) == {"red": 3, "blue": 3}
-    error = capsys.readouterr().err
-    assert "mostly under others" not in error and "look like cards" not in error
-    assert "face up" not in error
-
-
-def test_count_cli_warns_when_cards_lie_mostly_under_others(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    # Eight cards in a row, each laid 25 mm right of the last: each shows 40% of its width.
-    row = [
-        CardPose("AS", i % 2, 100 + 25 * i, 180 + 3 * (i % 3), 2.0 * (i % 3) - 2, False)
-        for i in range(8)
-    ]
-    count_spread(tmp_path, capsys, poses=row)
-    error = capsys.readouterr().err
-    assert "lie mostly under others, so cards are likely missed" in error
-    assert "back not given" not in error  # slivers of cards say nothing of a missing back
-
-
-def test_count_cli_names_the_cards_left_face_up(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    # The fixture's six cards, the third and sixth left face up: 7H and QS.
-    left_up = {2: "7H", 5: "QS"}
-    poses = [
-        CardPose(
-            left_up.get(i, "AS"),
-            i % 2,
-            100 + 90 * i,
-            180 + 10 * (i % 3),
-            8.0 * i - 20,
-            i in left_up,
-        )
-        for i in range(6)
-    ]
-    count_spread(tmp_path, capsys, poses=poses)
-    error = capsys.readouterr().err
-    assert "2 counted cards lie face up (7H QS): every card is counted for a back" in error
-
-
-def test_count_cli_warns_when_parts_looking_like_cards_are_left_uncounted(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """What the count measures is tested in `tests/vision/test_count.py` and the benchmark
-    (a heap the detector half misses is too chaotic a fixture); here, what the command does
-    with it: a warning, and the parts tinted red where --annotate draws the cards."""
-    part = np.array([[[40, 40]], [[90, 40]], [[90, 80]], [[40, 80]]], np.int32)
-
-    def with_a_part_uncounted(*args: object, **kwargs: object) -> CountResult:
-        counted = count_backs(*args, **kwargs)  # type: ignore[arg-type]
-        return counted._replace(uncounted=2 * UNCOUNTED_CARDS_MAX, uncounted_outlines=(part,))
-
-    monkeypatch.setattr("nerts.commands.count.count_backs", with_a_part_uncounted)
-    annotated = tmp_path / "counted.png"
-    counts = count_spread(tmp_path, capsys, options=("--annotate", str(annotated)))
-    error = capsys.readouterr().err
-    assert counts == {"red": 3, "blue": 3}
-    assert "look like cards lie outside every card counted (0.2 cards' worth" in error
-    assert "tinted red with --annotate" in error and "mostly under others" not in error
-    drawn = read_image(annotated)
-    assert drawn[60, 65].tolist() != read_image(tmp_path / "spread.png")[60, 65].tolist()
-    assert drawn[40, 65].tolist() == list(UNCOUNTED_BGR)  # its outline
-
-
-def test_count_cli_warns_of_cards_of_a_back_not_given(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    specs = ("red:lattice", "blue:dots", "green:checks")
-    assert count_spread(tmp_path, capsys, specs=specs) == {"red": 2, "blue": 2, "green": 2}
-    assert "back not given" not in capsys.readouterr().err
-    # Without the green back, its cards are counted for the nearest given, and said unlike.
-    references = [f"{name}={tmp_path / name}.png" for name in ("red", "blue")]
-    assert main(["count", str(tmp_path / "spread.png"), "--json", "--backs", *references]) == 0
-    out, err = capsys.readouterr()
-    assert json.loads(out) == {"red": 2, "blue": 4}
-    assert "2 counted cards look like a back not given" in err
-
-
-def test_count_cli_does_not_count_the_tables_markers(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert count_spread(tmp_path, capsys, markers=True) == {"red": 3, "blue": 3}
-    assert len(table_markers(read_image(tmp_path / "spread.png"))) == 4
-    assert TABLE_MARKER_DICTIONARY == MARKER_DICTIONARY  # the markers the simulator draws
-
-
-def test_identify_cli_names_the_backs_of_face_down_cards_given_backs(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    count_spread(tmp_path, capsys)  # writes the spread and the two backs' files
-    photo = tmp_path / "spread.png"
-    references = [f"{name}={tmp_path / name}.png" for name in ("red", "blue")]
-    assert main(["identify", str(photo), "--json", "--backs", *references]) == 0
-    cards = json.loads(capsys.readouterr().out)[str(photo)]
-    backs = [c["back"] for c in cards if not c["face_up"]]
-    assert sorted(backs) == ["blue"] * 3 + ["red"] * 3
-    assert main(["identify", str(photo), "--backs", *references]) == 0
-    assert "backs: " in capsys.readouterr().out
-
-
-def test_count_cli_cuts_a_photographed_reference_to_its_card(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    annotated = tmp_path / "counted.png"
-    options = ("--annotate", str(annotated))
-    counts = count_spread(tmp_path, capsys, photographed=True, options=options)
-    assert counts == {"red": 3, "blue": 3}
-    # Beside the photo, the legend shows each back as it was matched.
-    assert read_image(annotated).shape[1] > 1280
-
-
-def test_count_cli_warns_of_backs_it_cannot_tell_apart(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    back = back_from_spec("blue:dots").image
-    photo, twin, other = (tmp_path / f"{name}.png" for name in ("photo", "twin", "other"))
-    for path in (twin, other):
-        cv2.imwrite(str(path), back)
-    cv2.imwrite(str(photo), np.full((360, 640, 3), 90, np.uint8))
-    assert main(["count", str(photo), "--backs", f"a={twin}", f"b={other}"]) == 0
-    assert "backs 'a' and 'b' look the same" in capsys.readouterr().err
-    cv2.imwrite(str(other), back_from_spec("red:lattice").image)
-    assert main(["count", str(photo), "--backs", f"a={twin}", f"b={other}"]) == 0
-    assert "look the same" not in capsys.readouterr().err
-
-
-def test_count_cli_warns_of_a_reference_washed_out_to_white(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    photo, blown, fine = (tmp_path / f"{name}.png" for name in ("photo", "blown", "fine"))
-    cv2.imwrite(str(photo), np.full((360, 640, 3), 90, np.uint8))
-    back = back_from_spec("blue:dots").image
-    cv2.imwrite(str(fine), back)
-    washed = back.copy()
-    height, width = washed.shape[:2]
-    washed[height // 10 : -height // 10, width // 10 : -width // 10] = 255  # all but the rim
-    cv2.imwrite(str(blown), washed)
-    assert main(["count", str(photo), "--backs", f"a={blown}", f"b={fine}"]) == 0
-    warnings = capsys.readouterr().err
-    assert f"back 'a': 100% of the back in {blown} is pure white" in warnings
-    assert "back 'b'" not in warnings
-
-
-def test_count_cli_says_which_reference_it_uses_as_given_and_why(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    noise = np.random.default_rng(0).integers(0, 255, (300, 400, 3), dtype=np.uint8)
-    photo, reference = tmp_path / "photo.png", tmp_path / "noise.png"
-    cv2.imwrite(str(photo), np.full((360, 640, 3), 90, np.uint8))
-    cv2.imwrite(str(reference), noise)
-    assert main(["count", str(photo), "--backs", f"a={reference}"]) == 0
-    warning = capsys.readouterr().err
-    assert f"back 'a': {reference} is used as given (no card found clearly in it)" in warning
 
 
 def test_the_published_classifier_cuts_the_window_it_was_trained_on() -> None:
