@@ -67,6 +67,11 @@ class _Dealer:
         return str(self.decks[seat].pop()), seat
 
 
+def _placed(drawn: tuple[str, int], at: np.ndarray, angle: float, face_up: bool) -> CardPose:
+    """The `drawn` card (name, seat) lying at `at` (mm), turned `angle` degrees."""
+    return CardPose(drawn[0], drawn[1], float(at[0]), float(at[1]), angle, face_up)
+
+
 def _pile_angle(rng: np.random.Generator, mix: SceneMix) -> float:
     if rng.random() < mix.upright_share:
         return float(rng.choice([0.0, 90.0, 180.0, -90.0]) + rng.normal(0, 4))
@@ -114,7 +119,7 @@ def _hand_fan(
         card_angle = angle + turn * i + float(rng.normal(0, 1.5))
         bend = angle + turn * i / 2
         pos = at + step * i * _sideways(bend) + drop * i * _along(bend) + rng.normal(0, 1.0, 2)
-        cards.append(CardPose(drawn[0], drawn[1], float(pos[0]), float(pos[1]), card_angle, True))
+        cards.append(_placed(drawn, pos, card_angle, True))
     return cards
 
 
@@ -129,16 +134,7 @@ def _fanned(
         if drawn is None:
             break
         pos = at + step * i + rng.normal(0, 0.8, 2)
-        cards.append(
-            CardPose(
-                drawn[0],
-                drawn[1],
-                float(pos[0]),
-                float(pos[1]),
-                angle + float(rng.normal(0, 1.5)),
-                True,
-            )
-        )
+        cards.append(_placed(drawn, pos, angle + float(rng.normal(0, 1.5)), True))
     return cards
 
 
@@ -152,16 +148,7 @@ def _stack(
         if drawn is None:
             break
         pos = at + rng.normal(0, messy * 0.5, 2)
-        cards.append(
-            CardPose(
-                drawn[0],
-                drawn[1],
-                float(pos[0]),
-                float(pos[1]),
-                angle + float(rng.normal(0, messy)),
-                True,
-            )
-        )
+        cards.append(_placed(drawn, pos, angle + float(rng.normal(0, messy)), True))
     return cards
 
 
@@ -177,16 +164,7 @@ def _spread(
         if drawn is None:
             break
         pos = at + direction * step * i + rng.normal(0, 6, 2)
-        cards.append(
-            CardPose(
-                drawn[0],
-                drawn[1],
-                float(pos[0]),
-                float(pos[1]),
-                angle + float(rng.normal(0, 15)),
-                False,
-            )
-        )
+        cards.append(_placed(drawn, pos, angle + float(rng.normal(0, 15)), False))
     return cards
 
 
@@ -196,16 +174,7 @@ def _single(
     drawn = dealer.draw()
     if drawn is None:
         return []
-    return [
-        CardPose(
-            drawn[0],
-            drawn[1],
-            float(at[0]),
-            float(at[1]),
-            angle,
-            bool(rng.random() >= face_down_share),
-        )
-    ]
+    return [_placed(drawn, at, angle, bool(rng.random() >= face_down_share))]
 
 
 def _nerts_pile(
@@ -219,16 +188,7 @@ def _nerts_pile(
         if drawn is None:
             break
         pos = at + rng.normal(0, 0.7, 2)
-        cards.append(
-            CardPose(
-                drawn[0],
-                drawn[1],
-                float(pos[0]),
-                float(pos[1]),
-                angle + float(rng.normal(0, 1.0)),
-                i == count - 1,
-            )
-        )
+        cards.append(_placed(drawn, pos, angle + float(rng.normal(0, 1.0)), i == count - 1))
     return cards
 
 
@@ -263,7 +223,7 @@ def _count_spread(
                 return cards
             pos = origin + along * step * column + across * row_step * row + rng.normal(0, 3, 2)
             turn = base_turn + float(rng.choice([0.0, 180.0])) + float(rng.normal(0, 8))
-            cards.append(CardPose(drawn[0], drawn[1], float(pos[0]), float(pos[1]), turn, False))
+            cards.append(_placed(drawn, pos, turn, False))
     return cards
 
 
