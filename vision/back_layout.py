@@ -69,15 +69,29 @@ def layout_distance(
     second also turned round (a card lies either way up), the nearer of the two. A light
     falling off across the table shades a card from one side to the other: each layout's
     best-fitting plane is taken off before comparing, over those cells."""
+    others = (second[0][None], second[1][None])
+    return float(layout_distances(first, others)[0])
+
+
+def layout_distances(
+    first: tuple[np.ndarray, np.ndarray], others: tuple[np.ndarray, np.ndarray]
+) -> np.ndarray:
+    """`layout_distance` from `first` to each of `others` (their layouts stacked, m x rows x
+    cells x channels, and their shares shown, m x rows x cells) at once: a count compares
+    every card with every other."""
     layout, shown = first
-    distances = []
-    for other, other_shown in (second, (second[0][::-1, ::-1], second[1][::-1, ::-1])):
-        weights = shown * other_shown
-        if float(weights.sum()) < LAYOUT_MIN_CELLS_SHOWN:
-            continue
-        difference = np.abs(_flattened(layout, weights) - _flattened(other, weights)).mean(axis=2)
-        distances.append(float((difference * weights).sum() / weights.sum()) / 255)
-    return min(distances, default=0.0)
+    other_layouts, other_shown = others
+    nearest = np.full(len(other_layouts), np.inf)
+    turned = (other_layouts[:, ::-1, ::-1], other_shown[:, ::-1, ::-1])
+    for other, other_weights in ((other_layouts, other_shown), turned):
+        weights = shown[None] * other_weights
+        total = weights.sum(axis=(1, 2))
+        mine = _flattened(np.broadcast_to(layout, other.shape), weights)
+        difference = np.abs(mine - _flattened(other, weights)).mean(axis=3)
+        distance = (difference * weights).sum(axis=(1, 2)) / np.maximum(total, 1e-9) / 255
+        compared = total >= LAYOUT_MIN_CELLS_SHOWN
+        nearest[compared] = np.minimum(nearest[compared], distance[compared])
+    return np.where(np.isfinite(nearest), nearest, 0.0)
 
 
 @lru_cache(maxsize=4)
@@ -90,12 +104,15 @@ def _plane_basis(height: int, width: int) -> np.ndarray:
     )
 
 
-def _flattened(layout: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """`layout` less each channel's plane (a + b x + c y) fitted by weighted least squares."""
-    basis = _plane_basis(*weights.shape)
-    values = layout.reshape(-1, layout.shape[2])
-    weighted = basis * weights.reshape(-1, 1)
+def _flattened(layouts: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Each of `layouts` (m x rows x cells x channels) less each channel's plane (a + b x +
+    c y) fitted by least squares weighted by its `weights` (m x rows x cells)."""
+    count, height, width, channels = layouts.shape
+    basis = _plane_basis(height, width)
+    values = layouts.reshape(count, height * width, channels)
+    weighted = basis[None] * weights.reshape(count, -1, 1)
     # A tiny ridge keeps the fit defined where the shown cells lie in one line.
-    normal = basis.T @ weighted + 1e-6 * np.eye(3, dtype=np.float32)
-    coefficients = np.linalg.solve(normal, weighted.T @ values)
-    return (values - basis @ coefficients).reshape(layout.shape)
+    transposed = weighted.transpose(0, 2, 1)
+    normal = transposed @ basis + 1e-6 * np.eye(3, dtype=np.float32)
+    coefficients = np.linalg.solve(normal, transposed @ values)
+    return (values - basis @ coefficients).reshape(layouts.shape)

@@ -9,6 +9,7 @@ or lighter (`vision/back_layout.py`). The nearest reference names a card's back.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
-from vision.back_layout import LAYOUT_WEIGHT, back_layout, layout_distance
+from vision.back_layout import LAYOUT_WEIGHT, back_layout, layout_distances
 from vision.geometry import RECTIFIED_SIZE
 
 BORDER_SHARE = 0.12
@@ -134,10 +135,27 @@ class BackFeature:
     """`back_layout`: the cells' colours and the share of each the card shows."""
 
     def distance(self, other: BackFeature) -> float:
-        colour = 0.5 * float(np.abs(self.colour - other.colour).sum())
-        pattern = 0.5 * float(np.abs(self.pattern - other.pattern).sum())
+        return float(self.distances_to([other])[0])
+
+    def distances_to(self, others: Sequence[BackFeature]) -> np.ndarray:
+        """`distance` to each of `others` at once (a count compares every card with every
+        other)."""
+        if not others:
+            return np.zeros(0)
+        colour = 0.5 * np.abs(self.colour - np.stack([o.colour for o in others])).sum(axis=1)
+        pattern = 0.5 * np.abs(self.pattern - np.stack([o.pattern for o in others])).sum(axis=1)
         histograms = (1 - PATTERN_WEIGHT) * colour + PATTERN_WEIGHT * pattern
-        return histograms + LAYOUT_WEIGHT * layout_distance(self.layout, other.layout)
+        layouts = (np.stack([o.layout[0] for o in others]), np.stack([o.layout[1] for o in others]))
+        return histograms + LAYOUT_WEIGHT * layout_distances(self.layout, layouts)
+
+
+def pairwise_distances(features: Sequence[BackFeature]) -> np.ndarray:
+    """Every feature's `BackFeature.distance` to every other (n x n, symmetric, zeros on the
+    diagonal)."""
+    pairwise = np.zeros((len(features), len(features)))
+    for i, first in enumerate(features[:-1]):
+        pairwise[i, i + 1 :] = pairwise[i + 1 :, i] = first.distances_to(features[i + 1 :])
+    return pairwise
 
 
 def _interior(card: np.ndarray) -> np.ndarray:
@@ -385,7 +403,8 @@ class BackMatcher:
         """How far a card lies from each registered back's reference (`BackFeature.distance`),
         each reference seen as small as the card (`features_at`)."""
         references = self.features_at(seen_width_px)
-        return {name: feature.distance(ref) for name, ref in references.items()}
+        distances = feature.distances_to(list(references.values()))
+        return {name: float(d) for name, d in zip(references, distances, strict=True)}
 
     def features_at(self, seen_width_px: float | None) -> dict[str, BackFeature]:
         """Each reference's feature as seen on a card `seen_width_px` wide in the photo."""

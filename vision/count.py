@@ -13,7 +13,7 @@ import numpy as np
 
 from vision.back_doubts import doubted
 from vision.back_views import back_views, view_feature
-from vision.backs import BackFeature, BackMatcher, back_feature
+from vision.backs import BackFeature, BackMatcher, back_feature, pairwise_distances
 from vision.detections import CardDetection
 from vision.geometry import portrait_order, rectify, uncovered
 from vision.identify import FACE_DOWN_READ_MIN, CardReader
@@ -290,10 +290,7 @@ def _doubted_backs(
         return {}
     names = list(distances[0])
     to_references = np.array([[card[name] for name in names] for card in distances])
-    pairwise = np.zeros((len(features), len(features)))
-    for i, first in enumerate(features):
-        for j in range(i + 1, len(features)):
-            pairwise[i, j] = pairwise[j, i] = first.distance(features[j])
+    pairwise = pairwise_distances(features)
     return {card: names[back] for card, back in doubted(pairwise, to_references).items()}
 
 
@@ -332,7 +329,7 @@ def other_backs(
         near = [n for n in numbers if distances[n] < FAR_FROM_BACK_MIN]
         if len(far) < UNLIKE_CARDS_MIN or len(near) < OWN_CARDS_MIN:
             continue
-        apart = np.array([[features[f].distance(features[n]) for n in near] for f in far])
+        apart = np.array([features[f].distances_to([features[n] for n in near]) for f in far])
         if np.median(apart) > OTHER_BACK_APART_MIN:
             # Of those, the ones that are themselves unlike the near cards: a far card of the
             # back's own design among them is not marked.

@@ -8,9 +8,15 @@ import numpy as np
 import pytest
 
 from vision import back_views
-from vision.back_layout import LAYOUT_SIZE, back_layout, layout_distance
+from vision.back_layout import (
+    LAYOUT_MIN_CELLS_SHOWN,
+    LAYOUT_SIZE,
+    back_layout,
+    layout_distance,
+    layout_distances,
+)
 from vision.back_views import with_backs
-from vision.backs import BackFeature, BackMatcher, _interior, back_feature
+from vision.backs import BackFeature, BackMatcher, _interior, back_feature, pairwise_distances
 from vision.detections import CardDetection
 from vision.geometry import RECTIFIED_SIZE, uncovered
 
@@ -147,3 +153,64 @@ def test_uncovered_marks_where_other_cards_lie_over_the_card() -> None:
     assert shown.shape == (height, width)
     assert shown[: height // 2 - 2].all() and not shown[height // 2 + 2 :].any()
     assert uncovered(quad, [far]).all()
+
+
+def _layout_distance_pair_by_pair(
+    first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray, np.ndarray]
+) -> float:
+    """What `layout_distance` means, written plainly in float64, one plane fit at a time: the
+    oracle for the stacked computation."""
+    height, width = first[1].shape
+    rows, columns = np.mgrid[:height, :width]
+    basis = np.stack([np.ones(height * width), columns.ravel() / width, rows.ravel() / height], 1)
+
+    def flattened(layout: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        values = layout.reshape(-1, 3).astype(np.float64)
+        fit, *_ = np.linalg.lstsq(
+            basis * np.sqrt(weights.reshape(-1, 1)),
+            values * np.sqrt(weights.reshape(-1, 1)),
+            rcond=None,
+        )
+        return values - basis @ fit
+
+    distances = []
+    for other, other_shown in (second, (second[0][::-1, ::-1], second[1][::-1, ::-1])):
+        weights = (first[1] * other_shown).ravel().astype(np.float64)
+        if weights.sum() < LAYOUT_MIN_CELLS_SHOWN:
+            continue
+        gap = np.abs(flattened(first[0], weights) - flattened(other, weights)).mean(axis=1)
+        distances.append(float((gap * weights).sum() / weights.sum()) / 255)
+    return min(distances, default=0.0)
+
+
+def test_layouts_compared_at_once_are_compared_as_one_by_one() -> None:
+    rng = np.random.default_rng(3)
+    height, width = LAYOUT_SIZE[1], LAYOUT_SIZE[0]
+    layouts = [rng.uniform(0, 255, (height, width, 3)).astype(np.float32) for _ in range(7)]
+    shown = [np.ones((height, width), np.float32) for _ in range(7)]
+    shown[1][: height // 2] = 0.0  # the top half covered
+    shown[2][:, : width // 3] = 0.5  # a third half covered
+    shown[3][:] = 0.0
+    shown[3][:2, :2] = 1.0  # 4 cells: too few to compare (nothing turned round meets them)
+    shown[4][:] = 0.0
+    shown[4][:2, :4] = 1.0  # 8 cells, in the top left corner
+    shown[5][:] = 0.0
+    shown[5][-2:, -4:] = 1.0  # 8 cells in the bottom right: they meet 4's only turned round
+    others = (np.stack(layouts), np.stack(shown))
+    for first in range(7):
+        at_once = layout_distances((layouts[first], shown[first]), others)
+        plainly = [
+            _layout_distance_pair_by_pair((layouts[first], shown[first]), (layout, seen))
+            for layout, seen in zip(layouts, shown, strict=True)
+        ]
+        assert at_once == pytest.approx(plainly, abs=1e-4)  # float32 against float64
+    assert layout_distances((layouts[3], shown[3]), others).tolist() == [0.0] * 7
+    assert layout_distance((layouts[4], shown[4]), (layouts[5], shown[5])) > 0.05
+    features = [
+        BackFeature(rng.random(8), rng.random(5), (layout, seen))
+        for layout, seen in zip(layouts, shown, strict=True)
+    ]
+    pairwise = pairwise_distances(features)
+    one_by_one = np.array([[a.distance(b) for b in features] for a in features])
+    assert np.abs(pairwise - one_by_one).max() < 1e-4  # each pair measured once, in float32
+    assert np.array_equal(pairwise, pairwise.T) and not pairwise.diagonal().any()
