@@ -26,31 +26,44 @@ OWN_CARDS_FOR_OPINION = 3
 is judged by its reference alone."""
 OPINION_ROUNDS = 5
 """The second opinion is formed again from the cards it names, at most this often (it settles
-in two or three)."""
+in two or three). One that has not settled by then, or comes back to an earlier state (cards
+moving where a back drops below `OWN_CARDS_FOR_OPINION` and back again), doubts only the cards
+it names otherwise in every state since."""
 
 
-def doubted(pairwise: np.ndarray, to_references: np.ndarray) -> dict[int, int]:
+def doubted(pairwise: np.ndarray, to_references: np.ndarray, counted: np.ndarray) -> dict[int, int]:
     """The cards the photo's own cards name otherwise: card number -> the back (column of
     `to_references`) they name. `pairwise`: the cards' back-feature distances to each other (n
     x n); `to_references`: each card's distance to each registered back's reference (n x
-    backs)."""
-    cards, backs = to_references.shape
-    nearest = to_references.argmin(axis=1)
-    named = nearest
+    backs); `counted`: the back (column) each card was counted for."""
+    states = [counted]
     for _ in range(OPINION_ROUNDS):
-        cost = to_references.copy()
-        for back in range(backs):
-            members = np.flatnonzero(named == back)
-            if len(members) < OWN_CARDS_FOR_OPINION:
-                continue
-            for card in range(cards):
-                others = members[members != card]
-                to_cards = float(np.median(pairwise[card, others]))
-                cost[card, back] = (1 - PHOTO_OPINION_WEIGHT) * to_references[
-                    card, back
-                ] + PHOTO_OPINION_WEIGHT * to_cards
-        opinion = cost.argmin(axis=1)
-        if np.array_equal(opinion, named):
+        opinion = _opinion(pairwise, to_references, states[-1])
+        earlier = [n for n, state in enumerate(states) if np.array_equal(state, opinion)]
+        if earlier:
+            states = states[earlier[0] :]
             break
-        named = opinion
-    return {int(card): int(named[card]) for card in np.flatnonzero(named != nearest)}
+        states.append(opinion)
+    else:
+        states = states[1:]
+    named = states[-1]
+    otherwise = np.logical_and.reduce([state != counted for state in states])
+    return {int(card): int(named[card]) for card in np.flatnonzero(otherwise)}
+
+
+def _opinion(pairwise: np.ndarray, to_references: np.ndarray, named: np.ndarray) -> np.ndarray:
+    """Each card's back by its reference and by the cards `named` of each back in the photo
+    (`PHOTO_OPINION_WEIGHT`)."""
+    cards, backs = to_references.shape
+    cost = to_references.copy()
+    for back in range(backs):
+        members = np.flatnonzero(named == back)
+        if len(members) < OWN_CARDS_FOR_OPINION:
+            continue
+        for card in range(cards):
+            others = members[members != card]
+            to_cards = float(np.median(pairwise[card, others]))
+            cost[card, back] = (1 - PHOTO_OPINION_WEIGHT) * to_references[
+                card, back
+            ] + PHOTO_OPINION_WEIGHT * to_cards
+    return cost.argmin(axis=1)

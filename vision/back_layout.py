@@ -81,6 +81,8 @@ def layout_distances(
     every card with every other."""
     layout, shown = first
     other_layouts, other_shown = others
+    if not len(other_layouts):
+        return np.zeros(0)
     nearest = np.full(len(other_layouts), np.inf)
     turned = (other_layouts[:, ::-1, ::-1], other_shown[:, ::-1, ::-1])
     for other, other_weights in ((other_layouts, other_shown), turned):

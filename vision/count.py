@@ -269,7 +269,12 @@ def _matched(
         for n, (feature, match) in enumerate(zip(features, matches, strict=True))
         if table is None or not _table_not_card(feature.distance(table), match.distance)
     ]
-    also = _doubted_backs([features[n] for n in cards_kept], [distances[n] for n in cards_kept])
+    also = _doubted_backs(
+        [features[n] for n in cards_kept],
+        [distances[n] for n in cards_kept],
+        [matches[n].name for n in cards_kept],
+        matcher.alike(),
+    )
     named = [
         replace(cards[n], back=matches[n].name, back_score=matches[n].score, back_also=also.get(k))
         for k, n in enumerate(cards_kept)
@@ -281,17 +286,28 @@ def _matched(
 
 
 def _doubted_backs(
-    features: list[BackFeature], distances: list[dict[str, float]]
+    features: list[BackFeature],
+    distances: list[dict[str, float]],
+    counted: list[str],
+    alike: list[tuple[str, str]],
 ) -> dict[int, str]:
     """The cards whose back the photo's own cards name otherwise (`vision.back_doubts`): card
     number -> that back's name; `distances`, each card's to every reference
-    (`BackMatcher.distances`)."""
+    (`BackMatcher.distances`); `counted`, the back each was counted for. Not between backs
+    `alike` (`BackMatcher.alike`): the count warns of those already, for every card."""
     if len(features) < 2 or len(distances[0]) < 2:
         return {}
     names = list(distances[0])
     to_references = np.array([[card[name] for name in names] for card in distances])
     pairwise = pairwise_distances(features)
-    return {card: names[back] for card, back in doubted(pairwise, to_references).items()}
+    column = np.array([names.index(name) for name in counted])
+    doubts = {card: names[back] for card, back in doubted(pairwise, to_references, column).items()}
+    alike_pairs = {frozenset(pair) for pair in alike}
+    return {
+        card: back
+        for card, back in doubts.items()
+        if frozenset((counted[card], back)) not in alike_pairs
+    }
 
 
 def _bare_table_feature(image: np.ndarray, cards: list[CardDetection]) -> BackFeature | None:

@@ -7,6 +7,7 @@ import json
 import logging
 import sys
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 from nerts.backs import back_references, photo_not_given, read_backs, registered_backs
@@ -188,9 +189,9 @@ def run(args: argparse.Namespace) -> int:
     # asks for a wider spread first.
     if unlike and not counted.too_close:
         log.warning(
-            "%d counted cards look like a back not given (marked '?' with --annotate): if a "
-            "player's back is missing from --backs, their cards were counted for another",
-            len(unlike),
+            "%s like a back not given (marked '?' with --annotate): if a player's back is "
+            "missing from --backs, their cards were counted for another",
+            "1 counted card looks" if len(unlike) == 1 else f"{len(unlike)} counted cards look",
         )
     doubted = [card for card in cards if card.back_also is not None]
     if doubted and not counted.too_close:
@@ -209,7 +210,10 @@ def run(args: argparse.Namespace) -> int:
         legend = [(name, backs[name], count) for name, count in counts.items()]
         colours = back_colours(list(backs))
         missed = counted.uncounted_outlines if counted.parts_uncounted else ()
-        drawn = annotate(*for_drawing(mark_uncounted(image, missed), cards), colours)
+        drawn_cards = cards
+        if counted.too_close:  # it warns of that alone, so no card is marked '?' either
+            drawn_cards = [replace(card, back_also=None, back_unlike=False) for card in cards]
+        drawn = annotate(*for_drawing(mark_uncounted(image, missed), drawn_cards), colours)
         write_annotated(args.annotate, with_legend(drawn, legend, colours))
     points = {
         name: round_score(count, left.get(name, 0)) + bonus.get(name, 0)

@@ -22,6 +22,7 @@ from vision.count import (
     _better_scored,
     _card_sized,
     _covering,
+    _doubted_backs,
     _leans_among,
     _matched,
     _mostly_covered_share,
@@ -339,3 +340,14 @@ def test_a_card_mostly_under_another_is_matched_by_what_shows_of_it() -> None:
     assert [card.back for card in _matched(cards, shown, image, matcher)] == ["red", "blue"]
     whole = _shown(cards, [set(), set()])  # measured whole, as before
     assert [card.back for card in _matched(cards, whole, image, matcher)] == ["blue"] * 2
+
+
+def test_no_card_is_doubted_between_backs_the_count_already_warns_look_alike() -> None:
+    # Four cards that look the same; the fourth lies a little nearer b's reference.
+    layout = np.full((22, 16, 3), 128, np.float32), np.ones((22, 16), np.float32)
+    features = [BackFeature(np.full(6, 1 / 6), np.full(4, 1 / 4), layout) for _ in range(4)]
+    distances = [{"a": 0.10, "b": 0.30}] * 3 + [{"a": 0.20, "b": 0.18}]
+    counted = ["a", "a", "a", "b"]
+    assert _doubted_backs(features, distances, counted, []) == {3: "a"}
+    assert _doubted_backs(features, distances, counted, [("b", "a")]) == {}
+    assert _doubted_backs(features, distances, counted, [("a", "c")]) == {3: "a"}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -22,6 +23,8 @@ from tests.vision.renders import photo_of_one_card
 from vision.annotate import UNCOUNTED_BGR
 from vision.count import UNCOUNTED_CARDS_MAX, CountResult, count_backs
 from vision.markers import TABLE_MARKER_DICTIONARY, table_markers
+
+CountFunction = Callable[..., CountResult]
 
 
 def count_spread(
@@ -144,6 +147,22 @@ def test_count_cli_warns_of_cards_of_a_back_not_given(
     assert "2 counted cards look like a back not given" in err
 
 
+def _marked(doubts: dict[int, str], unlike: set[int], crowded: float = 0.0) -> CountFunction:
+    """`count_backs` with the fixture's cards (left to right) marked: `doubts`, a back the
+    photo's own cards name instead; `unlike`, like a back not given; `crowded` as given."""
+
+    def count(*args: object, **kwargs: object) -> CountResult:
+        counted = count_backs(*args, **kwargs)  # type: ignore[arg-type]
+        cards = sorted(counted.cards, key=lambda card: float(card.quad[:, 0].mean()))
+        cards = [
+            replace(card, back_also=doubts.get(n), back_unlike=n in unlike)
+            for n, card in enumerate(cards)
+        ]
+        return counted._replace(cards=cards, crowded=crowded)
+
+    return count
+
+
 def test_count_cli_warns_of_cards_whose_back_is_in_doubt(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -151,28 +170,44 @@ def test_count_cli_warns_of_cards_whose_back_is_in_doubt(
     spread that raises it is too fragile a fixture); here, what the command says of it: each
     pair of backs with its number of cards, and nothing in a spread it asks to lay wider."""
     doubts = {0: "blue", 2: "blue", 1: "red"}  # the fixture's backs alternate red, blue
-
-    def with_doubts(*args: object, **kwargs: object) -> CountResult:
-        counted = count_backs(*args, **kwargs)  # type: ignore[arg-type]
-        cards = sorted(counted.cards, key=lambda card: float(card.quad[:, 0].mean()))
-        doubted = [replace(card, back_also=doubts.get(n)) for n, card in enumerate(cards)]
-        return counted._replace(cards=doubted)
-
-    monkeypatch.setattr("nerts.commands.count.count_backs", with_doubts)
+    monkeypatch.setattr("nerts.commands.count.count_backs", _marked(doubts, set()))
     assert count_spread(tmp_path, capsys) == {"red": 3, "blue": 3}
     error = capsys.readouterr().err
     assert (
         "1 card counted for blue looks more like red's cards in this photo; 2 cards counted "
         "for red look more like blue's cards in this photo (marked '?' with --annotate)"
     ) in error
-
-    def too_close(*args: object, **kwargs: object) -> CountResult:
-        return with_doubts(*args, **kwargs)._replace(crowded=1.0)
-
-    monkeypatch.setattr("nerts.commands.count.count_backs", too_close)
+    monkeypatch.setattr("nerts.commands.count.count_backs", _marked(doubts, set(), 1.0))
     count_spread(tmp_path, capsys)
     error = capsys.readouterr().err
     assert "mostly under others" in error and "look more like" not in error
+
+
+def test_count_cli_says_one_card_looks_like_a_back_not_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("nerts.commands.count.count_backs", _marked({}, {4}))
+    count_spread(tmp_path, capsys)
+    assert "1 counted card looks like a back not given" in capsys.readouterr().err
+
+
+def test_count_cli_marks_no_card_in_a_spread_it_asks_to_lay_wider(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Too close, it warns of that alone: the drawing marks no card '?' either."""
+    drawings = {}
+    for name, marks, crowded in (
+        ("plain", ({}, set()), 0.0),
+        ("marked", ({0: "blue"}, {3}), 0.0),
+        ("plain, too close", ({}, set()), 1.0),
+        ("marked, too close", ({0: "blue"}, {3}), 1.0),
+    ):
+        monkeypatch.setattr("nerts.commands.count.count_backs", _marked(*marks, crowded))
+        annotated = tmp_path / f"{name}.png"
+        count_spread(tmp_path, capsys, options=("--annotate", str(annotated)))
+        drawings[name] = read_image(annotated)
+    assert not np.array_equal(drawings["plain"], drawings["marked"])
+    assert np.array_equal(drawings["plain, too close"], drawings["marked, too close"])
 
 
 def test_count_cli_does_not_count_the_tables_markers(
