@@ -19,7 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.backs import BackFeature, back_feature, pairwise_distances, read_reference
+from vision.back_features import BackFeature, back_feature, pairwise_distances
+from vision.backs import read_reference
 from vision.geometry import RECTIFIED_SIZE
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"

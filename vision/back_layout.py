@@ -32,7 +32,7 @@ whole one. Below it the layout says nothing and the histograms decide."""
 LAYOUT_WEIGHT = 3.0
 """Weight of the layout distance (mean difference per cell and channel, in units of white) in a
 back's distance. Tuned on count spreads of seeds other than the benchmark's (60 of each kind,
-about 2,150 cards), with the histograms' noise floors (`vision/backs.py`), before
+about 2,150 cards), with the histograms' noise floors (`vision/back_features.py`), before
 `LAYOUT_SMOOTHING_CELLS` (which changed these figures a little, see there); cards whose back
 was named wrong, before (histograms alone) and after: all 35 designs of decks/backs 121 ->
 17 (12 of them between designs `BackMatcher.alike` reports, 5 grey for silver), unlike backs

@@ -7,7 +7,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from vision.backs import BackFeature, BackMatcher, back_feature
+from vision.back_features import BackFeature, back_feature
+from vision.backs import BackMatcher
 from vision.detections import CardDetection
 from vision.geometry import rectify, seen_width, uncovered
 from vision.stacking import cards_above, stacking_leans

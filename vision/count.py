@@ -12,8 +12,9 @@ import cv2
 import numpy as np
 
 from vision.back_doubts import doubted
+from vision.back_features import BackFeature, back_feature, pairwise_distances
 from vision.back_views import back_views, view_feature
-from vision.backs import BackFeature, BackMatcher, back_feature, pairwise_distances
+from vision.backs import BackMatcher
 from vision.detections import CardDetection
 from vision.geometry import portrait_order, rectify, uncovered
 from vision.identify import FACE_DOWN_READ_MIN, CardReader

@@ -8,17 +8,15 @@ import numpy as np
 import pytest
 
 from simulator.backs import back_from_spec
-from vision.backs import (
+from vision.back_features import (
     FREQUENCY_BANDS,
-    BackMatcher,
     _circular_histogram,
     _frequency_bands,
     _linear_histogram,
-    _on_white,
     _percentile_of_bytes,
-    _seen_at,
     back_feature,
 )
+from vision.backs import BackMatcher, _on_white, _seen_at
 from vision.geometry import RECTIFIED_SIZE
 
 

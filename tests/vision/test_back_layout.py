@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from vision import back_views
+from vision.back_features import BackFeature, back_feature, card_interior, pairwise_distances
 from vision.back_layout import (
     LAYOUT_MIN_CELLS_SHOWN,
     LAYOUT_SIZE,
@@ -16,7 +17,7 @@ from vision.back_layout import (
     layout_distances,
 )
 from vision.back_views import with_backs
-from vision.backs import BackFeature, BackMatcher, _interior, back_feature, pairwise_distances
+from vision.backs import BackMatcher
 from vision.detections import CardDetection
 from vision.geometry import RECTIFIED_SIZE, uncovered
 
@@ -110,13 +111,13 @@ def test_each_face_down_card_is_matched_on_what_the_others_leave_of_it(
 
 
 def test_the_layout_of_a_card_turned_round_or_lit_from_one_side_is_the_same() -> None:
-    motifs = _interior(_with_motifs(_plain_red()))
+    motifs = card_interior(_with_motifs(_plain_red()))
     layout = back_layout(motifs, WHITE)
     turned = back_layout(np.ascontiguousarray(motifs[::-1, ::-1]), WHITE)
     assert layout_distance(layout, turned) < 1e-6
     falloff = np.linspace(1.0, 0.8, motifs.shape[1], dtype=np.float32)[None, :, None]
     lit = back_layout((motifs * falloff).astype(np.uint8), WHITE)
-    plain = back_layout(_interior(_plain_red()), WHITE)
+    plain = back_layout(card_interior(_plain_red()), WHITE)
     assert layout_distance(lit, layout) < 0.25 * layout_distance(plain, layout)
 
 

@@ -13,7 +13,8 @@ from simulator.faces import builtin_design
 from simulator.labels import card_points_mm
 from simulator.render import RenderSettings, TableRenderer
 from simulator.scene import CardPose, Scene
-from vision.backs import BackMatcher, back_feature, read_reference
+from vision.back_features import back_feature
+from vision.backs import BackMatcher, read_reference
 from vision.geometry import (
     CARD_CORNERS_MM,
     INDEX_CROP_PX,

@@ -11,7 +11,8 @@ import pytest
 
 from simulator.backs import back_from_spec
 from tests.vision.renders import card_quad, draw_back, table
-from vision.backs import BackFeature, BackMatcher, _on_white, back_feature
+from vision.back_features import BackFeature, back_feature
+from vision.backs import BackMatcher, _on_white
 from vision.count import (
     COLOURS_TAUGHT_SCORE_SHARE,
     COUNT_IOU_MAX,
