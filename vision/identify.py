@@ -27,6 +27,7 @@ from vision.merging import (
     IndexWindow,
     own_windows,
     with_index_readings,
+    without_backs_over_faces,
     without_duplicates,
 )
 from vision.onnx_models import (
@@ -292,7 +293,7 @@ class CardReader:
             len(face_up), len(corners), len(named_alone),
         )  # fmt: skip
         # The referee's table markers look like cards to the detectors.
-        return off_markers(without_duplicates(found), image)
+        return without_backs_over_faces(off_markers(without_duplicates(found), image))
 
     def name_cards(self, image: np.ndarray, cards: list[RawCard]) -> list[CardDetection]:
         """Each card read as face up: named from its two index corners and its whole face

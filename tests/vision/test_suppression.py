@@ -1,9 +1,12 @@
-"""Which overlapping detections the card detector keeps: surely found cards may overlap more."""
+"""Which overlapping detections are kept: surely found cards may overlap more, and a card found
+face down within face-up cards found is a stray report."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from vision.detections import CardDetection
+from vision.merging import without_backs_over_faces
 from vision.onnx_models import _box_overlaps, _with_sure_overlaps
 
 CARD = (0.0, 0.0, 60.0, 90.0)
@@ -45,3 +48,18 @@ def test_each_card_added_counts_against_the_next() -> None:
     boxes = (CARD, SHIFTED, (27.0, 0.0, 60.0, 90.0))
     assert _kept([0.9, 0.8, 0.7], [0], boxes) == [0, 1]
     assert _kept([0.9, 0.5, 0.7], [0], boxes) == [0, 2]
+
+
+def _detection(x: float, y: float, face_up: bool, width: float = 63.0) -> CardDetection:
+    corners = np.array([[0, 0], [width, 0], [width, 88], [0, 88]], np.float32)
+    return CardDetection(corners + np.array([x, y], np.float32), face_up, 0.8)
+
+
+def test_a_card_found_face_down_within_face_up_cards_found_is_dropped() -> None:
+    fan = [_detection(100 + 15 * i, 100, True) for i in range(5)]  # 123 px across
+    inside = _detection(140, 100, False)  # wholly within the fan's cards
+    mostly = _detection(196, 100, False, width=40)  # 27 of its 40 px within them: 0.675
+    beside = _detection(400, 100, False)
+    kept = without_backs_over_faces([*fan, inside, mostly, beside])
+    assert kept == [*fan, mostly, beside]
+    assert without_backs_over_faces([inside, beside]) == [inside, beside]  # no face found
