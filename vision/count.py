@@ -54,6 +54,15 @@ than the cards it spans (on tuning spreads: real cards above 0.78 of the median 
 boxes below 0.68), and its outline, running along theirs, can look like a card on top.
 Without it (session 29), 18 of 20 tuning spreads under harsh light were counted exactly; at
 0.9, 3 of the 10 close ones."""
+SURE_CARD_SCORE_SHARE = 0.9
+"""A card scored at least this share of the photo's median score is a card, however much of it
+lies under better-scored cards and whether or not the photo shows it on top of one: boxes
+across gaps score lower (`RESCUE_SCORE_SHARE`: below 0.68 of the median on tuning spreads),
+while a card pushed under both neighbours, or the first of a row, lies on top of none. Of the
+close tuning spreads (each card showing 65-80% of its width, seeds 1 and 2) counted short,
+5 of 6 missed cards had been found and dropped as such boxes, two of them scored 0.95 of the
+median: 32 -> 34 of 40 exact; half-shown rows 6.9 -> 6.6 cards off; rows, all designs, harsh
+light and scattered cards as before (0.8 and 0.85 did the same on close rows)."""
 COLOURS_TAUGHT_SCORE_SHARE = 0.8
 """Only counted cards scored at least this share of the photo's median score teach the
 photo's colour model (`vision.table_colours.photo_colours`) the cards' colours: a box across
@@ -381,11 +390,13 @@ def _covering(cards: list[CardDetection], leans: dict[tuple[int, int], float]) -
     """For each card, the cards taken as covering it when judging whether it is a box across
     a gap: the better-scored ones; none for a card scored like the photo's cards
     (`RESCUE_SCORE_SHARE`) that the photo shows lying on top of another card (`leans`,
-    `ON_TOP_SURE_LEAN`), as a box across a gap has no outline of its own to lie on top with."""
+    `ON_TOP_SURE_LEAN`), as a box across a gap has no outline of its own to lie on top with,
+    nor for one scored as surely as a card (`SURE_CARD_SCORE_SHARE`)."""
     on_top_of_one: set[int] = set().union(*cards_above(len(cards), leans, ON_TOP_SURE_LEAN))
     judged = {id(card) for card in _well_scored(cards, RESCUE_SCORE_SHARE)}
+    sure = {id(card) for card in _well_scored(cards, SURE_CARD_SCORE_SHARE)}
     return [
-        set() if id(card) in judged and number in on_top_of_one else better
+        set() if id(card) in sure or (id(card) in judged and number in on_top_of_one) else better
         for number, (card, better) in enumerate(zip(cards, _better_scored(cards), strict=True))
     ]
 

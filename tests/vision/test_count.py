@@ -20,6 +20,7 @@ from vision.count import (
     ON_TOP_SURE_LEAN,
     OTHER_BACK_APART_MIN,
     RESCUE_SCORE_SHARE,
+    SURE_CARD_SCORE_SHARE,
     _better_scored,
     _card_sized,
     _covering,
@@ -281,18 +282,51 @@ def test_a_card_scored_like_the_others_that_lies_on_top_of_one_is_no_box() -> No
     the photo's cards that the photo surely shows on top of another is not judged by what
     covers it. A box scores low, and its outline, running along the real cards', can look
     like a card on top: it is judged by the better-scored cards."""
-    top, under = _card(0), replace(_card(40), score=0.95)
-    box = replace(_card(20), score=0.5)  # the median score is 0.9
+    top, under = replace(_card(0), score=0.8), replace(_card(40), score=0.95)
+    box = replace(_card(20), score=0.5)
+    far = [replace(_card(400 + 100 * n), score=0.95) for n in range(2)]  # the median: 0.95
     surely_on = {(0, 1): ON_TOP_SURE_LEAN, (1, 2): -ON_TOP_SURE_LEAN}  # 0 on 1, the box on 1
-    assert _covering([top, under, box], surely_on) == [set(), set(), {0, 1}]
+    # Card 1 and the far ones are scored as surely as cards (`SURE_CARD_SCORE_SHARE`).
+    assert _covering([top, under, box, *far], surely_on) == [
+        set(),
+        set(),
+        {0, 1, 3, 4},
+        set(),
+        set(),
+    ]
     # From `RESCUE_SCORE_SHARE` of the median it is judged: it lies on card 1, so nothing
     # counts as covering it, not even card 0, which the photo does not show it on.
-    just = replace(box, score=RESCUE_SCORE_SHARE * 0.9 + 1e-6)
-    assert _covering([top, under, just], surely_on) == [set(), set(), set()]
+    just = replace(box, score=RESCUE_SCORE_SHARE * 0.95 + 1e-6)
+    assert _covering([top, under, just, *far], surely_on) == [set()] * 5
     # The photo must show it surely.
     unsure = {pair: lean * 0.99 for pair, lean in surely_on.items()}
-    assert _covering([top, under, box], unsure) == [{1}, set(), {0, 1}]
-    assert _covering([top, under, just], unsure) == [{1}, set(), {0, 1}]
+    assert _covering([top, under, box, *far], unsure) == [
+        {1, 3, 4},
+        set(),
+        {0, 1, 3, 4},
+        set(),
+        set(),
+    ]
+    assert _covering([top, under, just, *far], unsure) == [
+        {1, 3, 4},
+        set(),
+        {0, 1, 3, 4},
+        set(),
+        set(),
+    ]
+
+
+def test_a_card_scored_as_surely_as_the_others_is_no_box_though_on_top_of_none() -> None:
+    """The first card of a row, or one pushed under both neighbours, lies on top of no card;
+    scored like the photo's cards, it is a card however much the better-scored ones cover."""
+    cards = [replace(_card(30 * n), score=0.95) for n in range(4)]  # each 33 px under the next
+    pushed_under = replace(_card(45), score=SURE_CARD_SCORE_SHARE * 0.95)
+    found = [*cards, pushed_under]
+    assert _not_between(found, _covering(found, {})) == found
+    less_sure = replace(pushed_under, score=SURE_CARD_SCORE_SHARE * 0.95 - 1e-3)
+    found = [*cards, less_sure]
+    assert _not_between(found, _covering(found, {})) == cards
+    assert _covering(found, {}) == [set()] * 4 + [{0, 1, 2, 3}]
 
 
 def _row(step: int) -> tuple[np.ndarray, list[CardDetection], dict[tuple[int, int], float]]:
