@@ -92,6 +92,11 @@ def rectify(
     )
 
 
+PROJECTED_LIMIT_PX = 1e6
+"""Corners of another card mapped into a card's rectified frame are kept this near it, so that
+one mapped near the card's horizon stays within what `cv2.fillPoly` can draw."""
+
+
 def uncovered(quad: np.ndarray, others: list[np.ndarray]) -> np.ndarray:
     """The card as `rectify` shows it (no margin), 1 where none of the `others` lies over
     it and 0 where one does (which lies on top is not known, so an overlap counts for
@@ -99,12 +104,23 @@ def uncovered(quad: np.ndarray, others: list[np.ndarray]) -> np.ndarray:
     width, height = RECTIFIED_SIZE
     matrix = _to_rectified(quad)
     shown = np.ones((height, width), np.uint8)
+    card = np.asarray(quad, np.float32).reshape(4, 2)
+    # Which side of the map's horizon the card itself lies on (the map's scale may be negative).
+    own_side = np.sign(matrix[2] @ np.r_[card.mean(axis=0), 1.0])
     for other in others:
-        corners = cv2.perspectiveTransform(np.asarray(other, np.float32).reshape(1, 4, 2), matrix)
-        low, high = corners[0].min(axis=0), corners[0].max(axis=0)
+        corners = np.asarray(other, np.float32).reshape(4, 2)
+        # Only cards overlapping it in the photo: a small card's corners a pixel off put its
+        # map's horizon in the photo, and a card beyond it would map around the whole card.
+        if cv2.intersectConvexConvex(card, corners)[0] <= 0:
+            continue
+        mapped = np.c_[corners, np.ones(4, np.float32)] @ matrix.T
+        if (mapped[:, 2] * own_side <= 0).any():  # a corner beyond the horizon
+            continue
+        moved = np.clip(mapped[:, :2] / mapped[:, 2:], -PROJECTED_LIMIT_PX, PROJECTED_LIMIT_PX)
+        low, high = moved.min(axis=0), moved.max(axis=0)
         if high[0] < 0 or high[1] < 0 or low[0] >= width or low[1] >= height:
             continue
-        cv2.fillPoly(shown, [np.round(corners[0]).astype(np.int32)], 0)
+        cv2.fillPoly(shown, [np.round(moved).astype(np.int32)], 0)
     return shown
 
 

@@ -215,3 +215,13 @@ def test_layouts_compared_at_once_are_compared_as_one_by_one() -> None:
     one_by_one = np.array([[a.distance(b) for b in features] for a in features])
     assert np.abs(pairwise - one_by_one).max() < 1e-4  # each pair measured once, in float32
     assert np.array_equal(pairwise, pairwise.T) and not pairwise.diagonal().any()
+
+
+def test_a_card_far_off_covers_nothing_though_it_lies_beyond_the_cards_horizon() -> None:
+    # A small card with its corners a few pixels off: its map to the rectified card puts a
+    # horizon between it and a card 500 px above, which would map around the whole card.
+    card = np.array([[301, 600], [344, 600], [348, 663], [300, 661]], np.float32)
+    far_above = np.array([[300, 40], [345, 40], [345, 103], [300, 103]], np.float32)
+    assert uncovered(card, [far_above]).all()
+    on_its_left_half = card + np.array([-22, 0], np.float32)
+    assert 0.3 < 1 - uncovered(card, [on_its_left_half]).mean() < 0.7

@@ -286,7 +286,7 @@ def test_a_card_scored_like_the_others_that_lies_on_top_of_one_is_no_box() -> No
     box = replace(_card(20), score=0.5)
     far = [replace(_card(400 + 100 * n), score=0.95) for n in range(2)]  # the median: 0.95
     surely_on = {(0, 1): ON_TOP_SURE_LEAN, (1, 2): -ON_TOP_SURE_LEAN}  # 0 on 1, the box on 1
-    # Card 1 and the far ones are scored as surely as cards (`SURE_CARD_SCORE_SHARE`).
+    # No card scores better than card 1 and the far ones: none covers them.
     assert _covering([top, under, box, *far], surely_on) == [
         set(),
         set(),
