@@ -22,8 +22,8 @@ FACE_DOWN_UNDER_FACES_MAX = 0.8
 """A card found face down that lies at least this share within face-up cards found is a
 stray report (the card detector takes a hand fan's middle, or a face-up card found again,
 for a back) and is dropped. On 120 tuning val renders (seeds 7, 9 and 10; 809 face-down cards
-found, 102 face-down reports on no card or on a card reported already) 0.8 dropped 15 such
-reports and no face-down card found; 0.7 dropped 19, and 1 card found."""
+found, 102 reports of no face-down card: on no card, on a face-up one, or twice) 0.8 dropped 15
+such reports and no face-down card found; 0.7 dropped 19, and 1 card found."""
 
 
 def without_duplicates(cards: list[CardDetection]) -> list[CardDetection]:
