@@ -39,6 +39,10 @@ WHITE_FLOOR = 128
 """The least brightness taken as a card's white: a back with no white border (or a reference
 cut inside it) would otherwise have its own dark colour stretched to white, and a faint cast
 on black stretched into a hue."""
+CLIPPED_WHITE_LEVEL = 250
+"""A card whose white reaches this (0-255) may be clipped: a photo exposed for a dark back
+blows its white border out, and a design file's white is 255 whatever the ink; either way
+the image's white sets no scale for its colours (`white_clipped`)."""
 VALUE_BINS = 4
 """Brightness bins of the coloured pixels: aqua and teal, or blue and navy, share a hue. With
 brightness (4 bins, weight 0.5, the 95th percentile as white), 60 tuning count spreads drawn
@@ -114,19 +118,23 @@ def card_interior(card: np.ndarray) -> np.ndarray:
 
 
 def back_feature(
-    card: np.ndarray, visible: np.ndarray | None = None, *, shown_only: bool = False
+    card: np.ndarray,
+    visible: np.ndarray | None = None,
+    *,
+    shown_only: bool = False,
+    white_gain: float = 1.0,
 ) -> BackFeature:
     """Feature of a back image (BGR), any size; it is brought to the rectified card's size.
     `visible` (the rectified size, nonzero where the card shows) leaves the parts other cards
     cover out of its layout, and with `shown_only` out of its histograms too (where the cards
-    lying on top of it are known, `vision/stacking.py`)."""
-    card = cv2.resize(card, RECTIFIED_SIZE, interpolation=cv2.INTER_AREA)
-    blurred = _white_balanced(cv2.GaussianBlur(card, (0, 0), SHARPNESS_SIGMA_PX))
-    white = _percentile_of_bytes(blurred.max(axis=2), WHITE_PERCENTILE)
+    lying on top of it are known, `vision/stacking.py`). `white_gain`: the card's white taken
+    as this many times brighter than it shows (`white_clipped`)."""
+    blurred, white = _blurred_with_white(card)
+    white = max(white, WHITE_FLOOR) * white_gain
     inner = card_interior(blurred)
     shown = _shown(visible) if shown_only and visible is not None else None
     colour = _colour_histogram(inner if shown is None else inner[shown][None], white)
-    channel_whites = _channel_whites(blurred)
+    channel_whites = _channel_whites(blurred) * white_gain
     layout = back_layout(inner, channel_whites, None if visible is None else card_interior(visible))
     grey = cv2.cvtColor(inner, cv2.COLOR_BGR2GRAY).astype(np.float32)
     grey *= 255 / max(white, WHITE_FLOOR)
@@ -150,6 +158,20 @@ def back_feature(
     bands = weights / counted + SPECTRUM_NOISE_FLOOR * band_shares
     pattern = np.concatenate([_normalised(orientation), _normalised(bands)]) / 2
     return BackFeature(colour, pattern, layout)
+
+
+def white_clipped(card: np.ndarray) -> bool:
+    """Whether the card's white reaches `CLIPPED_WHITE_LEVEL`: its true white may lie above
+    what the image shows, its colours darker against it than they look."""
+    return _blurred_with_white(card)[1] >= CLIPPED_WHITE_LEVEL
+
+
+def _blurred_with_white(card: np.ndarray) -> tuple[np.ndarray, float]:
+    """The card at the rectified size, blurred (`SHARPNESS_SIGMA_PX`) and white balanced, and
+    its white (`WHITE_PERCENTILE` of its brightest channel)."""
+    card = cv2.resize(card, RECTIFIED_SIZE, interpolation=cv2.INTER_AREA)
+    blurred = _white_balanced(cv2.GaussianBlur(card, (0, 0), SHARPNESS_SIGMA_PX))
+    return blurred, _percentile_of_bytes(blurred.max(axis=2), WHITE_PERCENTILE)
 
 
 def _channel_whites(card: np.ndarray) -> np.ndarray:

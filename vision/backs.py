@@ -13,7 +13,7 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
-from vision.back_features import BackFeature, back_feature, card_interior
+from vision.back_features import BackFeature, back_feature, card_interior, white_clipped
 from vision.geometry import RECTIFIED_SIZE
 
 OPAQUE_ALPHA = 128
@@ -38,6 +38,18 @@ SIZE_STEPS_PER_OCTAVE = 4
 matched at the card's own size in the photo, rounded to a quarter octave (and cached). On 60
 tuning count spreads of all 35 designs: 203 -> 138 cards' backs named wrong (on spreads of
 unlike backs, 0 -> 1)."""
+
+EXPOSURE_GAINS = (1.15, 1.3)
+"""A reference whose white is clipped (`vision.back_features.white_clipped`: a photo of a dark
+back exposed for the back blows its white border out) may show its colours brighter against
+its white than the cards do, by how much is unknown: it is also matched as if its white were
+these many times brighter, the nearest counting. On tuning spreads (seeds 1 and 2, 20 of each
+of the eleven kinds of `bench_count_tuning.py`), counted exactly: all 35 designs against
+references photographed under harsh light 33 -> 36 (an overexposed photo of a blue back with
+faint suits had taken 8 of its 9 cards for a plain blue back), unlike backs so 39 -> 40, and
+against uncropped such photos 37 -> 39; every other kind as before (half-shown rows 7.1 -> 7.0
+cards off at seed 1; scattered cards warned of a back not given 10 -> 9). Gains up to 1.7 did
+no better."""
 
 REFERENCE_MIN_SIDE_PX = 32
 """A back reference narrower than this shows no pattern to match (backs are told apart by
@@ -89,7 +101,7 @@ class BackMatcher:
             for name, image in references.items()
         }
         self.features = {name: back_feature(image) for name, image in self.references.items()}
-        self._features_by_size: dict[int, dict[str, BackFeature]] = {}
+        self._references_by_size: dict[int | None, dict[str, list[BackFeature]]] = {}
 
     def alike(self) -> list[tuple[str, str]]:
         """Pairs of registered backs the matcher cannot tell apart (`ALIKE_DISTANCE`), as
@@ -138,23 +150,36 @@ class BackMatcher:
         self, feature: BackFeature, seen_width_px: float | None = None
     ) -> dict[str, float]:
         """How far a card lies from each registered back's reference (`BackFeature.distance`),
-        each reference seen as small as the card (`features_at`)."""
-        references = self.features_at(seen_width_px)
-        distances = feature.distances_to(list(references.values()))
-        return {name: float(d) for name, d in zip(references, distances, strict=True)}
+        each reference seen as small as the card, at the nearest of its exposures
+        (`references_at`)."""
+        return {
+            name: float(feature.distances_to(exposures).min())
+            for name, exposures in self.references_at(seen_width_px).items()
+        }
 
-    def features_at(self, seen_width_px: float | None) -> dict[str, BackFeature]:
-        """Each reference's feature as seen on a card `seen_width_px` wide in the photo."""
-        if seen_width_px is None or seen_width_px >= RECTIFIED_SIZE[0]:
-            return self.features
-        step = round(SIZE_STEPS_PER_OCTAVE * np.log2(max(seen_width_px, 1.0)))
-        if step not in self._features_by_size:
-            width = 2 ** (step / SIZE_STEPS_PER_OCTAVE)
-            self._features_by_size[step] = {
-                name: back_feature(_seen_at(image, width))
+    def references_at(self, seen_width_px: float | None) -> dict[str, list[BackFeature]]:
+        """Each reference's features as seen on a card `seen_width_px` wide in the photo: as
+        it shows first, then, where its white is clipped, as exposed less (`EXPOSURE_GAINS`)."""
+        step = (
+            None
+            if seen_width_px is None or seen_width_px >= RECTIFIED_SIZE[0]
+            else round(SIZE_STEPS_PER_OCTAVE * np.log2(max(seen_width_px, 1.0)))
+        )
+        if step not in self._references_by_size:
+            self._references_by_size[step] = {
+                name: _exposures(
+                    image if step is None else _seen_at(image, 2 ** (step / SIZE_STEPS_PER_OCTAVE))
+                )
                 for name, image in self.references.items()
             }
-        return self._features_by_size[step]
+        return self._references_by_size[step]
+
+
+def _exposures(reference: np.ndarray) -> list[BackFeature]:
+    """The reference's feature as it shows and, if its white is clipped, at each of
+    `EXPOSURE_GAINS`."""
+    gains = EXPOSURE_GAINS if white_clipped(reference) else ()
+    return [back_feature(reference, white_gain=gain) for gain in (1.0, *gains)]
 
 
 def read_reference(name: str, path: Path) -> np.ndarray:

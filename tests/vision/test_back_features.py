@@ -16,7 +16,7 @@ from vision.back_features import (
     _percentile_of_bytes,
     back_feature,
 )
-from vision.backs import BackMatcher, _on_white, _seen_at
+from vision.backs import EXPOSURE_GAINS, BackMatcher, _on_white, _seen_at
 from vision.geometry import RECTIFIED_SIZE
 
 
@@ -89,7 +89,7 @@ def test_a_reference_photographed_sideways_is_turned_upright() -> None:
     upright[40:-40:12, 20:-20] = 255  # stripes across the card
     matcher = BackMatcher({"sideways": np.ascontiguousarray(np.rot90(upright))})
     assert matcher.features["sideways"].distance(back_feature(upright)) < 0.01
-    seen = matcher.features_at(64)["sideways"]
+    seen = matcher.references_at(64)["sideways"][0]
     assert seen.distance(back_feature(_seen_at(upright, 64))) < 0.01
 
 
@@ -105,12 +105,44 @@ def test_a_small_card_is_matched_against_its_design_seen_as_small() -> None:
     assert matcher.match(dotted, seen_width_px=RECTIFIED_SIZE[0])[0] == "dotted"
 
 
+def _faint_suits(motif: tuple[int, int, int]) -> np.ndarray:
+    """A blue back with two big motifs a shade darker than its ground."""
+    card = _bordered((170, 50, 20))
+    height, width = card.shape[:2]
+    card[30:90, 25:70] = card[height - 90 : height - 30, width - 70 : width - 25] = motif
+    return card
+
+
+def test_an_overexposed_reference_is_also_matched_as_exposed_less() -> None:
+    card = _faint_suits((150, 44, 18))
+    # A photo of the same back exposed 1.3 times too long: its white border clips at 255 and
+    # its blue shows brighter against it than on the card.
+    overexposed = np.clip(card * np.float32(1.3), 0, 255).astype(np.uint8)
+    plain = _bordered((165, 48, 19))
+    matcher = BackMatcher({"suits": overexposed, "plain": plain})
+    assert matcher.match(card)[0] == "suits"
+    distances = matcher.distances(back_feature(card))
+    assert distances["suits"] < 0.02
+    assert distances["plain"] > 0.1
+    # Without the exposures, the plain back's colour was nearer.
+    assert back_feature(card).distance(matcher.features["suits"]) > distances["plain"]
+
+
+def test_only_a_reference_with_a_clipped_white_is_matched_at_other_exposures() -> None:
+    card = _faint_suits((150, 44, 18))
+    dim = (card * np.float32(0.8)).astype(np.uint8)
+    matcher = BackMatcher({"clipped": card, "dim": dim})
+    exposures = matcher.references_at(None)
+    assert len(exposures["clipped"]) == 1 + len(EXPOSURE_GAINS)
+    assert len(exposures["dim"]) == 1
+
+
 def test_references_seen_as_small_are_cached_per_quarter_octave() -> None:
     matcher = BackMatcher({"dotted": _dotted((200, 60, 30))})
     card = _seen_at(_dotted((200, 60, 30)), 64)
     for width in (62.0, 64.0, 66.0, 90.0):
         matcher.match(card, seen_width_px=width)
-    assert len(matcher._features_by_size) == 2
+    assert len(matcher._references_by_size) == 2
 
 
 def test_percentile_of_bytes_is_numpys_percentile() -> None:
