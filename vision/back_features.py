@@ -118,26 +118,34 @@ def card_interior(card: np.ndarray) -> np.ndarray:
 
 
 def back_feature(
-    card: np.ndarray,
-    visible: np.ndarray | None = None,
-    *,
-    shown_only: bool = False,
-    white_gain: float = 1.0,
+    card: np.ndarray, visible: np.ndarray | None = None, *, shown_only: bool = False
 ) -> BackFeature:
     """Feature of a back image (BGR), any size; it is brought to the rectified card's size.
     `visible` (the rectified size, nonzero where the card shows) leaves the parts other cards
     cover out of its layout, and with `shown_only` out of its histograms too (where the cards
-    lying on top of it are known, `vision/stacking.py`). `white_gain`: the card's white taken
-    as this many times brighter than it shows (`white_clipped`)."""
+    lying on top of it are known, `vision/stacking.py`)."""
+    return exposed_back_features(card, (1.0,), visible, shown_only=shown_only)[0]
+
+
+def exposed_back_features(
+    card: np.ndarray,
+    white_gains: Sequence[float],
+    visible: np.ndarray | None = None,
+    *,
+    shown_only: bool = False,
+) -> list[BackFeature]:
+    """`back_feature` of the card with its white taken as each of `white_gains` times brighter
+    than it shows (`white_clipped`). Its pattern and layout only scale with the white, so they
+    are measured once."""
     blurred, white = _blurred_with_white(card)
-    white = max(white, WHITE_FLOOR) * white_gain
+    white = max(white, WHITE_FLOOR)
     inner = card_interior(blurred)
     shown = _shown(visible) if shown_only and visible is not None else None
-    colour = _colour_histogram(inner if shown is None else inner[shown][None], white)
-    channel_whites = _channel_whites(blurred) * white_gain
-    layout = back_layout(inner, channel_whites, None if visible is None else card_interior(visible))
+    layout, layout_shown = back_layout(
+        inner, _channel_whites(blurred), None if visible is None else card_interior(visible)
+    )
     grey = cv2.cvtColor(inner, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    grey *= 255 / max(white, WHITE_FLOOR)
+    grey *= 255 / white
     gx, gy = cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)
     magnitude, angle = cv2.cartToPolar(gx, gy)
     counted = grey.size
@@ -148,16 +156,21 @@ def back_feature(
     orientation = _circular_histogram(
         angle.ravel() % np.pi, ORIENTATION_BINS, np.pi, magnitude.ravel()
     )
-    orientation = orientation / counted + ORIENTATION_NOISE_FLOOR / ORIENTATION_BINS
-    # A card's corners found a few degrees off turn its pattern that much, which must not
-    # move a striped back into another bin.
-    orientation = _spread_to_neighbours(orientation)
     spectrum = np.abs(np.fft.fftshift(np.fft.fft2(grey - grey.mean())))
     band_of, band_shares = _frequency_bands(spectrum.shape)
     weights = np.bincount(band_of, spectrum.ravel(), FREQUENCY_BANDS + 1)[:FREQUENCY_BANDS]
-    bands = weights / counted + SPECTRUM_NOISE_FLOOR * band_shares
-    pattern = np.concatenate([_normalised(orientation), _normalised(bands)]) / 2
-    return BackFeature(colour, pattern, layout)
+    features = []
+    for gain in white_gains:
+        colour = _colour_histogram(inner if shown is None else inner[shown][None], white * gain)
+        # A card's corners found a few degrees off turn its pattern that much, which must not
+        # move a striped back into another bin.
+        orientations = _spread_to_neighbours(
+            orientation / (counted * gain) + ORIENTATION_NOISE_FLOOR / ORIENTATION_BINS
+        )
+        bands = weights / (counted * gain) + SPECTRUM_NOISE_FLOOR * band_shares
+        pattern = np.concatenate([_normalised(orientations), _normalised(bands)]) / 2
+        features.append(BackFeature(colour, pattern, (layout / gain, layout_shown)))
+    return features
 
 
 def white_clipped(card: np.ndarray) -> bool:

@@ -13,7 +13,13 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
-from vision.back_features import BackFeature, back_feature, card_interior, white_clipped
+from vision.back_features import (
+    BackFeature,
+    back_feature,
+    card_interior,
+    exposed_back_features,
+    white_clipped,
+)
 from vision.geometry import RECTIFIED_SIZE
 
 OPAQUE_ALPHA = 128
@@ -156,9 +162,13 @@ class BackMatcher:
         """How far a card lies from each registered back's reference (`BackFeature.distance`),
         each reference seen as small as the card, at the nearest of its exposures
         (`references_at`)."""
+        references = self.references_at(seen_width_px)
+        # One stacked comparison with every exposure of every reference, then each one's nearest.
+        flat = feature.distances_to([exposure for each in references.values() for exposure in each])
+        ends = np.cumsum([len(exposures) for exposures in references.values()])
         return {
-            name: float(feature.distances_to(exposures).min())
-            for name, exposures in self.references_at(seen_width_px).items()
+            name: float(flat[end - len(exposures) : end].min())
+            for (name, exposures), end in zip(references.items(), ends, strict=True)
         }
 
     def references_at(self, seen_width_px: float | None) -> dict[str, list[BackFeature]]:
@@ -183,7 +193,7 @@ def _exposures(reference: np.ndarray) -> list[BackFeature]:
     """The reference's feature as it shows and, if its white is clipped, at each of
     `EXPOSURE_GAINS`."""
     gains = EXPOSURE_GAINS if white_clipped(reference) else ()
-    return [back_feature(reference, white_gain=gain) for gain in (1.0, *gains)]
+    return exposed_back_features(reference, (1.0, *gains))
 
 
 def read_reference(name: str, path: Path) -> np.ndarray:
