@@ -47,10 +47,11 @@ unlike backs, 0 -> 1)."""
 
 EXPOSURE_GAINS = (1.15, 1.3)
 """A reference whose white is clipped (`vision.back_features.white_clipped`: a photo of a dark
-back exposed for the back blows its white border out) may show its colours brighter against
-its white than the cards do, by how much is unknown: it is also matched as if its white were
-these many times brighter, the nearest counting. On tuning spreads (seeds 1 and 2, 20 of each
-of the eleven kinds of `bench_count_tuning.py`), counted exactly: all 35 designs against
+back exposed for the back blows its white border out) may show its colours brighter against its
+white than the cards do, by how much is unknown: it is also matched as if its white were these
+many times brighter, the nearest counting. A design file's white is 255, so it is matched so
+too (printed inks may come out darker than the file). On tuning spreads (seeds 1 and 2, 20 of
+each of the eleven kinds of `bench_count_tuning.py`), counted exactly: all 35 designs against
 references photographed under harsh light 33 -> 36 (an overexposed photo of a blue back with
 faint suits had taken 8 of its 9 cards for a plain blue back), unlike backs so 39 -> 40, and
 against uncropped such photos 37 -> 39; every other kind as before (half-shown rows 7.1 -> 7.0
@@ -59,7 +60,8 @@ no better. Held out (seeds 3 and 4): unlike backs against photographed reference
 against uncropped ones 35 -> 38, all designs against photographed ones 16 -> 17 (seed 3). The
 benchmark's spreads (seed 7): all designs so 17 of 20 as before, 2.5 -> 1.3 cards off; unlike
 backs against uncropped references 20 -> 19 (a blue back of dots, its reference more
-overexposed than that of a blue back of stripes, took 5 of the stripes' cards, all 5 doubted)."""
+overexposed than that of a blue back of stripes, took 5 of the stripes' cards, all 5
+doubted)."""
 
 REFERENCE_MIN_SIDE_PX = 32
 """A back reference narrower than this shows no pattern to match (backs are told apart by
@@ -95,7 +97,8 @@ class BackMatch(NamedTuple):
     score: float
     """Confidence 0..1 from its margin over the next nearest."""
     distance: float
-    """How far the card lies from that back's reference (`BackFeature.distance`)."""
+    """How far the card lies from that back's reference at the nearest of its exposures
+    (`BackFeature.distance`, `BackMatcher.references_at`)."""
 
 
 class BackMatcher:
@@ -111,6 +114,13 @@ class BackMatcher:
             for name, image in references.items()
         }
         self.features = {name: back_feature(image) for name, image in self.references.items()}
+        # Judged once, on the reference as given: seen small, a white printed in its pattern
+        # (no rim) blurs under the level, and one back would be matched otherwise by size.
+        self.white_gains = {
+            name: (1.0, *EXPOSURE_GAINS) if white_clipped(image) else (1.0,)
+            for name, image in self.references.items()
+        }
+        """Each reference's whites it is matched at (`EXPOSURE_GAINS`)."""
         self._references_by_size: dict[int | None, dict[str, list[BackFeature]]] = {}
 
     def alike(self) -> list[tuple[str, str]]:
@@ -164,7 +174,9 @@ class BackMatcher:
         (`references_at`)."""
         references = self.references_at(seen_width_px)
         # One stacked comparison with every exposure of every reference, then each one's nearest.
-        flat = feature.distances_to([exposure for each in references.values() for exposure in each])
+        flat = feature.distances_to(
+            [exposure for exposures in references.values() for exposure in exposures]
+        )
         ends = np.cumsum([len(exposures) for exposures in references.values()])
         return {
             name: float(flat[end - len(exposures) : end].min())
@@ -172,8 +184,9 @@ class BackMatcher:
         }
 
     def references_at(self, seen_width_px: float | None) -> dict[str, list[BackFeature]]:
-        """Each reference's features as seen on a card `seen_width_px` wide in the photo: as
-        it shows first, then, where its white is clipped, as exposed less (`EXPOSURE_GAINS`)."""
+        """Each reference's features as seen on a card `seen_width_px` wide in the photo, at
+        each of its `white_gains`: as it shows first, then, where its white is clipped, as
+        exposed less (`EXPOSURE_GAINS`)."""
         step = (
             None
             if seen_width_px is None or seen_width_px >= RECTIFIED_SIZE[0]
@@ -181,19 +194,13 @@ class BackMatcher:
         )
         if step not in self._references_by_size:
             self._references_by_size[step] = {
-                name: _exposures(
-                    image if step is None else _seen_at(image, 2 ** (step / SIZE_STEPS_PER_OCTAVE))
+                name: exposed_back_features(
+                    image if step is None else _seen_at(image, 2 ** (step / SIZE_STEPS_PER_OCTAVE)),
+                    self.white_gains[name],
                 )
                 for name, image in self.references.items()
             }
         return self._references_by_size[step]
-
-
-def _exposures(reference: np.ndarray) -> list[BackFeature]:
-    """The reference's feature as it shows and, if its white is clipped, at each of
-    `EXPOSURE_GAINS`."""
-    gains = EXPOSURE_GAINS if white_clipped(reference) else ()
-    return exposed_back_features(reference, (1.0, *gains))
 
 
 def read_reference(name: str, path: Path) -> np.ndarray:

@@ -15,6 +15,7 @@ from vision.back_features import (
     _linear_histogram,
     _percentile_of_bytes,
     back_feature,
+    exposed_back_features,
 )
 from vision.backs import EXPOSURE_GAINS, BackMatcher, _on_white, _seen_at
 from vision.geometry import RECTIFIED_SIZE
@@ -132,9 +133,26 @@ def test_only_a_reference_with_a_clipped_white_is_matched_at_other_exposures() -
     card = _faint_suits((150, 44, 18))
     dim = (card * np.float32(0.8)).astype(np.uint8)
     matcher = BackMatcher({"clipped": card, "dim": dim})
-    exposures = matcher.references_at(None)
-    assert len(exposures["clipped"]) == 1 + len(EXPOSURE_GAINS)
-    assert len(exposures["dim"]) == 1
+    for seen_width_px in (None, 64.0, 40.0):  # judged once, however small the card is seen
+        exposures = matcher.references_at(seen_width_px)
+        assert len(exposures["clipped"]) == 1 + len(EXPOSURE_GAINS)
+        assert len(exposures["dim"]) == 1
+
+
+def test_a_card_exposed_brighter_is_the_card_with_its_white_taken_brighter() -> None:
+    # The same inks on a card whose white border shows at 250 and on one whose border shows
+    # at 200: taking the second one's white as 1.25 times brighter makes them one feature,
+    # pattern and layout (scaled, not measured again) as well as colour.
+    bright, dim = _faint_suits((150, 44, 18)), _faint_suits((150, 44, 18))
+    bright[bright == 255], dim[dim == 255] = 250, 200
+    expected = back_feature(bright)
+    same_card, taken_brighter = exposed_back_features(dim, (1.0, 1.25))
+    assert same_card.distance(back_feature(dim)) == 0
+    np.testing.assert_allclose(taken_brighter.colour, expected.colour, atol=1e-6)
+    np.testing.assert_allclose(taken_brighter.pattern, expected.pattern, atol=1e-6)
+    np.testing.assert_allclose(taken_brighter.layout[0], expected.layout[0], atol=1e-3)
+    assert taken_brighter.distance(expected) < 1e-5
+    assert same_card.distance(expected) > 0.01
 
 
 def test_references_seen_as_small_are_cached_per_quarter_octave() -> None:
