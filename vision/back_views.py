@@ -59,15 +59,21 @@ def with_backs(
     """Names the back of every face-down card with a `BackMatcher`, as a count does
     (`view_feature`): a card mostly overlapped by what of it the cards lying on top of it
     (`vision/stacking.py`) leave."""
-    out = []
     above = cards_above(len(cards), stacking_leans([card.quad for card in cards], image))
+    seen: dict[int, tuple[BackFeature, float]] = {}
     for number, (card, view) in enumerate(zip(cards, back_views(cards, image), strict=True)):
-        if view is None:
+        if view is not None:
+            card_view, width, clear = view
+            shown = uncovered(card.quad, [cards[other].quad for other in above[number]])
+            seen[number] = (view_feature(card_view, clear, shown), width)
+    # One exposure per reference for the whole photo (`BackMatcher.settled`).
+    matcher = matcher.settled(list(seen.values()))
+    out = []
+    for number, card in enumerate(cards):
+        if number not in seen:
             out.append(card)
             continue
-        card_view, width, clear = view
-        shown = uncovered(card.quad, [cards[other].quad for other in above[number]])
-        match = matcher.match_feature(view_feature(card_view, clear, shown), width)
+        match = matcher.match_feature(*seen[number])
         out.append(replace(card, back=match.name, back_score=match.score))
     return out
 

@@ -7,6 +7,9 @@ back, each reference seen as small as the card.
 
 from __future__ import annotations
 
+import copy
+import itertools
+from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -171,17 +174,52 @@ class BackMatcher:
     ) -> dict[str, float]:
         """How far a card lies from each registered back's reference (`BackFeature.distance`),
         each reference seen as small as the card, at the nearest of its exposures
-        (`references_at`)."""
+        (`references_at`; one, in a matcher `settled` on a photo)."""
+        return {
+            name: float(distances.min())
+            for name, distances in self.exposure_distances(feature, seen_width_px).items()
+        }
+
+    def exposure_distances(
+        self, feature: BackFeature, seen_width_px: float | None = None
+    ) -> dict[str, np.ndarray]:
+        """`distances` to each reference at each of its `white_gains`."""
         references = self.references_at(seen_width_px)
-        # One stacked comparison with every exposure of every reference, then each one's nearest.
+        # One stacked comparison with every exposure of every reference.
         flat = feature.distances_to(
             [exposure for exposures in references.values() for exposure in exposures]
         )
         ends = np.cumsum([len(exposures) for exposures in references.values()])
         return {
-            name: float(flat[end - len(exposures) : end].min())
+            name: flat[end - len(exposures) : end]
             for (name, exposures), end in zip(references.items(), ends, strict=True)
         }
+
+    def settled(self, cards: Sequence[tuple[BackFeature, float | None]]) -> BackMatcher:
+        """This matcher with each reference at one of its exposures for a photo's `cards`
+        (each a feature and its width seen, as `distances` takes them): the choice that brings
+        the cards nearest their nearest references in all. A reference was photographed at one
+        exposure, whichever card it is compared with; matched at the nearest for each card, a
+        bright back's reference taken darker reached the cards of its darker twin (blue and
+        navy, red and maroon: `EXPOSURE_GAINS`)."""
+        names = list(self.references)
+        choices = list(itertools.product(*(range(len(self.white_gains[n])) for n in names)))
+        if len(choices) == 1 or not cards:
+            return self
+        per_card = [self.exposure_distances(feature, width) for feature, width in cards]
+        totals = [
+            sum(min(card[n][k] for n, k in zip(names, choice, strict=True)) for card in per_card)
+            for choice in choices
+        ]
+        # The first choice (every reference as it shows) wins a tie.
+        chosen = dict(zip(names, choices[int(np.argmin(totals))], strict=True))
+        settled = copy.copy(self)
+        settled.white_gains = {name: (self.white_gains[name][k],) for name, k in chosen.items()}
+        settled._references_by_size = {
+            step: {name: [exposures[chosen[name]]] for name, exposures in references.items()}
+            for step, references in self._references_by_size.items()
+        }
+        return settled
 
     def references_at(self, seen_width_px: float | None) -> dict[str, list[BackFeature]]:
         """Each reference's features as seen on a card `seen_width_px` wide in the photo, at

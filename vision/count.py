@@ -265,13 +265,15 @@ def _matched(
     (`OWN_PART_SHOWN_MIN`) is matched by what of it is `shown` (the cards on top of it left
     out). A card whose back the photo's own cards name otherwise carries that back in
     `back_also` (`_doubted_backs`)."""
-    features, distances = [], []
+    features, widths = [], []
     for view, on_top_left_out in zip(back_views(cards, image), shown, strict=True):
         if view is None:
             raise ValueError("a count's cards are all face down")
         card_view, width, clear = view
         features.append(view_feature(card_view, clear, on_top_left_out))
-        distances.append(matcher.distances(features[-1], width))
+        widths.append(width)
+    matcher = matcher.settled(list(zip(features, widths, strict=True)))
+    distances = [matcher.distances(f, width) for f, width in zip(features, widths, strict=True)]
     matches = [matcher.nearest(to_references) for to_references in distances]
     table = _bare_table_feature(image, cards)
     cards_kept = [

@@ -129,6 +129,30 @@ def test_an_overexposed_reference_is_also_matched_as_exposed_less() -> None:
     assert back_feature(card).distance(matcher.features["suits"]) > distances["plain"]
 
 
+def test_a_photo_settles_an_overexposed_reference_at_the_exposure_its_cards_show() -> None:
+    card, plain_card = _faint_suits((150, 44, 18)), _bordered((165, 48, 19))
+    overexposed = np.clip(card * np.float32(1.3), 0, 255).astype(np.uint8)
+    matcher = BackMatcher({"suits": overexposed, "plain": plain_card})
+    photo = [(back_feature(card), None)] * 3 + [(back_feature(plain_card), None)] * 2
+    settled = matcher.settled(photo)
+    assert settled.white_gains == {"suits": (1.3,), "plain": (1.0,)}
+    assert settled.match(card).name == "suits"
+    assert settled.match(plain_card).name == "plain"
+    assert matcher.white_gains["suits"] == (1.0, *EXPOSURE_GAINS)  # the registered one is kept
+
+
+def test_a_bright_back_taken_darker_does_not_take_its_dark_twins_cards() -> None:
+    # Blue and navy design files; the navy cards come out a little brighter than the file.
+    blue, navy = _bordered((230, 40, 20)), _bordered((120, 20, 10))
+    navy_card = _bordered((150, 26, 13))
+    matcher = BackMatcher({"blue": blue, "navy": navy})
+    assert matcher.match(navy_card).name == "blue"  # each card at its nearest exposure
+    photo = [(back_feature(blue), None)] * 2 + [(back_feature(navy_card), None)] * 2
+    settled = matcher.settled(photo)
+    assert settled.white_gains == {"blue": (1.0,), "navy": (1.0,)}
+    assert settled.match(navy_card).name == "navy"
+
+
 def test_only_a_reference_with_a_clipped_white_is_matched_at_other_exposures() -> None:
     card = _faint_suits((150, 44, 18))
     dim = (card * np.float32(0.8)).astype(np.uint8)
