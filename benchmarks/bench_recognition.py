@@ -2,7 +2,7 @@
 
 Run: .venv/bin/python benchmarks/bench_recognition.py [--val-images 40] [--count-scenes 20]
     [--count-all-backs] [--count-harsh-light] [--count-photo-refs] [--count-uncropped-refs]
-    [--count-close] [--count-scattered] [--count-high-res] [--count-only]
+    [--count-close] [--count-scattered] [--count-shades] [--count-high-res] [--count-only]
     [--val-fans] [--true-corners] [--tiled] [--cards CANDIDATE.onnx] [--classifier CANDIDATE.onnx]
     [--corners CANDIDATE.onnx | none] [--faces CANDIDATE.onnx | none]
 Needs ../shared (decks and real photos); prints every figure with the target beside it.
@@ -324,6 +324,12 @@ def main() -> None:
         "whether it warns when it misses cards)",
     )
     parser.add_argument(
+        "--count-shades",
+        action="store_true",
+        help="also count spreads of backs printed in a bright and a dark shade of one colour "
+        "(blue and navy, red and maroon, ...)",
+    )
+    parser.add_argument(
         "--count-high-res",
         action="store_true",
         help=f"also count spreads of all {len(ALL_BACKS)} designs photographed "
@@ -392,6 +398,7 @@ def main() -> None:
             "half": args.count_close,
             "scattered": args.count_scattered,
             "uncropped": args.count_uncropped_refs,
+            "shades": args.count_shades,
             "highres": args.count_high_res,
         }
         for name, wanted in chosen.items():

@@ -46,6 +46,21 @@ ALL_BACKS = sorted(str(path) for path in (SHARED / "decks" / "backs").glob("*.pn
 """What `--count-all-backs` draws from: some of these designs differ only in a faint picture
 or a shade of one colour."""
 
+SHADE_TWINS = [
+    ("blue", "navy"),
+    ("red", "maroon"),
+    ("lime", "green"),
+    ("fuchsia", "purple"),
+    ("aqua", "teal"),
+    ("yellow", "olive"),
+]
+"""Published backs printed in a bright and a dark shade of one colour."""
+SHADE_BACKS = [
+    str(SHARED / "decks" / "backs" / f"npm-svgcards-png__back-{shade}.png")
+    for twins in SHADE_TWINS
+    for shade in twins
+]
+"""What `--count-shades` draws from: a spread of 2-4 of them mostly holds a pair of twins."""
 
 SCATTER_CARDS_MAX = 40
 """Most cards of a scattered spread (`--count-scattered`): with more, hardly a draw shows every
@@ -106,6 +121,7 @@ SPREAD_KINDS = {
         COUNT_BACKS,
         scattered=True,
     ),
+    "shades": SpreadKind("backs in a bright and a dark shade of one colour", SHADE_BACKS),
     "highres": SpreadKind(
         f"all decks/backs designs, photographed {HIGH_RES[0]}x{HIGH_RES[1]}",
         ALL_BACKS,

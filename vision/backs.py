@@ -51,20 +51,23 @@ unlike backs, 0 -> 1)."""
 EXPOSURE_GAINS = (1.15, 1.3)
 """A reference whose white is clipped (`vision.back_features.white_clipped`: a photo of a dark
 back exposed for the back blows its white border out) may show its colours brighter against its
-white than the cards do, by how much is unknown: it is also matched as if its white were these
-many times brighter, the nearest counting. A design file's white is 255, so it is matched so
-too (printed inks may come out darker than the file). On tuning spreads (seeds 1 and 2, 20 of
-each of the eleven kinds of `bench_count_tuning.py`), counted exactly: all 35 designs against
-references photographed under harsh light 33 -> 36 (an overexposed photo of a blue back with
-faint suits had taken 8 of its 9 cards for a plain blue back), unlike backs so 39 -> 40, and
-against uncropped such photos 37 -> 39; every other kind as before (half-shown rows 7.1 -> 7.0
-cards off at seed 1; scattered cards warned of a back not given 10 -> 9). Gains up to 1.7 did
-no better. Held out (seeds 3 and 4): unlike backs against photographed references 38 -> 40,
-against uncropped ones 35 -> 38, all designs against photographed ones 16 -> 17 (seed 3). The
-benchmark's spreads (seed 7): all designs so 17 of 20 as before, 2.5 -> 1.3 cards off; unlike
-backs against uncropped references 20 -> 19 (a blue back of dots, its reference more
-overexposed than that of a blue back of stripes, took 5 of the stripes' cards, all 5
-doubted)."""
+white than the cards do, by how much is unknown: it may also be matched as if its white were
+these many times brighter, at the one exposure a photo's cards agree with best
+(`BackMatcher.settled`). A design file's white is 255, so it may be too (printed inks come out
+darker than some files). On tuning spreads (seeds 1 and 2, 20 of each kind of
+`bench_count_tuning.py`), counted exactly: all 35 designs against references photographed under
+harsh light 33 -> 36 (an overexposed photo of a blue back with faint suits had taken 8 of its 9
+cards for a plain blue back), unlike backs so 39 -> 40, against uncropped such photos 37 -> 39;
+every other kind as before (3840x2160 photos not measured), backs in a bright and a dark shade
+of one colour 20 of 20 (seed 1; each card matched at its own nearest exposure instead, 15: a
+blue back's file taken darker reached navy cards). Gains up to 1.7, each card at its nearest,
+did no better. Held out (seeds 3 and 4): unlike backs against photographed references 38 -> 40,
+against uncropped ones 35 -> 38, all designs against photographed ones 16 -> 16 at seed 3 (1.7
+-> 1.2 cards off) and 18 -> 18 at seed 4 (1.7 -> 0.8). The benchmark's spreads (seed 7): all
+designs against photographed references 17 -> 18 of 20 (2.5 -> 1.0 cards off); unlike backs
+against uncropped references 20 -> 19 (a blue back of dots, its reference more overexposed than
+that of a blue back of stripes, took 5 of the stripes' cards, each doubted); shades of one
+colour 20 of 20."""
 
 REFERENCE_MIN_SIDE_PX = 32
 """A back reference narrower than this shows no pattern to match (backs are told apart by
