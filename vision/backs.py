@@ -8,7 +8,6 @@ back, each reference seen as small as the card.
 from __future__ import annotations
 
 import copy
-import itertools
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -58,16 +57,20 @@ darker than some files). On tuning spreads (seeds 1 and 2, 20 of each kind of
 `bench_count_tuning.py`), counted exactly: all 35 designs against references photographed under
 harsh light 33 -> 36 (an overexposed photo of a blue back with faint suits had taken 8 of its 9
 cards for a plain blue back), unlike backs so 39 -> 40, against uncropped such photos 37 -> 39;
-every other kind as before (3840x2160 photos not measured), backs in a bright and a dark shade
-of one colour 20 of 20 (seed 1; each card matched at its own nearest exposure instead, 15: a
-blue back's file taken darker reached navy cards). Gains up to 1.7, each card at its nearest,
-did no better. Held out (seeds 3 and 4): unlike backs against photographed references 38 -> 40,
-against uncropped ones 35 -> 38, all designs against photographed ones 16 -> 16 at seed 3 (1.7
--> 1.2 cards off) and 18 -> 18 at seed 4 (1.7 -> 0.8). The benchmark's spreads (seed 7): all
-designs against photographed references 17 -> 18 of 20 (2.5 -> 1.0 cards off); unlike backs
-against uncropped references 20 -> 19 (a blue back of dots, its reference more overexposed than
-that of a blue back of stripes, took 5 of the stripes' cards, each doubted); shades of one
-colour 20 of 20."""
+every other kind as before (3840x2160 photos at seed 1 alone), backs in a bright and a dark
+shade of one colour 20 of 20 (seed 1; each card matched at its own nearest exposure instead,
+15: a blue back's file taken darker reached navy cards). Gains up to 1.7, each card at its
+nearest, did no better. Held out (seeds 3 and 4): unlike backs against photographed references
+38 -> 40, against uncropped ones 35 -> 38, all designs against photographed ones 16 -> 16 at
+seed 3 (1.7 -> 1.2 cards off) and 18 -> 18 at seed 4 (1.7 -> 0.8). The benchmark's spreads
+(seed 7): all designs against photographed references 17 -> 18 of 20 (2.5 -> 1.0 cards off);
+unlike backs against uncropped references 20 -> 19 (a blue back of dots, its reference more
+overexposed than that of a blue back of stripes, took 5 of the stripes' cards, each doubted);
+shades of one colour 20 of 20. A bright back with next to no cards beside its dark twin's many
+is left (`settled`)."""
+
+SETTLING_ROUNDS_MAX = 10
+"""Rounds of `BackMatcher.settled`'s search over references' exposures (it settles in two)."""
 
 REFERENCE_MIN_SIDE_PX = 32
 """A back reference narrower than this shows no pattern to match (backs are told apart by
@@ -103,8 +106,8 @@ class BackMatch(NamedTuple):
     score: float
     """Confidence 0..1 from its margin over the next nearest."""
     distance: float
-    """How far the card lies from that back's reference at the nearest of its exposures
-    (`BackFeature.distance`, `BackMatcher.references_at`)."""
+    """How far the card lies from that back's reference at the nearest of the exposures the
+    matcher holds (`BackFeature.distance`, `BackMatcher.references_at`; one, once `settled`)."""
 
 
 class BackMatcher:
@@ -201,21 +204,20 @@ class BackMatcher:
     def settled(self, cards: Sequence[tuple[BackFeature, float | None]]) -> BackMatcher:
         """This matcher with each reference at one of its exposures for a photo's `cards`
         (each a feature and its width seen, as `distances` takes them): the choice that brings
-        the cards nearest their nearest references in all. A reference was photographed at one
-        exposure, whichever card it is compared with; matched at the nearest for each card, a
-        bright back's reference taken darker reached the cards of its darker twin (blue and
-        navy, red and maroon: `EXPOSURE_GAINS`)."""
+        the cards nearest their nearest references in all (`_nearest_in_all`); itself where
+        there is nothing to choose. A reference shows one exposure, whichever card it is
+        compared with; matched at the nearest for each card, a bright back's reference taken
+        darker reached the cards of its dark twin (blue and navy, red and maroon:
+        `EXPOSURE_GAINS`). It still can where the bright back has next to no cards of its own
+        (none, or a sixth as many as its twin, in a review's trials): taken darker, it brings
+        the twin's cards nearer than their own reference does if they show a little brighter
+        than it."""
         names = list(self.references)
-        choices = list(itertools.product(*(range(len(self.white_gains[n])) for n in names)))
-        if len(choices) == 1 or not cards:
+        if not cards or all(len(self.white_gains[name]) == 1 for name in names):
             return self
         per_card = [self.exposure_distances(feature, width) for feature, width in cards]
-        totals = [
-            sum(min(card[n][k] for n, k in zip(names, choice, strict=True)) for card in per_card)
-            for choice in choices
-        ]
-        # The first choice (every reference as it shows) wins a tie.
-        chosen = dict(zip(names, choices[int(np.argmin(totals))], strict=True))
+        exposures = _nearest_in_all([np.stack([card[name] for card in per_card]) for name in names])
+        chosen = dict(zip(names, exposures, strict=True))
         settled = copy.copy(self)
         settled.white_gains = {name: (self.white_gains[name][k],) for name, k in chosen.items()}
         settled._references_by_size = {
@@ -226,8 +228,8 @@ class BackMatcher:
 
     def references_at(self, seen_width_px: float | None) -> dict[str, list[BackFeature]]:
         """Each reference's features as seen on a card `seen_width_px` wide in the photo, at
-        each of its `white_gains`: as it shows first, then, where its white is clipped, as
-        exposed less (`EXPOSURE_GAINS`)."""
+        each of its `white_gains` (registered: as it shows first, then, where its white is
+        clipped, as exposed less, `EXPOSURE_GAINS`; `settled`: the one chosen)."""
         step = (
             None
             if seen_width_px is None or seen_width_px >= RECTIFIED_SIZE[0]
@@ -242,6 +244,31 @@ class BackMatcher:
                 for name, image in self.references.items()
             }
         return self._references_by_size[step]
+
+
+def _nearest_in_all(distances: list[np.ndarray]) -> list[int]:
+    """For each reference (`distances`, each cards x its exposures), the exposure at which the
+    cards lie nearest their nearest references in all: from every reference as it shows
+    (exposure 0, kept on a tie), each reference in turn moved to its best exposure with the
+    others held, until none moves (an exhaustive search grows as 3 to the number of backs;
+    on tuning spreads of 2-4 backs this found the same exposures)."""
+    chosen = [0] * len(distances)
+
+    def total(choice: list[int]) -> float:
+        at = np.stack([d[:, k] for d, k in zip(distances, choice, strict=True)], axis=1)
+        return float(at.min(axis=1).sum())
+
+    best = total(chosen)
+    for _ in range(SETTLING_ROUNDS_MAX):
+        moved = False
+        for reference, exposures in enumerate(distances):
+            for exposure in range(exposures.shape[1]):
+                trial = [*chosen[:reference], exposure, *chosen[reference + 1 :]]
+                if (value := total(trial)) < best:
+                    chosen, best, moved = trial, value, True
+        if not moved:
+            break
+    return chosen
 
 
 def read_reference(name: str, path: Path) -> np.ndarray:

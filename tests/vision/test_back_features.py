@@ -153,6 +153,14 @@ def test_a_bright_back_taken_darker_does_not_take_its_dark_twins_cards() -> None
     assert settled.match(navy_card).name == "navy"
 
 
+def test_a_reference_no_card_lies_nearest_stays_as_it_shows() -> None:
+    blue, red = _bordered((230, 40, 20)), _bordered((20, 40, 230))
+    matcher = BackMatcher({"blue": blue, "red": red})
+    settled = matcher.settled([(back_feature(blue), 64.0)] * 3)
+    assert settled.white_gains == {"blue": (1.0,), "red": (1.0,)}
+    assert len(settled.references_at(40.0)["red"]) == 1  # sizes seen later: one exposure too
+
+
 def test_only_a_reference_with_a_clipped_white_is_matched_at_other_exposures() -> None:
     card = _faint_suits((150, 44, 18))
     dim = (card * np.float32(0.8)).astype(np.uint8)
