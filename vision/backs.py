@@ -216,8 +216,8 @@ class BackMatcher:
         if not cards or all(len(self.white_gains[name]) == 1 for name in names):
             return self
         per_card = [self.exposure_distances(feature, width) for feature, width in cards]
-        exposures = _nearest_in_all([np.stack([card[name] for card in per_card]) for name in names])
-        chosen = dict(zip(names, exposures, strict=True))
+        picked = _nearest_in_all([np.stack([card[name] for card in per_card]) for name in names])
+        chosen = dict(zip(names, picked, strict=True))
         settled = copy.copy(self)
         settled.white_gains = {name: (self.white_gains[name][k],) for name, k in chosen.items()}
         settled._references_by_size = {
