@@ -2,7 +2,8 @@
 
 Run: .venv/bin/python benchmarks/bench_recognition.py [--val-images 40] [--count-scenes 20]
     [--count-all-backs] [--count-harsh-light] [--count-photo-refs] [--count-uncropped-refs]
-    [--count-close] [--count-scattered] [--count-shades] [--count-high-res] [--count-only]
+    [--count-close] [--count-scattered] [--count-shades] [--count-uneven] [--count-high-res]
+    [--count-only]
     [--val-fans] [--true-corners] [--tiled] [--cards CANDIDATE.onnx] [--classifier CANDIDATE.onnx]
     [--corners CANDIDATE.onnx | none] [--faces CANDIDATE.onnx | none]
 Needs ../shared (decks and real photos); prints every figure with the target beside it.
@@ -330,6 +331,14 @@ def main() -> None:
         "(blue and navy, red and maroon, ...)",
     )
     parser.add_argument(
+        "--count-uneven",
+        action="store_true",
+        help="also count spreads whose backs hold uneven shares of the cards (one player's few "
+        "beside another's many; a back may hold none): of unlike backs, and with --count-shades "
+        "of shades of one colour, with --count-all-backs and --count-photo-refs of all designs "
+        "against photographed references",
+    )
+    parser.add_argument(
         "--count-high-res",
         action="store_true",
         help=f"also count spreads of all {len(ALL_BACKS)} designs photographed "
@@ -400,6 +409,9 @@ def main() -> None:
             "uncropped": args.count_uncropped_refs,
             "shades": args.count_shades,
             "highres": args.count_high_res,
+            "uneven": args.count_uneven,
+            "shadesuneven": args.count_uneven and args.count_shades,
+            "allphotouneven": args.count_uneven and args.count_all_backs and args.count_photo_refs,
         }
         for name, wanted in chosen.items():
             if wanted:

@@ -72,6 +72,10 @@ HIGH_RES = (3840, 2160)
 then come from far more pixels than the benchmark's other photos."""
 HALF_SHOWN = (0.45, 0.55)
 """The same, pushed closer still: about half of each card shows."""
+UNEVEN_CONCENTRATION = 0.5
+"""Each back's share of an uneven spread's cards is drawn from a Dirichlet distribution of
+this concentration: under 1, one player's few foundation cards often lie beside another's
+many, and a back may have none at all, as at a real table."""
 
 
 @dataclass(frozen=True)
@@ -79,7 +83,8 @@ class SpreadKind:
     """A kind of count spread: its `label`, the backs it draws from (`pool`, 2-4 a spread),
     the light, each back's reference (`reference(back, seed)`, default: its design file),
     spreads pushed close (`shown`: the share of each card's width showing) or cards tossed
-    anywhere at any angle (`scattered`, `scattered_count_scene`), photographed `size` large."""
+    anywhere at any angle (`scattered`, `scattered_count_scene`), photographed `size` large,
+    the backs' shares of the cards even or drawn `uneven` (`UNEVEN_CONCENTRATION`)."""
 
     label: str
     pool: list[str]
@@ -88,6 +93,7 @@ class SpreadKind:
     shown: tuple[float, float] | None = None
     scattered: bool = False
     size: tuple[int, int] = COUNT_PHOTO_SIZE
+    uneven: bool = False
 
 
 PHOTOGRAPHED: Callable[[BackDesign, int], np.ndarray] = partial(photo_reference, lights=HARSH_LIGHT)
@@ -132,6 +138,18 @@ SPREAD_KINDS = {
         COUNT_BACKS,
         reference=partial(uncropped_reference, lights=HARSH_LIGHT),
     ),
+    "uneven": SpreadKind("unlike backs, uneven shares of the cards", COUNT_BACKS, uneven=True),
+    "shadesuneven": SpreadKind(
+        "backs in a bright and a dark shade of one colour, uneven shares of the cards",
+        SHADE_BACKS,
+        uneven=True,
+    ),
+    "allphotouneven": SpreadKind(
+        "all decks/backs designs, references photographed under harsh light, uneven shares",
+        ALL_BACKS,
+        reference=PHOTOGRAPHED,
+        uneven=True,
+    ),
 }
 """Every kind of spread, by the name `bench_count_tuning.py` takes."""
 
@@ -163,7 +181,10 @@ def counting(
             image, truth = scattered_count_scene(cards_drawn, backs, scene, lights, size=kind.size)
         else:
             cards_drawn = int(rng.integers(10, 61))
-            image, truth = count_scene(cards_drawn, backs, scene, lights, shown, size=kind.size)
+            shares = rng.dirichlet([UNEVEN_CONCENTRATION] * len(backs)) if kind.uneven else None
+            image, truth = count_scene(
+                cards_drawn, backs, scene, lights, shown, size=kind.size, shares=shares
+            )
         # Each reference as `nerts count` takes it: a photo of a card is cut to the card.
         matcher = BackMatcher(
             {

@@ -125,13 +125,17 @@ def count_scene(
     shown: tuple[float, float] | None = None,
     *,
     size: tuple[int, int] = COUNT_PHOTO_SIZE,
+    shares: np.ndarray | None = None,
 ) -> tuple[np.ndarray, dict[str, int]]:
     """Face-down cards of several backs pushed into overlapping rows, as at a round's count,
     photographed `size` (width, height) large; `lights` other than the renderer's own.
     `shown` (low, high): rows pushed closer, each card showing that share of its width (drawn
-    per spread) beside the next."""
+    per spread) beside the next. `shares`: each back's chance of a card (default: even)."""
     rng = np.random.default_rng(seed)
-    seats = rng.integers(len(backs), size=n_cards)
+    if shares is None:
+        seats = rng.integers(len(backs), size=n_cards)
+    else:
+        seats = rng.choice(len(backs), size=n_cards, p=shares)
     cards = []
     if shown is None:
         per_row = max(6, math.ceil(n_cards / 5))
