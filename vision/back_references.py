@@ -16,7 +16,13 @@ from enum import Enum
 import cv2
 import numpy as np
 
-from vision.geometry import RECTIFIED_SIZE, card_length, intersection_over_union, rectify
+from vision.geometry import (
+    RECTIFIED_SIZE,
+    card_length,
+    intersection_over_union,
+    overlap_of_smaller,
+    rectify,
+)
 from vision.markers import on_a_marker, table_markers
 from vision.onnx_models import LETTERBOX_GREY, RawCard
 
@@ -41,6 +47,14 @@ reference holds several cards or is a pattern of card-like motifs (which the det
 at up to 0.74 in some design files), and which one is meant is unsure."""
 RIVAL_IOU_MAX = 0.3
 """Detections overlapping less than this (intersection over union) are apart."""
+PART_INSIDE_SHARE = 0.85
+"""A card found lying at least this share inside a larger card found (`PART_AREA_MAX`) that
+scores within `RIVAL_SCORE_MARGIN` of the best is a part of that card, not another card: on a
+back of big checks the detector may find each half of the card besides the whole, and the
+halves, apart from each other, made the reference unsure."""
+PART_AREA_MAX = 0.75
+"""A part is at most this share of its card's area: the same card found twice, as in both
+views, differs far less, and is left to the best score."""
 IMAGE_VIEW_LENGTH_MAX = 0.31
 """A card found in the image itself counts only up to this share of the image's long side:
 the detector learnt cards up to 300 px long in 960 px renders, and places a longer one poorly
@@ -110,6 +124,8 @@ def back_image(image: np.ndarray, detector: Detector) -> BackImage:
     )
     markers = table_markers(image)  # a photo taken on the referee's table may show one
     found = [(quad, score) for quad, score in found if not on_a_marker(quad, markers)]
+    sure = [card for card in found if card[1] >= found[0][1] - RIVAL_SCORE_MARGIN]
+    found = [card for card in found if not _part_of_another(card[0], sure)]
     quad, score = found[0] if found else (whole, 0.0)
     if score < CARD_FOUND_SCORE_MIN:
         why = "no card found clearly in it"
@@ -125,6 +141,17 @@ def back_image(image: np.ndarray, detector: Detector) -> BackImage:
         why = "the card found in it runs off the photo"
         return BackImage(image, ReferenceSource.UNSURE, score, unsure_why=why)
     return BackImage(_cut_out(image, quad), ReferenceSource.CUT_OUT, score, quad)
+
+
+def _part_of_another(quad: np.ndarray, sure: list[tuple[np.ndarray, float]]) -> bool:
+    """Whether the card at `quad` is a part of a larger card found `sure`ly
+    (`PART_INSIDE_SHARE`)."""
+    area = cv2.contourArea(quad.astype(np.float32))
+    return any(
+        area <= PART_AREA_MAX * cv2.contourArea(other.astype(np.float32))
+        and overlap_of_smaller(quad, other) >= PART_INSIDE_SHARE
+        for other, _ in sure
+    )
 
 
 def _on_ground(image: np.ndarray, detector: Detector) -> list[tuple[np.ndarray, float]]:

@@ -19,6 +19,7 @@ from vision.back_references import (
     IMAGE_VIEW_LENGTH_MAX,
     OFF_PHOTO_SHARE_MAX,
     RIVAL_SCORE_MARGIN,
+    BackImage,
     ReferenceSource,
     back_image,
 )
@@ -160,6 +161,26 @@ def test_a_card_is_cut_out_from_the_score_threshold_and_only_without_a_rival() -
     back = back_image(again, _PaintedCards({RED: near + 0.01, GREEN: near}))
     assert back.source is ReferenceSource.CUT_OUT and back.quad is not None
     assert np.array_equal(back.quad, _quad(*card))
+
+
+def test_halves_of_a_card_found_besides_it_are_its_parts_not_rival_cards() -> None:
+    # A back of big checks: on the ground each half of the card is found, in the image the
+    # whole card; the halves lie apart from each other and score alike.
+    image = np.full((300, 400, 3), 90, np.uint8)
+    whole = _quad(100, 60, 170, 160)
+    halves = [_quad(100, 60, 170, 112), _quad(100, 108, 170, 160)]
+
+    def found(whole_score: float) -> BackImage:
+        on_ground = [RawCard(halves[0], False, 0.83), RawCard(halves[1], False, 0.81)]
+        detector = _ByView([RawCard(whole, False, whole_score)], on_ground)
+        return back_image(image, detector)
+
+    back = found(0.82)
+    assert back.source is ReferenceSource.CUT_OUT and back.quad is not None
+    assert np.array_equal(back.quad, whole)
+    # Scored far under its parts, the whole is no surer than they are.
+    unsure = found(0.83 - RIVAL_SCORE_MARGIN - 0.01)
+    assert unsure.source is ReferenceSource.UNSURE and "several" in unsure.unsure_why
 
 
 @pytest.mark.parametrize("shape", [(300, 400), (400, 300)])
