@@ -48,10 +48,11 @@ at up to 0.74 in some design files), and which one is meant is unsure."""
 RIVAL_IOU_MAX = 0.3
 """Detections overlapping less than this (intersection over union) are apart."""
 PART_INSIDE_SHARE = 0.85
-"""A card found lying at least this share inside a larger card found (`PART_AREA_MAX`) that
-scores within `RIVAL_SCORE_MARGIN` of the best is a part of that card, not another card: on a
-back of big checks the detector may find each half of the card besides the whole, and the
-halves, apart from each other, made the reference unsure."""
+"""Cards found lying at least this share inside a larger card found (`PART_AREA_MAX`) that
+scores from `CARD_FOUND_SCORE_MIN` and within `RIVAL_SCORE_MARGIN` of the best are parts of
+that card, not other cards, where two or more of them lie apart: on a back of big checks the
+detector may find each half of the card besides the whole, and the halves, apart from each
+other, made the reference unsure."""
 PART_AREA_MAX = 0.75
 """A part is at most this share of its card's area: the same card found twice, as in both
 views, differs far less, and is left to the best score."""
@@ -124,8 +125,7 @@ def back_image(image: np.ndarray, detector: Detector) -> BackImage:
     )
     markers = table_markers(image)  # a photo taken on the referee's table may show one
     found = [(quad, score) for quad, score in found if not on_a_marker(quad, markers)]
-    sure = [card for card in found if card[1] >= found[0][1] - RIVAL_SCORE_MARGIN]
-    found = [card for card in found if not _part_of_another(card[0], sure)]
+    found = _without_parts(found)
     quad, score = found[0] if found else (whole, 0.0)
     if score < CARD_FOUND_SCORE_MIN:
         why = "no card found clearly in it"
@@ -143,15 +143,32 @@ def back_image(image: np.ndarray, detector: Detector) -> BackImage:
     return BackImage(_cut_out(image, quad), ReferenceSource.CUT_OUT, score, quad)
 
 
-def _part_of_another(quad: np.ndarray, sure: list[tuple[np.ndarray, float]]) -> bool:
-    """Whether the card at `quad` is a part of a larger card found `sure`ly
-    (`PART_INSIDE_SHARE`)."""
-    area = cv2.contourArea(quad.astype(np.float32))
-    return any(
-        area <= PART_AREA_MAX * cv2.contourArea(other.astype(np.float32))
-        and overlap_of_smaller(quad, other) >= PART_INSIDE_SHARE
-        for other, _ in sure
-    )
+def _without_parts(found: list[tuple[np.ndarray, float]]) -> list[tuple[np.ndarray, float]]:
+    """The cards `found` (best first) less those that are parts of a larger card found surely
+    (`PART_INSIDE_SHARE`): where it holds two or more lying apart, as a card's halves do. A
+    single card inside a larger box may be the card meant, the box the card and its shadow."""
+    if not found:
+        return found
+    floor = max(found[0][1] - RIVAL_SCORE_MARGIN, CARD_FOUND_SCORE_MIN)
+    parts: set[int] = set()
+    for whole, score in found:
+        if score < floor:
+            continue
+        area = cv2.contourArea(whole.astype(np.float32))
+        inside = [
+            k
+            for k, (quad, _) in enumerate(found)
+            if cv2.contourArea(quad.astype(np.float32)) <= PART_AREA_MAX * area
+            and overlap_of_smaller(quad, whole) >= PART_INSIDE_SHARE
+        ]
+        if any(
+            intersection_over_union(found[i][0], found[j][0]) < RIVAL_IOU_MAX
+            for i in inside
+            for j in inside
+            if i < j
+        ):
+            parts.update(inside)
+    return [card for k, card in enumerate(found) if k not in parts]
 
 
 def _on_ground(image: np.ndarray, detector: Detector) -> list[tuple[np.ndarray, float]]:

@@ -67,7 +67,7 @@ seed 3 (1.7 -> 1.2 cards off) and 18 -> 18 at seed 4 (1.7 -> 0.8). The benchmark
 unlike backs against uncropped references 20 -> 19 (a blue back of dots, its reference more
 overexposed than that of a blue back of stripes, took 5 of the stripes' cards, each doubted);
 shades of one colour 20 of 20. A bright back with next to no cards beside its dark twin's many
-could still be taken darker and take the twin's cards: `TAKE_MARGIN`."""
+was still taken darker and took the twin's cards; `TAKE_MARGIN` stops that."""
 
 TAKE_MARGIN = 0.05
 """In `BackMatcher.settled`'s search, a card counts as named by another reference than now
@@ -262,8 +262,9 @@ class BackMatcher:
 def _nearest_in_all(distances: list[np.ndarray]) -> list[int]:
     """For each reference (`distances`, each cards x its exposures), the exposure at which the
     cards lie nearest the references that name them in all: from every reference as it shows
-    (exposure 0), each card named by its nearest, each reference in turn is moved to its best
-    exposure with the others held, until none moves. A trial counts a card as named by another
+    (exposure 0), each card named by its nearest, each reference in turn is moved to any
+    exposure that lowers the total, the others held, until none moves (at most
+    `SETTLING_ROUNDS_MAX` rounds). A trial counts a card as named by another
     reference than now only where that one lies `TAKE_MARGIN` nearer it than its own does:
     else a bright back naming few cards or none, taken darker, would count its dark twin's
     cards (a little nearer it so) as its gain."""

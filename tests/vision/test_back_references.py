@@ -183,6 +183,17 @@ def test_halves_of_a_card_found_besides_it_are_its_parts_not_rival_cards() -> No
     assert unsure.source is ReferenceSource.UNSURE and "several" in unsure.unsure_why
 
 
+def test_one_card_inside_a_larger_box_is_still_the_card_cut_out() -> None:
+    # The box may be the card and its shadow: a part needs another part apart from it.
+    image = np.full((300, 400, 3), 90, np.uint8)
+    card, box = _quad(100, 60, 160, 145), _quad(90, 50, 180, 170)
+    for box_score in (CARD_FOUND_SCORE_MIN - 0.01, 0.7):
+        detector = _ByView([RawCard(box, False, box_score)], [RawCard(card, False, 0.78)])
+        back = back_image(image, detector)
+        assert back.source is ReferenceSource.CUT_OUT and back.quad is not None
+        assert np.array_equal(back.quad, card)
+
+
 @pytest.mark.parametrize("shape", [(300, 400), (400, 300)])
 def test_each_view_counts_for_the_card_sizes_the_detector_learnt_there(
     shape: tuple[int, int],
