@@ -67,21 +67,7 @@ seed 3 (1.7 -> 1.2 cards off) and 18 -> 18 at seed 4 (1.7 -> 0.8). The benchmark
 unlike backs against uncropped references 20 -> 19 (a blue back of dots, its reference more
 overexposed than that of a blue back of stripes, took 5 of the stripes' cards, each doubted);
 shades of one colour 20 of 20. A bright back with next to no cards beside its dark twin's many
-was still taken darker and took the twin's cards; `TAKE_MARGIN` stops that."""
-
-TAKE_MARGIN = 0.05
-"""In `BackMatcher.settled`'s search, a card counts as named by another reference than now
-only where that one, at the exposure tried, lies this much nearer it than its own. Bright
-backs taken darker took their dark twins' cards 0.002-0.041 nearer than their own references
-(tuning spreads of shades of one colour in uneven shares, where the bright back had none or a
-sixth as many cards: 14 of 20 exact at seed 2 without a margin); references photographed too
-bright took their own cards from another back 0.065-0.11 nearer. Tuning spreads (seeds 1 and
-2), no margin -> this one: shades of one colour in uneven shares 33 -> 40 of 40 exact; all
-designs against photographed references in uneven shares 36 -> 35 (a back of one card lost it
-to a design near it); all designs against photographed references 36 and unlike backs against
-uncropped photos 39, as before. An endless margin (each reference moved by its own cards
-alone) counted the same, but would never darken a reference none of whose cards lie nearest
-it as it shows."""
+is left (`settled`)."""
 
 SETTLING_ROUNDS_MAX = 10
 """Rounds of `BackMatcher.settled`'s search over references' exposures (it settles in two)."""
@@ -218,13 +204,14 @@ class BackMatcher:
     def settled(self, cards: Sequence[tuple[BackFeature, float | None]]) -> BackMatcher:
         """This matcher with each reference at one of its exposures for a photo's `cards`
         (each a feature and its width seen, as `distances` takes them): the choice that brings
-        the cards nearest the references that name them in all (`_nearest_in_all`); itself
-        where there is nothing to choose. A reference shows one exposure, whichever card it is
+        the cards nearest their nearest references in all (`_nearest_in_all`); itself where
+        there is nothing to choose. A reference shows one exposure, whichever card it is
         compared with; matched at the nearest for each card, a bright back's reference taken
         darker reached the cards of its dark twin (blue and navy, red and maroon:
-        `EXPOSURE_GAINS`). Where the bright back has next to no cards of its own, taken darker
-        it would still bring the twin's cards a little nearer than their own reference if they
-        show a little brighter than it: such a gain does not count (`TAKE_MARGIN`)."""
+        `EXPOSURE_GAINS`). It still can where the bright back has next to no cards of its own
+        (none, or a sixth as many as its twin, in a review's trials): taken darker, it brings
+        the twin's cards nearer than their own reference does if they show a little brighter
+        than it."""
         names = list(self.references)
         if not cards or all(len(self.white_gains[name]) == 1 for name in names):
             return self
@@ -261,35 +248,24 @@ class BackMatcher:
 
 def _nearest_in_all(distances: list[np.ndarray]) -> list[int]:
     """For each reference (`distances`, each cards x its exposures), the exposure at which the
-    cards lie nearest the references that name them in all: from every reference as it shows
-    (exposure 0), each card named by its nearest, each reference in turn is moved to any
-    exposure that lowers the total, the others held, until none moves (at most
-    `SETTLING_ROUNDS_MAX` rounds). A trial counts a card as named by another
-    reference than now only where that one lies `TAKE_MARGIN` nearer it than its own does:
-    else a bright back naming few cards or none, taken darker, would count its dark twin's
-    cards (a little nearer it so) as its gain."""
+    cards lie nearest their nearest references in all: from every reference as it shows
+    (exposure 0, kept on a tie), each reference in turn moved to its best exposure with the
+    others held, until none moves (an exhaustive search grows as 3 to the number of backs;
+    on tuning spreads of 2-4 backs this found the same exposures)."""
     chosen = [0] * len(distances)
-    cards = np.arange(distances[0].shape[0])
 
-    def at(choice: list[int]) -> np.ndarray:
-        return np.stack([d[:, k] for d, k in zip(distances, choice, strict=True)], axis=1)
+    def total(choice: list[int]) -> float:
+        at = np.stack([d[:, k] for d, k in zip(distances, choice, strict=True)], axis=1)
+        return float(at.min(axis=1).sum())
 
-    def total(choice: list[int], named_by: np.ndarray) -> float:
-        trial = at(choice)
-        nearest, own = trial.min(axis=1), trial[cards, named_by]
-        return float(np.where(nearest <= own - TAKE_MARGIN, nearest, own).sum())
-
-    named_by = at(chosen).argmin(axis=1)
-    best = float(at(chosen).min(axis=1).sum())
+    best = total(chosen)
     for _ in range(SETTLING_ROUNDS_MAX):
         moved = False
         for reference, exposures in enumerate(distances):
             for exposure in range(exposures.shape[1]):
                 trial = [*chosen[:reference], exposure, *chosen[reference + 1 :]]
-                if total(trial, named_by) < best:
-                    chosen, moved = trial, True
-                    named_by = at(chosen).argmin(axis=1)
-                    best = float(at(chosen).min(axis=1).sum())
+                if (value := total(trial)) < best:
+                    chosen, best, moved = trial, value, True
         if not moved:
             break
     return chosen

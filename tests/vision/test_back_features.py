@@ -153,19 +153,6 @@ def test_a_bright_back_taken_darker_does_not_take_its_dark_twins_cards() -> None
     assert settled.match(navy_card).name == "navy"
 
 
-@pytest.mark.parametrize("blue_cards", [0, 1])
-def test_a_bright_back_with_next_to_no_cards_does_not_take_its_dark_twins(blue_cards: int) -> None:
-    # Taken darker, blue would lie nearer these navy cards than navy does, and the cards in
-    # all nearer their nearest references; but blue's own cards, if any, show it as it is.
-    blue, navy = _bordered((230, 40, 20)), _bordered((120, 20, 10))
-    navy_card = _bordered((150, 26, 13))
-    matcher = BackMatcher({"blue": blue, "navy": navy})
-    photo = [(back_feature(blue), None)] * blue_cards + [(back_feature(navy_card), None)] * 6
-    settled = matcher.settled(photo)
-    assert settled.white_gains == {"blue": (1.0,), "navy": (1.0,)}
-    assert settled.match(navy_card).name == "navy"
-
-
 def test_a_reference_no_card_lies_nearest_stays_as_it_shows() -> None:
     blue, red = _bordered((230, 40, 20)), _bordered((20, 40, 230))
     matcher = BackMatcher({"blue": blue, "red": red})
