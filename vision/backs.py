@@ -66,8 +66,28 @@ seed 3 (1.7 -> 1.2 cards off) and 18 -> 18 at seed 4 (1.7 -> 0.8). The benchmark
 (seed 7): all designs against photographed references 17 -> 18 of 20 (2.5 -> 1.0 cards off);
 unlike backs against uncropped references 20 -> 19 (a blue back of dots, its reference more
 overexposed than that of a blue back of stripes, took 5 of the stripes' cards, each doubted);
-shades of one colour 20 of 20. A bright back with next to no cards beside its dark twin's many
-is left (`settled`)."""
+many
+was still taken darker and took the twin's cards: `TAKE_MARGIN` stops that."""
+
+NEAR_REFERENCE_DISTANCE = 0.25
+"""References lying nearer each other than this (at full size, at the exposures tried) may be
+one design in two shades: backs printed in a bright and a dark shade of one colour lie
+0.22-0.28 apart as they show and 0.10-0.21 with the bright one taken darker, while unlike
+designs of one colour lie 0.3 and more apart (blue dots and blue stripes 0.30-0.50)."""
+TAKE_MARGIN = 0.05
+"""In `BackMatcher.settled`'s search, a card counts as moving between references lying within
+`NEAR_REFERENCE_DISTANCE` of each other only where it lies this much nearer its new one. A
+bright back with none or a sixth as many cards as its dark twin, taken darker, took the twin's
+cards 0.002-0.041 nearer than their own reference (tuning spreads of shades of one colour in
+uneven shares: seed 2, 14 of 20 exact); references photographed too bright took their own
+cards 0.065-0.11 nearer. Tuning spreads, without -> with the margin: shades in uneven shares
+33 -> 40 of 40 exact (seeds 1 and 2), 18 -> 19 of 20 held out (seed 3); all designs against
+photographed references in uneven shares 36 -> 35 and 17 -> 16 (a back of one card lost it
+to a design near it; a plain back and its faint-suits twin, 4 cards, counted as one without a
+warning where 7 had been counted wrong with one); all designs against photographed references
+52, unlike backs against uncropped photos 60, against photographed ones 40, as before. The
+margin for any two references (not only near ones) counted the same on tuning spreads but let
+blue dots take all 14 of blue stripes' cards in a benchmark spread against uncropped photos."""
 
 SETTLING_ROUNDS_MAX = 10
 """Rounds of `BackMatcher.settled`'s search over references' exposures (it settles in two)."""
@@ -122,7 +142,6 @@ class BackMatcher:
             else image
             for name, image in references.items()
         }
-        self.features = {name: back_feature(image) for name, image in self.references.items()}
         # Judged once, on the reference as given: seen small, a white printed in its pattern
         # (no rim) blurs under the level, and one back would be matched otherwise by size.
         self.white_gains = {
@@ -130,7 +149,14 @@ class BackMatcher:
             for name, image in self.references.items()
         }
         """Each reference's whites it is matched at (`EXPOSURE_GAINS`)."""
-        self._references_by_size: dict[int | None, dict[str, list[BackFeature]]] = {}
+        full = {
+            name: exposed_back_features(image, self.white_gains[name])
+            for name, image in self.references.items()
+        }
+        self.features = {name: exposures[0] for name, exposures in full.items()}
+        """Each reference's feature as it shows, at full size."""
+        self._references_by_size: dict[int | None, dict[str, list[BackFeature]]] = {None: full}
+        self._references_apart: list[list[np.ndarray]] | None = None
 
     def alike(self) -> list[tuple[str, str]]:
         """Pairs of registered backs the matcher cannot tell apart (`ALIKE_DISTANCE`), as
@@ -204,19 +230,20 @@ class BackMatcher:
     def settled(self, cards: Sequence[tuple[BackFeature, float | None]]) -> BackMatcher:
         """This matcher with each reference at one of its exposures for a photo's `cards`
         (each a feature and its width seen, as `distances` takes them): the choice that brings
-        the cards nearest their nearest references in all (`_nearest_in_all`); itself where
-        there is nothing to choose. A reference shows one exposure, whichever card it is
+        the cards nearest the references that name them in all (`_nearest_in_all`); itself
+        where there is nothing to choose. A reference shows one exposure, whichever card it is
         compared with; matched at the nearest for each card, a bright back's reference taken
         darker reached the cards of its dark twin (blue and navy, red and maroon:
-        `EXPOSURE_GAINS`). It still can where the bright back has next to no cards of its own
-        (none, or a sixth as many as its twin, in a review's trials): taken darker, it brings
-        the twin's cards nearer than their own reference does if they show a little brighter
-        than it."""
+        `EXPOSURE_GAINS`). Where the bright back has next to no cards of its own, taken darker
+        it would still bring the twin's cards a little nearer than their own reference if they
+        show a little brighter than it: such a gain does not count (`TAKE_MARGIN`)."""
         names = list(self.references)
         if not cards or all(len(self.white_gains[name]) == 1 for name in names):
             return self
         per_card = [self.exposure_distances(feature, width) for feature, width in cards]
-        picked = _nearest_in_all([np.stack([card[name] for card in per_card]) for name in names])
+        picked = _nearest_in_all(
+            [np.stack([card[name] for card in per_card]) for name in names], self._apart()
+        )
         chosen = dict(zip(names, picked, strict=True))
         settled = copy.copy(self)
         settled.white_gains = {name: (self.white_gains[name][k],) for name, k in chosen.items()}
@@ -225,6 +252,17 @@ class BackMatcher:
             for step, references in self._references_by_size.items()
         }
         return settled
+
+    def _apart(self) -> list[list[np.ndarray]]:
+        """How far each registered reference lies from each (in registered order), at full
+        size, at each of their exposures: `[a][b]` is a's exposures x b's."""
+        if self._references_apart is None:
+            full = list(self.references_at(None).values())
+            self._references_apart = [
+                [np.stack([one.distances_to(others) for one in ones]) for others in full]
+                for ones in full
+            ]
+        return self._references_apart
 
     def references_at(self, seen_width_px: float | None) -> dict[str, list[BackFeature]]:
         """Each reference's features as seen on a card `seen_width_px` wide in the photo, at
@@ -246,26 +284,43 @@ class BackMatcher:
         return self._references_by_size[step]
 
 
-def _nearest_in_all(distances: list[np.ndarray]) -> list[int]:
+def _nearest_in_all(distances: list[np.ndarray], apart: list[list[np.ndarray]]) -> list[int]:
     """For each reference (`distances`, each cards x its exposures), the exposure at which the
-    cards lie nearest their nearest references in all: from every reference as it shows
-    (exposure 0, kept on a tie), each reference in turn moved to its best exposure with the
-    others held, until none moves (an exhaustive search grows as 3 to the number of backs;
-    on tuning spreads of 2-4 backs this found the same exposures)."""
+    cards lie nearest the references that name them in all: from every reference as it shows
+    (exposure 0), each card named by its nearest, each reference in turn is moved to any
+    exposure that lowers the total, the others held, until none moves (at most
+    `SETTLING_ROUNDS_MAX` rounds). `apart[a][b]`: how far reference `a` lies from `b` at each
+    of their exposures. A trial counts a card as moving between two references lying within
+    `NEAR_REFERENCE_DISTANCE` of each other only where it lies `TAKE_MARGIN` nearer its new
+    one."""
     chosen = [0] * len(distances)
+    cards = np.arange(distances[0].shape[0])
+    references = range(len(distances))
 
-    def total(choice: list[int]) -> float:
-        at = np.stack([d[:, k] for d, k in zip(distances, choice, strict=True)], axis=1)
-        return float(at.min(axis=1).sum())
+    def at(choice: list[int]) -> np.ndarray:
+        return np.stack([d[:, k] for d, k in zip(distances, choice, strict=True)], axis=1)
 
-    best = total(chosen)
+    def total(choice: list[int], named_by: np.ndarray) -> float:
+        trial = at(choice)
+        nearest_by, nearest = trial.argmin(axis=1), trial.min(axis=1)
+        own = trial[cards, named_by]
+        between = np.array(
+            [[apart[a][b][choice[a], choice[b]] for b in references] for a in references]
+        )
+        near = between[nearest_by, named_by] < NEAR_REFERENCE_DISTANCE
+        return float(np.where(near & (nearest > own - TAKE_MARGIN), own, nearest).sum())
+
+    named_by = at(chosen).argmin(axis=1)
+    best = float(at(chosen).min(axis=1).sum())
     for _ in range(SETTLING_ROUNDS_MAX):
         moved = False
         for reference, exposures in enumerate(distances):
             for exposure in range(exposures.shape[1]):
                 trial = [*chosen[:reference], exposure, *chosen[reference + 1 :]]
-                if (value := total(trial)) < best:
-                    chosen, best, moved = trial, value, True
+                if total(trial, named_by) < best:
+                    chosen, moved = trial, True
+                    named_by = at(chosen).argmin(axis=1)
+                    best = float(at(chosen).min(axis=1).sum())
         if not moved:
             break
     return chosen

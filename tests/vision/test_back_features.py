@@ -17,7 +17,15 @@ from vision.back_features import (
     back_feature,
     exposed_back_features,
 )
-from vision.backs import EXPOSURE_GAINS, BackMatcher, _on_white, _seen_at
+from vision.backs import (
+    EXPOSURE_GAINS,
+    NEAR_REFERENCE_DISTANCE,
+    TAKE_MARGIN,
+    BackMatcher,
+    _nearest_in_all,
+    _on_white,
+    _seen_at,
+)
 from vision.geometry import RECTIFIED_SIZE
 
 
@@ -153,6 +161,41 @@ def test_a_bright_back_taken_darker_does_not_take_its_dark_twins_cards() -> None
     assert settled.match(navy_card).name == "navy"
 
 
+@pytest.mark.parametrize("blue_cards", [0, 1])
+def test_a_bright_back_with_next_to_no_cards_does_not_take_its_dark_twins(blue_cards: int) -> None:
+    # Taken darker, blue would lie nearer these navy cards than navy does, and the cards in
+    # all nearer their nearest references; but blue's own cards, if any, show it as it is.
+    blue, navy = _bordered((230, 40, 20)), _bordered((120, 20, 10))
+    navy_card = _bordered((150, 26, 13))
+    matcher = BackMatcher({"blue": blue, "navy": navy})
+    photo = [(back_feature(blue), None)] * blue_cards + [(back_feature(navy_card), None)] * 6
+    settled = matcher.settled(photo)
+    assert settled.white_gains == {"blue": (1.0,), "navy": (1.0,)}
+    assert settled.match(navy_card).name == "navy"
+
+
+@pytest.mark.parametrize(
+    ("between", "darker_distance", "moved"),
+    [
+        (0.4, 0.26, True),  # designs apart: a small gain counts
+        (0.2, 0.26, False),  # near, as two shades of one design: not by a small margin
+        (0.2, 0.2, True),  # near, but the cards lie clearly nearer: it counts
+    ],
+)
+def test_cards_move_between_near_references_only_by_a_clear_margin(
+    between: float, darker_distance: float, moved: bool
+) -> None:
+    # Three cards lie 0.28 from reference B and 0.30 from A as it shows; A taken darker lies
+    # `darker_distance` from them, `between` from B.
+    assert 0.28 - 0.26 < TAKE_MARGIN <= 0.28 - 0.2
+    assert 0.2 < NEAR_REFERENCE_DISTANCE <= 0.4
+    a = np.array([[0.30, darker_distance]] * 3)
+    b = np.array([[0.28]] * 3)
+    a_from_b = np.array([[between + 0.05], [between]])
+    apart = [[np.zeros((2, 2)), a_from_b], [a_from_b.T, np.zeros((1, 1))]]
+    assert _nearest_in_all([a, b], apart) == [1 if moved else 0, 0]
+
+
 def test_a_reference_no_card_lies_nearest_stays_as_it_shows() -> None:
     blue, red = _bordered((230, 40, 20)), _bordered((20, 40, 230))
     matcher = BackMatcher({"blue": blue, "red": red})
@@ -192,7 +235,8 @@ def test_references_seen_as_small_are_cached_per_quarter_octave() -> None:
     card = _seen_at(_dotted((200, 60, 30)), 64)
     for width in (62.0, 64.0, 66.0, 90.0):
         matcher.match(card, seen_width_px=width)
-    assert len(matcher._references_by_size) == 2
+    # Full size (None) is made with the matcher; two quarter-octave steps besides.
+    assert sorted(matcher._references_by_size, key=str) == [24, 26, None]
 
 
 def test_percentile_of_bytes_is_numpys_percentile() -> None:
