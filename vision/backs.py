@@ -66,7 +66,7 @@ seed 3 (1.7 -> 1.2 cards off) and 18 -> 18 at seed 4 (1.7 -> 0.8). The benchmark
 (seed 7): all designs against photographed references 17 -> 18 of 20 (2.5 -> 1.0 cards off);
 unlike backs against uncropped references 20 -> 19 (a blue back of dots, its reference more
 overexposed than that of a blue back of stripes, took 5 of the stripes' cards, each doubted);
-many
+shades of one colour 20 of 20. A bright back with next to no cards beside its dark twin's many
 was still taken darker and took the twin's cards: `TAKE_MARGIN` stops that."""
 
 NEAR_REFERENCE_DISTANCE = 0.25
@@ -247,6 +247,7 @@ class BackMatcher:
         chosen = dict(zip(names, picked, strict=True))
         settled = copy.copy(self)
         settled.white_gains = {name: (self.white_gains[name][k],) for name, k in chosen.items()}
+        settled._references_apart = None  # held at every exposure: not the settled ones
         settled._references_by_size = {
             step: {name: [exposures[chosen[name]]] for name, exposures in references.items()}
             for step, references in self._references_by_size.items()
