@@ -81,13 +81,14 @@ bright back with none or a sixth as many cards as its dark twin, taken darker, t
 cards 0.002-0.041 nearer than their own reference (tuning spreads of shades of one colour in
 uneven shares: seed 2, 14 of 20 exact); references photographed too bright took their own
 cards 0.065-0.11 nearer. Tuning spreads, without -> with the margin: shades in uneven shares
-33 -> 40 of 40 exact (seeds 1 and 2), 18 -> 19 of 20 held out (seed 3); all designs against
-photographed references in uneven shares 36 -> 35 and 17 -> 16 (a back of one card lost it
-to a design near it; a plain back and its faint-suits twin, 4 cards, counted as one without a
-warning where 7 had been counted wrong with one); all designs against photographed references
-52, unlike backs against uncropped photos 60, against photographed ones 40, as before. The
-margin for any two references (not only near ones) counted the same on tuning spreads but let
-blue dots take all 14 of blue stripes' cards in a benchmark spread against uncropped photos."""
+33 -> 40 of 40 exact (seeds 1 and 2), held out 18 -> 19 and 19 -> 20 of 20 (seeds 3 and 4);
+all designs against photographed references in uneven shares 36 -> 35, 17 -> 16 and 16 -> 16
+(a back of one card lost it to a design near it; a plain back and its faint-suits twin, 4
+cards, counted as one without a warning where 7 had been counted wrong with one); all designs
+against photographed references 52, unlike backs against uncropped photos 60, against
+photographed ones 40, as before. The margin for any two references (not only near ones)
+counted the same on tuning spreads but let blue dots take all 14 of blue stripes' cards in a
+benchmark spread against uncropped photos."""
 
 SETTLING_ROUNDS_MAX = 10
 """Rounds of `BackMatcher.settled`'s search over references' exposures (it settles in two)."""
