@@ -95,6 +95,10 @@ class SpreadKind:
     size: tuple[int, int] = COUNT_PHOTO_SIZE
     uneven: bool = False
 
+    def __post_init__(self) -> None:
+        if self.scattered and self.uneven:
+            raise ValueError(f"{self.label}: scattered spreads are dealt evenly")
+
 
 PHOTOGRAPHED: Callable[[BackDesign, int], np.ndarray] = partial(photo_reference, lights=HARSH_LIGHT)
 SPREAD_KINDS = {
