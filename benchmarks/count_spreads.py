@@ -209,12 +209,18 @@ def counting(
         doubted = any(card.back_also for card in cards) and not result.too_close
         doubt_warned += doubted
         doubt_exact += doubted and counted == truth
+        # As `nerts count` warns: not in a spread it asks to lay wider first.
+        unlike = bool(unlike_cards(cards)) and not result.too_close
+        unlike_warned += unlike
         warned_any = (
-            result.too_close or result.parts_uncounted or washed_out or backs_alike or doubted
+            result.too_close
+            or result.parts_uncounted
+            or washed_out
+            or backs_alike
+            or doubted
+            or unlike
         )
         silent += counted != truth and not warned_any
-        # As `nerts count` warns: not in a spread it asks to lay wider first.
-        unlike_warned += bool(unlike_cards(cards)) and not result.too_close
         exact += counted == truth
         errors.append(sum(abs(counted[k] - truth[k]) for k in truth))
         if backs_alike:
