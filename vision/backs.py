@@ -312,8 +312,11 @@ def _nearest_in_all(distances: list[np.ndarray], apart: list[list[np.ndarray]]) 
         near = between[nearest_by, named_by] < NEAR_REFERENCE_DISTANCE
         return float(np.where(near & (nearest > own - TAKE_MARGIN), own, nearest).sum())
 
-    named_by = at(chosen).argmin(axis=1)
-    best = float(at(chosen).min(axis=1).sum())
+    def named_and_total(choice: list[int]) -> tuple[np.ndarray, float]:
+        now = at(choice)
+        return now.argmin(axis=1), float(now.min(axis=1).sum())
+
+    named_by, best = named_and_total(chosen)
     for _ in range(SETTLING_ROUNDS_MAX):
         moved = False
         for reference, exposures in enumerate(distances):
@@ -321,8 +324,7 @@ def _nearest_in_all(distances: list[np.ndarray], apart: list[list[np.ndarray]]) 
                 trial = [*chosen[:reference], exposure, *chosen[reference + 1 :]]
                 if total(trial, named_by) < best:
                     chosen, moved = trial, True
-                    named_by = at(chosen).argmin(axis=1)
-                    best = float(at(chosen).min(axis=1).sum())
+                    named_by, best = named_and_total(chosen)
         if not moved:
             break
     return chosen
