@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -82,10 +83,16 @@ def game_over_warning(sheet: Scoresheet) -> str | None:
 
 
 def append_entries(path: Path, entries: list[dict[str, Any]]) -> None:
-    """Appends journal entries to the sheet in `path`, one JSON line each."""
+    """Appends journal entries to the sheet in `path`, one JSON line each, on a line of their
+    own also where the file's last line has no line end (an editor may save it so)."""
+    lines = "".join(json.dumps(entry) + "\n" for entry in entries)
     try:
-        with path.open("a", encoding="utf-8") as handle:
-            handle.writelines(json.dumps(entry) + "\n" for entry in entries)
+        with path.open("ab+") as handle:
+            if handle.seek(0, os.SEEK_END) > 0:
+                handle.seek(-1, os.SEEK_END)
+                if handle.read(1) != b"\n":
+                    lines = "\n" + lines
+            handle.write(lines.encode("utf-8"))
     except OSError as error:
         raise UserError(f"cannot write {path}: {error.strerror or error}") from None
 

@@ -137,6 +137,18 @@ def test_scores_journal_add_undo_fix(tmp_path: Path, capsys) -> None:  # type: i
     assert entries == ["game", "round", "round", "undo", "fix", "round"]
 
 
+def test_a_sheet_saved_without_a_last_line_end_takes_rounds_on_lines_of_their_own(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game = tmp_path / "club.jsonl"
+    run(capsys, "scores", str(game), "new", "--players", "Anna", "Ben")
+    game.write_text(game.read_text().rstrip("\n"))  # as some editors save it
+    assert run(capsys, "scores", str(game), "add", "Anna=3", "Ben=1")[0] == 0
+    assert run(capsys, "scores", str(game), "add", "Anna=2", "Ben=5")[0] == 0
+    assert load_sheet(game).rounds == [{0: 3, 1: 1}, {0: 2, 1: 5}]
+    assert game.read_text().count("\n") == 3
+
+
 def test_a_sheet_may_start_in_a_new_folder_and_warns_of_rounds_after_the_end(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
