@@ -158,6 +158,14 @@ def run(args: argparse.Namespace) -> int:
     backs, matcher = registered_backs(references, images, reader)
     counted = count_backs(image, reader, matcher)
     counts, cards = counted.counts, counted.cards
+    if not cards:
+        nothing = f"no card found in {args.image}: a photo of the spread, from above, is asked for"
+        if sheet is not None:  # a lens cap or the wrong file must not score a round
+            raise UserError(
+                f"{nothing}; nothing added to {args.sheet}. If no card was played this round, "
+                f"add its points by hand: nerts scores {args.sheet} add NAME=POINTS ..."
+            )
+        log.warning("%s", nothing)
     # First: cards left face up are the likeliest mistake, and explain the others.
     if counted.faces_shown:
         names = sorted((str(card.card) for card in counted.faces_shown), key=card_order)

@@ -7,11 +7,14 @@ import json
 import shutil
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 
 from nerts.cli import main
 from nerts.commands.count import BONUS_MAX, NERTS_PILE_MAX, _count_table, _points_table
 from nerts.sheets import load_sheet
+from simulator.backs import back_from_spec
 from tests.vision.test_count_cli import count_spread
 from tests.vision.test_user_errors import exit_status
 
@@ -65,6 +68,35 @@ def test_the_counted_round_is_added_to_the_sheet(
     error = capsys.readouterr().err
     assert "the game was over before this round (Red had won with 23)" in error
     assert len(load_sheet(game).rounds) == 3
+
+
+def test_a_photo_without_cards_scores_no_round(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A lens cap, or the wrong file: warned of, and never a round of nothing on the sheet."""
+    game = tmp_path / "club.jsonl"
+    _new_sheet(game, "Red", "Blue")
+    photo = tmp_path / "bare.png"
+    cv2.imwrite(str(photo), np.full((720, 1280, 3), 110, np.uint8))
+    references = []
+    for spec in ("red:lattice", "blue:dots"):
+        back = back_from_spec(spec)
+        cv2.imwrite(str(tmp_path / f"{back.name}.png"), back.image)
+        references.append(f"{back.name}={tmp_path / back.name}.png")
+    before = game.read_text()
+    capsys.readouterr()
+    assert exit_status(["count", str(photo), "--backs", *references, "--sheet", str(game)]) == 2
+    refused = capsys.readouterr().err.splitlines()[-1]
+    assert refused.endswith(
+        f"no card found in {photo}: a photo of the spread, from above, is asked for; nothing "
+        f"added to {game}. If no card was played this round, add its points by hand: nerts "
+        f"scores {game} add NAME=POINTS ..."
+    )
+    assert game.read_text() == before
+    assert exit_status(["count", str(photo), "--backs", *references, "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out) == {"red": 0, "blue": 0}
+    assert f"WARNING nerts.commands.count: no card found in {photo}" in err
 
 
 def test_the_table_shows_points_and_bonus_columns_only_when_asked() -> None:
