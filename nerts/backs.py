@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from nerts.errors import UserError
+from nerts.photos import cut_short
 from vision.back_references import ReferenceSource, back_image
 from vision.backs import BackMatcher, BackReferenceError, read_reference
 from vision.identify import CardReader
@@ -52,9 +53,16 @@ def read_backs(references: dict[str, Path]) -> dict[str, np.ndarray]:
     """Every reference's picture, read before any model is loaded so that a bad file is
     reported at once."""
     try:
-        return {name: read_reference(name, path) for name, path in references.items()}
+        images = {name: read_reference(name, path) for name, path in references.items()}
     except BackReferenceError as error:
         raise UserError(str(error)) from None
+    for name, image in images.items():
+        if cut_short(references[name], image):
+            raise UserError(
+                f"back {name!r}: image {references[name]} is cut short: the file ends before "
+                "the picture does (copy it again)"
+            )
+    return images
 
 
 def registered_backs(

@@ -59,7 +59,7 @@ def read_photo(path: Path) -> np.ndarray:
             f"image {path} is {width} x {height} pixels: too small to show a card "
             f"(at least {MIN_SIDE_PX} each way)"
         )
-    if _cut_short(path, image):
+    if cut_short(path, image):
         raise UserError(
             f"image {path} is cut short: the file ends before the picture does (copy it again)"
         )
@@ -82,7 +82,7 @@ PROGRESSIVE_FRAMES = {0xC2, 0xC6, 0xCA, 0xCE}
 scans cover the whole picture, blurred), only a missing end."""
 
 
-def _cut_short(path: Path, image: np.ndarray) -> bool:
+def cut_short(path: Path, image: np.ndarray) -> bool:
     """A JPEG whose picture ends before its end marker (`_jpeg_end`), with the decoder's grey
     in its last rows or a progressive one; a whole photo padded with that grey, or with data
     after its end (as some cameras append), is not taken for one cut short."""

@@ -114,6 +114,14 @@ CASES = {
         ["count", "{photo}", "--backs", "a={back}", "--left", "a=\u00b2"],
         "--left takes NAME=N, N from 0 to 52; got 'a=\u00b2'",
     ),
+    "reference a JPEG cut short": (
+        ["count", "{photo}", "--backs", "a={cut}"],
+        "back 'a': image {cut} is cut short: the file ends before the picture does",
+    ),
+    "identify, reference a JPEG cut short": (
+        ["identify", "{photo}", "--backs", "a={cut}"],
+        "back 'a': image {cut} is cut short",
+    ),
     "reference not a picture": (
         ["count", "{photo}", "--backs", "a={text}"],
         "cannot read image {text}",
