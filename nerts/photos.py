@@ -68,6 +68,21 @@ def read_photo(path: Path) -> np.ndarray:
     return image
 
 
+COLOURLESS_SPREAD_MAX = 3
+"""A picture in which no pixel's three channels lie further apart than this is black and white
+(a greyscale file, a camera's mono mode): a converter's rounding may leave a grey pixel's
+channels a step or two apart, while a colour photo of grey cards on grey felt still holds
+pixels far apart (each of the 424 photos of ../shared/real: 36 and more somewhere)."""
+COLOURLESS_SAMPLE_STEP = 4
+"""Every this many rows and columns are looked at to tell a picture without colour."""
+
+
+def without_colour(image: np.ndarray) -> bool:
+    """Whether a BGR picture is black and white (`COLOURLESS_SPREAD_MAX`)."""
+    sample = image[::COLOURLESS_SAMPLE_STEP, ::COLOURLESS_SAMPLE_STEP]
+    return int(np.ptp(sample, axis=2).max(initial=0)) <= COLOURLESS_SPREAD_MAX
+
+
 JPEG_MISSING_GREY = 128
 """What libjpeg paints every pixel of a truncated JPEG's missing part (OpenCV only warns)."""
 CUT_SHORT_ROWS = 8

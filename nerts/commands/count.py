@@ -13,7 +13,7 @@ from pathlib import Path
 from nerts.backs import back_references, photo_not_given, read_backs, registered_backs
 from nerts.commands.identify import card_order, load_reader
 from nerts.errors import UserError, refuse_overwriting
-from nerts.photos import picture_path, read_photo, write_annotated
+from nerts.photos import picture_path, read_photo, without_colour, write_annotated
 from nerts.sheets import (
     append_entries,
     file_fingerprint,
@@ -149,6 +149,12 @@ def run(args: argparse.Namespace) -> int:
             "--json prints the counts only: the points of --left/--bonus go nowhere without --sheet"
         )
     image = read_photo(args.image)
+    if without_colour(image):
+        log.warning(
+            "%s is black and white: backs are told apart by colour too, so cards may be counted "
+            "for the wrong back or missed; photograph the spread in colour",
+            args.image,
+        )
     fingerprint = None
     if sheet is not None:  # before the long work, as the photo's own mistakes are
         fingerprint = file_fingerprint(args.image)

@@ -14,6 +14,7 @@ import pytest
 
 from models.dataset import read_image
 from nerts.cli import main
+from nerts.photos import without_colour
 from simulator.backs import back_from_spec
 from simulator.faces import builtin_design
 from simulator.render import RenderSettings, TableRenderer
@@ -72,6 +73,28 @@ def test_count_cli_counts_each_back(tmp_path: Path, capsys: pytest.CaptureFixtur
     error = capsys.readouterr().err
     assert "mostly under others" not in error and "look like cards" not in error
     assert "face up" not in error
+
+
+def test_count_cli_warns_of_a_black_and_white_photo(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A reference may be grey (a grey back's design file), a photo of a table is not."""
+    count_spread(tmp_path, capsys, specs=("grey:dots", "#b4b4b4:stripes"))
+    assert "black and white" not in capsys.readouterr().err
+    photo = tmp_path / "spread.png"
+    colour = read_image(photo)
+    grey = cv2.cvtColor(cv2.cvtColor(colour, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    # Black and white, its channels a step or two apart (as a camera's or JPEG's rounding).
+    steps = np.random.default_rng(0).integers(0, 3, grey.shape, np.uint8)
+    black_and_white = tmp_path / "black-and-white.png"
+    cv2.imwrite(str(black_and_white), np.minimum(grey, 252) + steps)
+    references = [f"{name}={tmp_path / name}.png" for name in ("grey", "#b4b4b4")]
+    assert main(["count", str(black_and_white), "--backs", *references]) == 0
+    error = capsys.readouterr().err
+    assert f"{black_and_white} is black and white: backs are told apart by colour" in error
+    assert without_colour(read_image(black_and_white)) and not without_colour(colour)
+    faded = cv2.addWeighted(grey, 0.85, colour, 0.15, 0.0)  # a photo of faint colour
+    assert not without_colour(faded)
 
 
 def test_count_cli_warns_when_cards_lie_mostly_under_others(
