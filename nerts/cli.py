@@ -59,6 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
     # them: counted there apart, and added to what was given before the command.
     for command in _commands(subparsers):
         _logging_options(command, verbose_dest="verbose_after", default=argparse.SUPPRESS)
+        # The innermost command's default is set last: 'box send' over 'box'.
+        command.set_defaults(command_parser=command)
     return parser
 
 
@@ -129,7 +131,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not arguments:  # a newcomer typing 'nerts': what it can do, not a missing-argument error
         parser.print_help(sys.stderr)
         return 2
-    args = parser.parse_args(arguments)
+    args, unknown = parser.parse_known_args(arguments)
+    if unknown:  # told with the command's own usage, as its other mistakes are
+        args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         configure_logging(verbosity_of(args), args.log_file)
     except UserError as error:

@@ -104,6 +104,24 @@ def test_bad_option_is_a_clear_error(capsys) -> None:  # type: ignore[no-untyped
         assert status == 2 and "in-air grace must be a finite number of seconds" in err
 
 
+@pytest.mark.parametrize(
+    ("arguments", "usage"),
+    [
+        (["identify", "x.jpg", "--bogus"], "usage: nerts identify "),
+        (["scores", "club.jsonl", "add", "Anna=3", "--frob"], "usage: nerts scores "),
+        (["box", "send", "--port", "socket://h:1", "BEEP", "--wat"], "usage: nerts box send "),
+    ],
+)
+def test_an_unknown_option_is_told_with_its_commands_usage(
+    arguments: list[str], usage: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit:
+        main(arguments)
+    err = capsys.readouterr().err
+    assert exit.value.code == 2 and err.startswith(usage)
+    assert err.splitlines()[-1].endswith(f"error: unrecognized arguments: {arguments[-1]}")
+
+
 def test_demo_runs_on_built_in_material(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     status, stdout, _ = run(capsys, "demo", "--example", "--out", str(tmp_path))
     assert status == 0 and "GAME OVER" in stdout
