@@ -41,11 +41,20 @@ ButtonCallback = Callable[[int], None]
 Delivery = Future[None]
 
 
+REJECTION_MEANINGS = {
+    "UNKNOWN": "the box knows no such command",
+    "ARG": "an argument is missing, malformed or out of range",
+    "SEAT": "the box has no such seat",
+}
+"""What each `er` code of the box protocol says of the command, for people reading it."""
+
+
 class CommandRejected(Exception):
     """The box answered `er <seq> <code>`: the command was well formed but invalid."""
 
     def __init__(self, text: str, code: str) -> None:
-        super().__init__(f"box rejected {text!r}: {code}")
+        meaning = REJECTION_MEANINGS.get(code)
+        super().__init__(f"box rejected {text!r}: {code}" + (f" ({meaning})" if meaning else ""))
         self.text = text
         self.code = code
 

@@ -100,7 +100,7 @@ def test_a_rejected_announcement_is_warned_once(caplog: pytest.LogCaptureFixture
         announcer.announce(GAME[3])
     rejections = [r for r in caplog.records if "rejected" in r.getMessage()]
     assert [(r.levelno, r.getMessage()) for r in rejections if r.levelno >= logging.WARNING] == [
-        (logging.WARNING, "box rejected 'LIGHT 2 FF8000 BLINK': SEAT")
+        (logging.WARNING, "box rejected 'LIGHT 2 FF8000 BLINK': SEAT (the box has no such seat)")
     ]
 
 

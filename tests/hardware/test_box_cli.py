@@ -64,7 +64,10 @@ def test_send_exits_1_when_a_command_is_rejected(
 ) -> None:
     emulator, device = box
     assert main(["box", "send", "--port", emulator.url, "LIGHT 9 FF0000", "PING"]) == 1
-    assert capsys.readouterr().err.count("rejected 'LIGHT 9 FF0000': SEAT") == 1
+    assert (
+        capsys.readouterr().err.count("rejected 'LIGHT 9 FF0000': SEAT (the box has no such seat)")
+        == 1
+    )
     assert executed(device) == ["PING"]
 
 

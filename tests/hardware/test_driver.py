@@ -160,6 +160,7 @@ def test_rejected_command_is_reported_and_not_resent() -> None:
         with pytest.raises(CommandRejected) as error:
             rejected.result(timeout=5)
         assert error.value.code == "UNKNOWN"
+        assert str(error.value) == "box rejected 'FOO 1': UNKNOWN (the box knows no such command)"
         assert accepted.result(timeout=5) is None
         link.close()
         assert executed(box) == ["PING"]
