@@ -74,8 +74,12 @@ class BoxDriver(Service):
         resend_timeout: float = RESEND_TIMEOUT_S,
         reconnect_interval: float = RECONNECT_INTERVAL_S,
         opener: Callable[[str], SerialPort] = open_port,
+        absent_level: int = logging.WARNING,
     ) -> None:
+        """`absent_level`: how the first failure to open the port is logged (later ones at
+        DEBUG); a one-shot command that reports it itself gives INFO."""
         self.url = url
+        self._absent_level = absent_level
         self.on_button = on_button
         self.buttons: queue.SimpleQueue[int] = queue.SimpleQueue()
         self.connections = 0  # how many times a port was opened
@@ -188,7 +192,7 @@ class BoxDriver(Service):
                 port = self._opener(self.url)
             except PortError as error:
                 self.open_error = str(error)
-                level = logging.DEBUG if self._warned_absent else logging.WARNING
+                level = logging.DEBUG if self._warned_absent else self._absent_level
                 log.log(level, "box at %s not available (%s); commands are kept", self.url, error)
                 self._warned_absent = True
                 self._stopping.wait(self._reconnect_interval)

@@ -225,14 +225,14 @@ def _report(driver: BoxDriver, deliveries: list[Delivery], texts: list[str], tim
 
 def run_send(args: argparse.Namespace) -> int:
     commands = _read_commands(args)
-    with BoxDriver(_driver_url(args.port)) as driver:
+    with BoxDriver(_driver_url(args.port), absent_level=logging.INFO) as driver:
         deliveries = [driver.send(command) for command in commands]
         return _report(driver, deliveries, commands, args.timeout)
 
 
 def run_test(args: argparse.Namespace) -> int:
     deadline = time.monotonic() + args.timeout
-    with BoxDriver(_driver_url(args.port)) as driver:
+    with BoxDriver(_driver_url(args.port), absent_level=logging.INFO) as driver:
         first = ["RESET", "SHOW nerts box test", "BUZZ BEEP"]
         deliveries = [driver.send(command) for command in first]
         if _report(driver, deliveries, first, args.timeout):
