@@ -239,6 +239,8 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(_points_table(counts, left, bonus, points))
     else:
         sys.stdout.write(_count_table(counts))
+    if args.annotate and not args.json:
+        sys.stdout.write(f"drawn in {args.annotate}\n")
     if sheet is not None and fingerprint is not None:
         _add_round(sheet, args.sheet, points, (args.image, fingerprint), quiet=args.json)
     return 0

@@ -73,6 +73,13 @@ def test_count_cli_counts_each_back(tmp_path: Path, capsys: pytest.CaptureFixtur
     error = capsys.readouterr().err
     assert "mostly under others" not in error and "look like cards" not in error
     assert "face up" not in error
+    # As a table, saying where the counted cards are drawn.
+    references = [f"{name}={tmp_path / name}.png" for name in ("red", "blue")]
+    drawn = tmp_path / "counted.png"
+    photo = str(tmp_path / "spread.png")
+    assert main(["count", photo, "--backs", *references, "--annotate", str(drawn)]) == 0
+    table = "red      3\nblue     3\ntotal    6\n"
+    assert capsys.readouterr().out == table + f"drawn in {drawn}\n" and drawn.is_file()
 
 
 def test_count_cli_warns_of_a_black_and_white_photo(
