@@ -4,6 +4,7 @@ and a writer whose file is complete up to the last event even when the run stops
 from __future__ import annotations
 
 import codecs
+import difflib
 import json
 import logging
 import math
@@ -14,7 +15,7 @@ from typing import IO
 
 from nerts.errors import UserError, make_folder
 from referee.errors import RefereeInputError
-from referee.events import Event, Play, event_from_dict
+from referee.events import EVENT_TYPES, Event, OtherEvent, Play, event_from_dict
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +83,7 @@ def read_numbered_events(path: Path) -> Iterator[tuple[int, Event]]:
         handle = path.open("rb")
     except OSError as error:
         raise UserError(f"cannot read {path}: {error.strerror or error}") from None
+    told: set[str] = set()
     with handle:
         # Decoded line by line, not by the text reader's chunks, so that an error names its line.
         for line_number, raw in enumerate(handle, start=1):
@@ -96,7 +98,30 @@ def read_numbered_events(path: Path) -> Iterator[tuple[int, Event]]:
                         f"{path} is a score sheet ('nerts scores'), not a log of table events"
                     ) from None
                 raise UserError(f"{path}:{line_number}: {error}") from None
+            if isinstance(event, OtherEvent) and event.type not in told:
+                told.add(event.type)
+                _tell_if_mistyped(event.type, f"{path}:{line_number}")
             yield line_number, event
+
+
+MISTYPED_SIMILARITY_MIN = 0.7
+"""An event type this like a known one (`difflib`'s ratio) is taken for a typo of it and
+warned of: other types are ignored quietly, as the contract lets tools add their own
+('plya' is 0.75 like 'play'; 'play_seen' 0.62)."""
+
+
+def _tell_if_mistyped(kind: str, where: str) -> None:
+    """Warns where an unknown event type looks like a typo of a known one: ignored as the
+    contract says, it would change the verdicts without a word."""
+    near = difflib.get_close_matches(kind, EVENT_TYPES, n=1, cutoff=MISTYPED_SIMILARITY_MIN)
+    if near:
+        log.warning(
+            "%s: event type %r is not one the referee knows, so every event of it is ignored: "
+            "did you mean %r?",
+            where,
+            kind,
+            near[0],
+        )
 
 
 def _score_sheet_start(data: object) -> bool:

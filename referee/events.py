@@ -363,6 +363,9 @@ _PARSERS = {
     GameEnd.TYPE: _game_end,
 }
 
+EVENT_TYPES = frozenset(_PARSERS)
+"""The event types this version referees; any other is an `OtherEvent`."""
+
 
 def event_from_dict(data: Any) -> Event:
     """One event from its decoded JSON object. Raises `EventError` naming what is wrong."""

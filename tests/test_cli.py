@@ -122,6 +122,23 @@ def test_an_unknown_option_is_told_with_its_commands_usage(
     assert err.splitlines()[-1].endswith(f"error: unrecognized arguments: {arguments[-1]}")
 
 
+def test_an_event_type_like_a_known_one_is_warned_of_others_pass_quietly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = (GOLDEN / "races.input.jsonl").read_text().splitlines()
+    mistyped = lines[1].replace('"play"', '"plya"')
+    diagnostic = '{"frame": 30, "t": 1.0, "type": "play_seen", "seat": 0}'
+    log = tmp_path / "typo.jsonl"
+    log.write_text("\n".join([lines[0], mistyped, diagnostic, mistyped, *lines[2:]]) + "\n")
+    status, _, err = run(capsys, "referee", str(log))
+    assert status == 0
+    assert [line for line in err.splitlines() if "WARNING" in line] == [
+        f"WARNING nerts.eventlog: {log}:2: event type 'plya' is not one the referee knows, so "
+        "every event of it is ignored: did you mean 'play'?"
+    ]
+    assert "WARNING" not in run(capsys, "referee", str(GOLDEN / "races.input.jsonl"))[2]
+
+
 def test_demo_runs_on_built_in_material(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     status, stdout, _ = run(capsys, "demo", "--example", "--out", str(tmp_path))
     assert status == 0 and "GAME OVER" in stdout
