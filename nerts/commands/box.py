@@ -41,7 +41,7 @@ FAULT_OPTIONS = {
     "lose_reply_rate": "--lose",
     "reset_every": "--reset-every",
 }
-# The colours `box test` lights the seats in, in turn.
+# The colours `box test` lights the seats in: seat 0 red, seat 1 green, ...
 TEST_COLOURS = ("FF0000", "00FF00", "0000FF", "FFFF00", "FF00FF", "00FFFF", "FFFFFF", "FF8000")
 
 BOX_DESCRIPTION = f"""\
@@ -110,7 +110,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=Path,
         help="commands, one a line (a line starting with '#' is a comment)",
     )
-    test = actions.add_parser("test", help="light each seat in turn and beep")
+    test = actions.add_parser("test", help="light every seat, each in its own colour, and beep")
     for parser in (send, test):
         parser.add_argument("--port", required=True, metavar="URL", help="the box's pyserial URL")
         parser.add_argument(
