@@ -112,6 +112,9 @@ def _new(args: argparse.Namespace) -> Scoresheet:
         raise UserError(f"{args.game} already exists; choose another name or delete it first")
     if not args.players or len(args.players) < 2:
         raise UserError("new needs --players with at least two names")
+    for name in args.players:
+        if "=" in name:  # points are given as NAME=POINTS: such a name could not be scored
+            raise UserError(f"a player's name cannot hold '=': {name!r}")
     if args.from_events:
         raise UserError("--from is for add: a new sheet starts without rounds")
     target = DEFAULT_TARGET_SCORE if args.target is None else args.target
