@@ -172,6 +172,18 @@ def test_scores_journal_add_undo_fix(tmp_path: Path, capsys) -> None:  # type: i
     assert entries == ["game", "round", "round", "undo", "fix", "round"]
 
 
+def test_an_empty_file_may_become_a_sheet(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game = tmp_path / "club.jsonl"
+    game.touch()
+    assert run(capsys, "scores", str(game), "new", "--players", "Anna", "Ben")[0] == 0
+    assert load_sheet(game).players == {0: "Anna", 1: "Ben"}
+    status, _, err = run(capsys, "scores", str(game), "new", "--players", "Cleo", "Dan")
+    assert status == 2 and "already exists; choose another name or delete it first" in err
+    assert load_sheet(game).players == {0: "Anna", 1: "Ben"}
+
+
 def test_a_sheet_saved_without_a_last_line_end_takes_rounds_on_lines_of_their_own(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
