@@ -8,10 +8,14 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
+from importlib import metadata
 from pathlib import Path
 
 from nerts.errors import UserError, make_folder
 from nerts.limits import DECODE_PIXELS_MAX
+
+DISTRIBUTION = "nerts-referee"
+"""The name this project is installed under (pyproject.toml)."""
 
 # Each module registers one or more subcommands; order is the order shown in --help.
 COMMAND_MODULES = (
@@ -51,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _logging_options(parser, verbose_dest="verbose", default=None)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
     for module_name in COMMAND_MODULES:
@@ -62,6 +67,14 @@ def build_parser() -> argparse.ArgumentParser:
         # The innermost command's default is set last: 'box send' over 'box'.
         command.set_defaults(command_parser=command)
     return parser
+
+
+def _version() -> str:
+    """The installed package's version; 'unknown' when run from a tree not installed."""
+    try:
+        return metadata.version(DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def _commands(

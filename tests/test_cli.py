@@ -6,6 +6,7 @@ import io
 import json
 import shutil
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -274,6 +275,14 @@ def test_help_teaches(capsys) -> None:  # type: ignore[no-untyped-def]
         main(["--help"])
     text = capsys.readouterr().out
     assert "referee" in text and "scores" in text and "examples:" in text
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit:
+        main(["--version"])
+    project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    assert exit.value.code == 0
+    assert capsys.readouterr().out == f"nerts {project['project']['version']}\n"
 
 
 def test_nerts_alone_shows_what_it_can_do(capsys: pytest.CaptureFixture[str]) -> None:
