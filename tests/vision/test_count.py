@@ -28,6 +28,7 @@ from vision.count import (
     _leans_among,
     _matched,
     _mostly_covered_share,
+    _near_a_back,
     _not_between,
     _not_table,
     _well_scored,
@@ -94,6 +95,63 @@ def test_a_box_over_the_table_between_two_cards_is_not_counted() -> None:
     )
     found = [*cards, gap, half_on_a_card]
     assert _not_table(found, _better_scored(found), _table(image, found)) == cards
+
+
+def _wood_below(image: np.ndarray, height: int) -> np.ndarray:
+    """The photo with `height` more rows of bare wood below it."""
+    rng = np.random.default_rng(1)
+    wood = np.empty((height, image.shape[1], 3), np.uint8)
+    wood[:] = (40, 90, 150)
+    wood += rng.integers(0, 25, wood.shape, dtype=np.uint8)
+    return np.concatenate([image, wood])
+
+
+def test_a_sure_card_in_the_tables_colours_is_kept_where_it_looks_like_a_back() -> None:
+    """A silver back on grey felt shows the table's colours: a detection scored as surely as
+    the photo's cards that looks like a registered back is a card; one scored lower, or like
+    no back, is table."""
+    image, cards = _spread_on_wood()
+    image = _wood_below(image, 150)
+    on_wood = [
+        replace(_card(20 + 120 * n), quad=_card(20 + 120 * n).quad + np.array([0, 320], np.float32))
+        for n in range(3)
+    ]
+    like_a_back, like_no_back = (replace(card, score=0.9) for card in on_wood[:2])
+    unsure = replace(on_wood[2], score=SURE_CARD_SCORE_SHARE * 0.88 - 0.01)
+    found = [*cards, like_a_back, like_no_back, unsure]
+    assert float(np.median([card.score for card in found])) == pytest.approx(0.88)
+    photo = photo_colours(image, found, cards)
+    assert photo is not None
+    covering = _better_scored(found)
+    assert _not_table(found, covering, photo.table()) == cards
+    looked_at = []
+
+    def near_a_back(card: CardDetection) -> bool:
+        looked_at.append(card)
+        return card is not like_no_back
+
+    assert _not_table(found, covering, photo.table(), near_a_back) == [*cards, like_a_back]
+    assert looked_at == [like_a_back, like_no_back]  # the unsure one is not looked at
+
+
+def test_a_card_looks_like_a_back_by_what_no_other_card_overlaps_of_it() -> None:
+    image, cards = _spread_on_wood()
+    image = _wood_below(image, 150)
+    # On the wood below, a card of a wood-coloured back half under a blue card.
+    blue_card = replace(cards[0], quad=cards[0].quad + np.array([200, 320], np.float32))
+    cv2.fillPoly(image, [blue_card.quad.astype(np.int32)], (200, 90, 40))
+    wood_card = replace(blue_card, quad=blue_card.quad - np.array([30, 0], np.float32))
+    found = [*cards, blue_card, wood_card]
+    blue = np.full((88, 63, 3), (200, 90, 40), np.uint8)
+    near = _near_a_back(image, BackMatcher({"blue": blue}), found)
+    assert near(cards[0]) and near(blue_card) and not near(wood_card)
+    wood_coloured = _wood_below(np.zeros((0, 63, 3), np.uint8), 88)
+    near = _near_a_back(image, BackMatcher({"blue": blue, "wood": wood_coloured}), found)
+    assert near(wood_card) and near(cards[0])
+    # A box over half of each of two blue cards is judged by the gap of wood between them.
+    across = replace(cards[0], quad=cards[0].quad + np.array([45, 0], np.float32))
+    near = _near_a_back(image, BackMatcher({"blue": blue}), [*cards, across])
+    assert near(cards[2]) and not near(across)
 
 
 def test_the_cards_colours_are_learnt_from_the_well_scored_cards() -> None:
