@@ -162,6 +162,8 @@ def test_scores_journal_add_undo_fix(tmp_path: Path, capsys) -> None:  # type: i
     game = str(tmp_path / "club.jsonl")
     assert run(capsys, "scores", game, "new", "--players", "Anna", "Ben", "--target", "20")[0] == 0
     run(capsys, "scores", game, "add", "Anna=12", "1=2")
+    run(capsys, "scores", game, "add", "0=1000", "Ben=-1000")
+    run(capsys, "scores", game, "undo")
     run(capsys, "scores", game, "add", "0=5", "Ben=9")
     run(capsys, "scores", game, "undo")
     status, stdout, _ = run(capsys, "scores", game, "fix", "1", "Ben=4")
@@ -170,7 +172,7 @@ def test_scores_journal_add_undo_fix(tmp_path: Path, capsys) -> None:  # type: i
     status, stdout, _ = run(capsys, "scores", game, "add", "Anna=8", "Ben=0")
     assert "GAME OVER: Anna wins with 20." in stdout
     entries = [json.loads(line)["type"] for line in Path(game).read_text().splitlines()]
-    assert entries == ["game", "round", "round", "undo", "fix", "round"]
+    assert entries == ["game", "round", "round", "undo", "round", "undo", "fix", "round"]
 
 
 def test_an_empty_file_may_become_a_sheet(
@@ -222,6 +224,8 @@ def test_scores_errors_do_not_write(tmp_path: Path, capsys) -> None:  # type: ig
     assert status == 2 and "no player '\u00b2'" in err
     status, _, err = run(capsys, "scores", str(game), "fix", "\u00b2", "Ben=1")
     assert status == 2 and "fix needs the round number first" in err
+    status, _, err = run(capsys, "scores", str(game), "add", "Anna=1001", "Ben=1")
+    assert status == 2 and "'Anna=1001': a round's points lie within -1000 to 1000" in err
     status, _, err = run(capsys, "scores", str(game), "undo")
     assert status == 2 and "no round to undo" in err
     status, _, err = run(capsys, "scores", str(game), "add", "Anna=3", "Ben=1", "--target", "5")

@@ -48,6 +48,10 @@ examples:
   nerts scores club.jsonl add --from events.jsonl
 """
 ACTIONS = ("show", "new", "add", "undo", "fix")
+ROUND_POINTS_MAX = 1000
+"""One seat's points for a round beyond this either way are a typo: a round scores at most 52
+(a whole deck on the foundations) and at least -26 (a Nerts pile of 13 left), house bonuses
+aside."""
 
 log = logging.getLogger(__name__)
 
@@ -186,6 +190,11 @@ def _seat_points(values: list[str]) -> dict[str, int]:
             raise UserError(f"expected SEAT=POINTS (e.g. 0=12 or Anna=-4), got {value!r}") from None
         if not sep or not seat:
             raise UserError(f"expected SEAT=POINTS (e.g. 0=12 or Anna=-4), got {value!r}")
+        if abs(points[seat]) > ROUND_POINTS_MAX:
+            raise UserError(
+                f"{value!r}: a round's points lie within -{ROUND_POINTS_MAX} to "
+                f"{ROUND_POINTS_MAX} (a typo?)"
+            )
     if not points:
         raise UserError("give the points as SEAT=POINTS, e.g. 0=12 1=-4")
     return points
