@@ -96,7 +96,15 @@ def run(args: argparse.Namespace) -> int:
     for name in names:
         if not name:
             raise UserError("an image path is empty")
-        check_photo(Path(name))
+        try:
+            check_photo(Path(name))
+        except UserError as error:
+            if len(names) == 1:
+                raise
+            # Most likely a folder's other files, taken in by a shell pattern.
+            raise UserError(
+                f"{error}; no photo was read: give the pictures alone (e.g. photos/*.jpg)"
+            ) from None
     if args.annotate:
         outputs = [annotated_path(args.annotate, n, len(names)) for n in range(1, len(names) + 1)]
         refuse_overwriting(outputs, [Path(name) for name in names] + list(references.values()))

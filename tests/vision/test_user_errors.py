@@ -72,6 +72,11 @@ CASES = {
     "a folder": (["identify", "{folder}"], "{folder} is a folder: give the photos in it"),
     "not a picture": (["identify", "{text}"], "cannot read image {text}"),
     "a JPEG cut short": (["identify", "{cut}"], "image {cut} is cut short"),
+    "a photo and a note": (
+        ["identify", "{photo}", "{text}"],
+        "cannot read image {text} (not a picture OpenCV can decode); no photo was read: give "
+        "the pictures alone (e.g. photos/*.jpg)",
+    ),
     "a strip of pixels": (["identify", "{strip}"], "image {strip} is 5000 x 1 pixels: too small"),
     "count, not a picture": (
         ["count", "{text}", "--backs", "a={back}"],
