@@ -140,6 +140,22 @@ def test_an_event_type_like_a_known_one_is_warned_of_others_pass_quietly(
     assert "WARNING" not in run(capsys, "referee", str(GOLDEN / "races.input.jsonl"))[2]
 
 
+def test_a_log_whose_game_ends_under_a_lower_target_is_warned_of(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The bundled example game is played to 20: refereed at the default 100, nobody wins."""
+    example = Path(__file__).parents[1] / "nerts" / "data" / "example_game.jsonl"
+    log = tmp_path / "refereed.jsonl"
+    assert run(capsys, "referee", str(example), "--target", "20", "--out", str(log))[0] == 0
+    line = 1 + next(
+        n for n, text in enumerate(log.read_text().splitlines()) if '"game_end"' in text
+    )
+    status, out, err = run(capsys, "referee", str(log))
+    assert status == 0 and "GAME OVER" not in out
+    assert f"{log}:{line}: the log's game ends here, but no one reaches --target 100" in err
+    assert "WARNING" not in run(capsys, "referee", str(log), "--target", "20")[2]
+
+
 def test_demo_runs_on_built_in_material(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     status, stdout, _ = run(capsys, "demo", "--example", "--out", str(tmp_path))
     assert status == 0 and "GAME OVER" in stdout

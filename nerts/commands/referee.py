@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import logging
 import sys
 from pathlib import Path
 
@@ -14,9 +15,11 @@ from nerts.errors import UserError, refuse_overwriting
 from nerts.eventlog import EventWriter, read_numbered_events
 from nerts.scoreboard import format_scoreboard
 from referee.errors import EventError, RefereeInputError
-from referee.events import Event
+from referee.events import Event, GameEnd
 from referee.game import GameReferee
 from referee.options import DEFAULT_IN_AIR_GRACE_S, DEFAULT_TARGET_SCORE, RuleOptions
+
+log = logging.getLogger(__name__)
 
 HELP = "re-decide every verdict of a table-event log (JSON Lines) and print the scoreboard"
 DESCRIPTION = """\
@@ -108,8 +111,11 @@ def referee_log(
                 box.announce(out.to_dict())
 
         held: list[tuple[Event, int]] = []  # the events not yet decided, with their lines
+        logged_end: int | None = None  # the line of the log's own first game end, if any
         for line_number, event in events:
             held.append((event, line_number))
+            if logged_end is None and isinstance(event, GameEnd):
+                logged_end = line_number
             try:
                 decisions = referee.feed(event)
             except RefereeInputError as error:
@@ -124,6 +130,14 @@ def referee_log(
             raise UserError(f"{_where(log_path, error, held)}: {error}") from None
         for out in finished:
             publish(out)
+    if logged_end is not None and not any(isinstance(out, GameEnd) for out in decided):
+        log.warning(
+            "%s:%d: the log's game ends here, but no one reaches --target %d: give the target "
+            "it was played to (--target N)",
+            log_path,
+            logged_end,
+            options.target_score,
+        )
     return decided
 
 
