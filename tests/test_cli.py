@@ -195,7 +195,7 @@ def test_an_empty_file_may_become_a_sheet(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     game = tmp_path / "club.jsonl"
-    game.touch()
+    game.write_text("\n")  # a blank line, as an editor saves an empty file
     assert run(capsys, "scores", str(game), "new", "--players", "Anna", "Ben")[0] == 0
     assert load_sheet(game).players == {0: "Anna", 1: "Ben"}
     status, _, err = run(capsys, "scores", str(game), "new", "--players", "Cleo", "Dan")

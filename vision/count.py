@@ -455,7 +455,8 @@ def _near_a_back(
     image: np.ndarray, matcher: BackMatcher, cards: list[CardDetection]
 ) -> Callable[[CardDetection], bool]:
     """Whether one of the `cards` looks like a registered back (`TABLE_COLOURED_BACK_MAX`),
-    as much of it as no other of the `cards` overlaps (which lies on top is not known yet)."""
+    as much of it as no other of the `cards` overlaps (which lies on top is not known yet);
+    where that is too little to measure, the whole card, as `back_feature` does."""
 
     def near(card: CardDetection) -> bool:
         clear = uncovered(card.quad, [other.quad for other in cards if other is not card])

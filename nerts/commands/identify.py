@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             check_photo(Path(name))
         except UserError as error:
-            if len(names) == 1:
+            if len(names) == 1 or not Path(name).is_file():  # a typo or a folder: said already
                 raise
             # Most likely a folder's other files, taken in by a shell pattern.
             raise UserError(

@@ -28,7 +28,7 @@ events.jsonl, or a live log) and referees it again from scratch: verdicts in the
 ignored; round ends, completed piles and the game's end are worked out anew. Prints a
 scoreboard, and with --out writes the full refereed events file. Feeding that output back
 (with the same --target and --caller-bonus) gives the same verdicts and scores; a log whose game
-ended but does not end at this run's --target is warned of.
+ended where no one reaches this run's --target is warned of.
 """
 
 

@@ -113,7 +113,7 @@ def _check_order(game: Path, action: str) -> None:
 
 def _new(args: argparse.Namespace) -> Scoresheet:
     # An empty file (made by hand, or left by a failed start) holds nothing to lose.
-    if args.game.exists() and not (args.game.is_file() and args.game.stat().st_size == 0):
+    if args.game.exists() and not (args.game.is_file() and not args.game.read_bytes().strip()):
         raise UserError(f"{args.game} already exists; choose another name or delete it first")
     if not args.players or len(args.players) < 2:
         raise UserError("new needs --players with at least two names")

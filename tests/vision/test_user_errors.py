@@ -193,6 +193,18 @@ def test_bad_input_is_one_line_naming_it(
     assert "Traceback" not in error
 
 
+def test_a_folder_or_a_typo_among_photos_is_named_without_the_pattern_hint(
+    files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    for wrong, message in (
+        (files["shots"], f"{files['shots']} is a folder: give the photos in it, e.g. "),
+        (files["folder"] / "gone.jpg", f"image not found: {files['folder'] / 'gone.jpg'}"),
+    ):
+        assert exit_status(["identify", str(files["photo"]), str(wrong)]) == 2
+        last = capsys.readouterr().err.splitlines()[-1]
+        assert message in last and "no photo was read" not in last
+
+
 def test_a_missing_or_broken_model_file_is_named(tmp_path: Path) -> None:
     with pytest.raises(ModelFileError, match=f"model file not found: {tmp_path / 'gone.onnx'}"):
         CardDetector(tmp_path / "gone.onnx")
