@@ -99,13 +99,22 @@ scans cover the whole picture, blurred), only a missing end."""
 
 def cut_short(path: Path, image: np.ndarray) -> bool:
     """A JPEG whose picture ends before its end marker (`_jpeg_end`), with the decoder's grey
-    in its last rows or a progressive one; a whole photo padded with that grey, or with data
-    after its end (as some cameras append), is not taken for one cut short."""
+    along an edge (its last rows, turned to a side by an orientation tag) or a progressive one;
+    a whole photo padded with that grey, or with data after its end (as some cameras append),
+    is not taken for one cut short."""
     with path.open("rb") as handle:
         if handle.read(2) != b"\xff\xd8":  # not a JPEG
             return False
     ended, progressive = _jpeg_end(path.read_bytes())
-    grey = bool((image[-CUT_SHORT_ROWS:] == JPEG_MISSING_GREY).all())
+    # The missing part is the picture's end: its bottom, or a side where an orientation tag
+    # (a phone held upright) turned the picture as it was read.
+    edges = (
+        image[-CUT_SHORT_ROWS:],
+        image[:CUT_SHORT_ROWS],
+        image[:, -CUT_SHORT_ROWS:],
+        image[:, :CUT_SHORT_ROWS],
+    )
+    grey = any(bool((edge == JPEG_MISSING_GREY).all()) for edge in edges)
     return not ended and (grey or progressive)
 
 

@@ -242,6 +242,27 @@ def test_a_whole_jpeg_is_not_taken_for_one_cut_short(tmp_path: Path) -> None:
     assert read_photo(whole).shape == (200, 200, 3)
 
 
+def _turned_by_its_tag(jpeg: bytes, orientation: int) -> bytes:
+    """The JPEG with an EXIF orientation tag (6: turn 90 degrees clockwise to view), as a phone
+    held upright writes it: big-endian TIFF, one IFD entry (0x0112, SHORT, 1 value)."""
+    entry = (0x0112).to_bytes(2, "big") + (3).to_bytes(2, "big") + (1).to_bytes(4, "big")
+    ifd = (1).to_bytes(2, "big") + entry + orientation.to_bytes(2, "big") + bytes(2) + bytes(4)
+    exif = b"Exif\0\0" + b"MM\0*" + (8).to_bytes(4, "big") + ifd
+    return jpeg[:2] + b"\xff\xe1" + (len(exif) + 2).to_bytes(2, "big") + exif + jpeg[2:]
+
+
+def test_a_jpeg_cut_short_is_refused_also_when_its_tag_turns_it(tmp_path: Path) -> None:
+    """Turned by its orientation tag, the decoder's grey lies along a side, not the bottom."""
+    picture = np.random.default_rng(4).integers(0, 256, (300, 400, 3), np.uint8)
+    jpeg = _turned_by_its_tag(bytes(cv2.imencode(".jpg", picture)[1]), 6)
+    whole, cut = tmp_path / "whole.jpg", tmp_path / "cut.jpg"
+    whole.write_bytes(jpeg)
+    cut.write_bytes(jpeg[: 2 * len(jpeg) // 3])
+    assert read_photo(whole).shape == (400, 300, 3)  # the tag is read: turned upright
+    with pytest.raises(UserError, match=f"image {cut} is cut short"):
+        read_photo(cut)
+
+
 def _progressive_jpeg(seed: int) -> bytes:
     picture = cv2.GaussianBlur(
         np.random.default_rng(seed).integers(0, 256, (240, 320, 3), np.uint8), (0, 0), 3
