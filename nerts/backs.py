@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from nerts.errors import UserError
-from nerts.photos import cut_short
+from nerts.photos import CUT_SHORT_SAID, cut_short
 from vision.back_references import ReferenceSource, back_image
 from vision.backs import BackMatcher, BackReferenceError, read_reference
 from vision.identify import CardReader
@@ -58,10 +58,7 @@ def read_backs(references: dict[str, Path]) -> dict[str, np.ndarray]:
         raise UserError(str(error)) from None
     for name, image in images.items():
         if cut_short(references[name], image):
-            raise UserError(
-                f"back {name!r}: image {references[name]} is cut short: the file ends before "
-                "the picture does (copy it again)"
-            )
+            raise UserError(f"back {name!r}: image {references[name]} {CUT_SHORT_SAID}")
     return images
 
 

@@ -18,6 +18,10 @@ MIN_SIDE_PX = 32
 from about 50 px long); refused with a clear message."""
 
 
+CUT_SHORT_SAID = "is cut short: the file ends before the picture does (copy it again)"
+"""What is said of a photo or back reference `cut_short`, after its name."""
+
+
 def check_photo(path: Path) -> None:
     """A `UserError` unless `path` is a file of a kind OpenCV decodes (told from its first
     bytes, without decoding it): every photo is checked before the first is worked on."""
@@ -60,9 +64,7 @@ def read_photo(path: Path) -> np.ndarray:
             f"(at least {MIN_SIDE_PX} each way)"
         )
     if cut_short(path, image):
-        raise UserError(
-            f"image {path} is cut short: the file ends before the picture does (copy it again)"
-        )
+        raise UserError(f"image {path} {CUT_SHORT_SAID}")
     if height * width > DECODE_PIXELS_MAX:
         raise UserError(f"image {path} is larger than {MAX_MEGAPIXELS} megapixels")
     return image
