@@ -145,8 +145,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     args, unknown = parser.parse_known_args(arguments)
-    if unknown:  # told with the command's own usage, as its other mistakes are
-        args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    if unknown:
+        # An option typed before the command is nerts' own mistake ('nerts --bogus demo');
+        # after it, told with the command's own usage, as its other mistakes are.
+        before_command = arguments.index(args.command) > arguments.index(unknown[0])
+        owner = parser if before_command else args.command_parser
+        owner.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         configure_logging(verbosity_of(args), args.log_file)
     except UserError as error:

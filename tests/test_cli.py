@@ -106,21 +106,28 @@ def test_bad_option_is_a_clear_error(capsys) -> None:  # type: ignore[no-untyped
 
 
 @pytest.mark.parametrize(
-    ("arguments", "usage"),
+    ("arguments", "usage", "unknown"),
     [
-        (["identify", "x.jpg", "--bogus"], "usage: nerts identify "),
-        (["scores", "club.jsonl", "add", "Anna=3", "--frob"], "usage: nerts scores "),
-        (["box", "send", "--port", "socket://h:1", "BEEP", "--wat"], "usage: nerts box send "),
+        (["identify", "x.jpg", "--bogus"], "usage: nerts identify ", "--bogus"),
+        (["scores", "club.jsonl", "add", "Anna=3", "--frob"], "usage: nerts scores ", "--frob"),
+        (
+            ["box", "send", "--port", "socket://h:1", "BEEP", "--wat"],
+            "usage: nerts box send ",
+            "--wat",
+        ),
+        # Typed before the command, the option is nerts' own: told with nerts' usage.
+        (["--bogus", "demo"], "usage: nerts [-h]", "--bogus"),
+        (["--log-file", "demo", "demo", "--zz"], "usage: nerts demo ", "--zz"),
     ],
 )
-def test_an_unknown_option_is_told_with_its_commands_usage(
-    arguments: list[str], usage: str, capsys: pytest.CaptureFixture[str]
+def test_an_unknown_option_is_told_with_the_usage_of_where_it_was_typed(
+    arguments: list[str], usage: str, unknown: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with pytest.raises(SystemExit) as exit:
         main(arguments)
     err = capsys.readouterr().err
     assert exit.value.code == 2 and err.startswith(usage)
-    assert err.splitlines()[-1].endswith(f"error: unrecognized arguments: {arguments[-1]}")
+    assert err.splitlines()[-1].endswith(f"error: unrecognized arguments: {unknown}")
 
 
 def test_an_event_type_like_a_known_one_is_warned_of_others_pass_quietly(
