@@ -478,3 +478,41 @@ def test_a_reader_that_stops_early_ends_the_command_quietly(
         monkeypatch.setattr(sys, "stdout", ClosedPipe())
         assert main(["referee", str(GOLDEN / "races.input.jsonl")]) == BROKEN_PIPE_STATUS
     assert "Traceback" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("arguments", "option", "values"),
+    [
+        (
+            ["count", "s.png", "--backs", "A=a.png", "--backs", "B=b.png", "C=c.png"],
+            "backs",
+            ["A=a.png", "B=b.png", "C=c.png"],
+        ),
+        (
+            ["count", "s.png", "--backs", "A=a.png", "--left", "A=2", "--left", "B=1"],
+            "left",
+            ["A=2", "B=1"],
+        ),
+        (
+            ["count", "s.png", "--backs", "A=a.png", "--bonus", "A=10", "--bonus", "B=5"],
+            "bonus",
+            ["A=10", "B=5"],
+        ),
+        (
+            ["identify", "p.png", "--backs", "A=a.png", "--backs", "B=b.png"],
+            "backs",
+            ["A=a.png", "B=b.png"],
+        ),
+        (["simulate", "--out", "v", "--backs", "red", "--backs", "blue"], "backs", ["red", "blue"]),
+        (
+            ["scores", "g.jsonl", "new", "--players", "Ann", "--players", "Bo"],
+            "players",
+            ["Ann", "Bo"],
+        ),
+    ],
+)
+def test_an_option_given_twice_keeps_both_values_not_the_last(
+    arguments: list[str], option: str, values: list[str]
+) -> None:
+    # Keeping only the last '--left' scored a player's cards left as none, without a word.
+    assert getattr(build_parser().parse_args(arguments), option) == values

@@ -89,6 +89,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--backs",
         nargs="+",
+        action="extend",  # given twice, both count
         metavar="NAME=REF",
         help="each player's back: a name and an image of that back",
     )
@@ -107,6 +108,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--left",
         nargs="+",
+        action="extend",  # given twice, both count
         default=[],
         metavar="NAME=N",
         help="cards left in a player's Nerts pile, for the round's points (players not named "
@@ -115,6 +117,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--bonus",
         nargs="+",
+        action="extend",  # given twice, both count
         default=[],
         metavar="NAME=N",
         help="points a house rule adds to a player's round, e.g. 10 for calling Nerts",

@@ -60,6 +60,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--backs",
         nargs="+",
+        action="extend",  # given twice, both count
         default=[],
         metavar="NAME=REF",
         help="name the back of each face-down card: a name and an image of each back (a photo "

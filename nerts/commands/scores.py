@@ -70,7 +70,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "values", nargs="*", default=[], metavar="ARG", help="SEAT=POINTS, or ROUND for fix"
     )
-    parser.add_argument("--players", nargs="+", metavar="NAME", help="for new: the player names")
+    parser.add_argument(
+        "--players", nargs="+", action="extend", metavar="NAME", help="for new: the player names"
+    )
     parser.add_argument(
         "--target",
         type=int,

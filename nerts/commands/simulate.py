@@ -118,6 +118,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--deck",
         type=Path,
         nargs="+",
+        action="extend",  # given twice, both count
         metavar="DIR",
         help="card design folder(s) with <RANK><SUIT>.png: one for all seats or one per seat "
         "(default: the built-in design)",
@@ -125,6 +126,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--backs",
         nargs="+",
+        action="extend",  # given twice, both count
         metavar="SPEC",
         help="one back per seat: a colour (red, blue, #2040a0, blue:dots) or an image file "
         "(default: distinct built-in backs)",
