@@ -66,6 +66,16 @@ class TerminalDisplay:
         self.out.flush()
 
 
+def in_foreground(keys: TextIO) -> bool:
+    """Whether this process may read keys from the terminal `keys`: a job started in the
+    background ('nerts box-emulator --tcp 7777 &') that set the terminal's mode would be
+    stopped by the shell (SIGTTOU), and its box fall silent."""
+    try:
+        return os.tcgetpgrp(keys.fileno()) == os.getpgrp()
+    except OSError:  # not this process's controlling terminal
+        return False
+
+
 def read_keys(
     on_button: Callable[[int], None],
     on_reset: Callable[[], None],

@@ -17,7 +17,7 @@ from hardware.emulator import PtyEmulator, TcpEmulator
 from hardware.faults import FaultPlan, FaultyDevice
 from hardware.framing import check_command_text
 from hardware.ports import AUTO_URL, MAX_TCP_PORT, check_url
-from hardware.terminal import TerminalDisplay, read_keys
+from hardware.terminal import TerminalDisplay, in_foreground, read_keys
 from nerts.errors import UserError
 
 log = logging.getLogger(__name__)
@@ -290,7 +290,7 @@ def run_emulator(args: argparse.Namespace) -> int:
     stop = threading.Event()
     with frontend:
         display.show(f"nerts box emulator ({args.seats} seats) on {frontend.url}")
-        if sys.stdin.isatty():
+        if sys.stdin.isatty() and in_foreground(sys.stdin):
             display.show("keys: 0-7 seat button, r reset, q quit")
             read_keys(frontend.press_button, frontend.reset, stop, args.seats, sys.stdin)
         else:

@@ -18,7 +18,7 @@ from hardware.driver import BoxDriver
 from hardware.emulator import TcpEmulator
 from hardware.faults import FaultPlan, FaultyDevice
 from hardware.framing import encode_command
-from hardware.terminal import read_keys, render
+from hardware.terminal import in_foreground, read_keys, render
 from nerts.cli import main
 
 
@@ -329,3 +329,38 @@ def test_emulator_fault_errors_name_the_options(
 ) -> None:
     assert main(["box-emulator", "--pty", "--no-colour", *arguments]) == 2
     assert last_error_line(capsys) == f"nerts box-emulator: error: {message}"
+
+
+FOREGROUND_PROBE = """
+import os, sys
+from hardware.terminal import in_foreground
+os.setsid()
+slave = open(os.ttyname(int(sys.argv[1])) , "r")  # a session leader's first terminal: its own
+print(in_foreground(slave), flush=True)
+child = os.fork()
+if child == 0:
+    os.setpgid(0, 0)  # as a shell puts a job started with '&'
+    print(in_foreground(slave), flush=True)
+    os._exit(0)
+os.waitpid(child, 0)
+"""
+
+
+def test_the_emulator_reads_keys_only_in_the_foreground_of_its_terminal() -> None:
+    # Reading keys from the background ('box-emulator ... &') got the job stopped by the shell.
+    master, slave = os.openpty()
+    try:
+        with os.fdopen(os.dup(slave)) as not_ours:
+            assert not in_foreground(not_ours)  # a terminal that is not this process's own
+        probe = subprocess.run(
+            [sys.executable, "-c", FOREGROUND_PROBE, str(slave)],
+            pass_fds=(slave,),
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        )
+        assert probe.stdout.split() == ["True", "False"]
+    finally:
+        os.close(master)
+        os.close(slave)
