@@ -49,6 +49,9 @@ DRAIN_TIMEOUT_S = 2.0
 LATE_COLOUR = "FF0000"
 ILLEGAL_COLOUR = "FF8000"
 WINNER_COLOUR = "FFD700"
+UNDELIVERED_SHOWN = 5
+"""Announcements never delivered named in the closing warning; the rest are counted (a long
+log refereed to a silent box left hundreds of thousands, one warning of megabytes)."""
 
 
 class _MalformedEvent(Exception):
@@ -220,8 +223,10 @@ class BoxAnnouncer(Service):
                         self.url, self.drain_timeout)  # fmt: skip
         undelivered = self.driver.close()
         if undelivered:
-            log.warning("box: %d announcements never delivered: %s",
-                        len(undelivered), "; ".join(undelivered))  # fmt: skip
+            shown = "; ".join(undelivered[:UNDELIVERED_SHOWN])
+            more = len(undelivered) - UNDELIVERED_SHOWN
+            log.warning("box: %d announcements never delivered: %s%s", len(undelivered),
+                        shown, f"; and {more} more" if more > 0 else "")  # fmt: skip
 
 
 def _warn_if_rejected(delivery: Delivery) -> None:
