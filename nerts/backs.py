@@ -33,6 +33,12 @@ def back_references(specs: list[str]) -> dict[str, Path]:
         if not Path(path).is_file():
             why = "not a picture file" if Path(path).exists() else "reference image not found"
             raise UserError(f"back {name!r}: {why}: {path}")
+        same_file = [given for given, ref in references.items() if _same_file(ref, Path(path))]
+        if same_file:  # two players cannot share one back: surely a mistyped name or path
+            raise UserError(
+                f"backs {same_file[0]!r} and {name!r} are given the same image {path}: "
+                "give each player's back its own image"
+            )
         references[name] = Path(path)
     return references
 
@@ -103,3 +109,11 @@ def _back(name: str, path: Path, image: np.ndarray, reader: CardReader) -> np.nd
             back.unsure_why,
         )
     return back.image
+
+
+def _same_file(first: Path, second: Path) -> bool:
+    """Whether two paths name one file (also through another spelling or a link)."""
+    try:
+        return first.samefile(second)
+    except OSError:
+        return False

@@ -115,6 +115,11 @@ CASES = {
         ["count", "{photo}", "--backs", "anna={back}", "Anna={back}"],
         "back 'Anna' is given twice (as 'anna'; names are told apart ignoring case)",
     ),
+    "one image for two backs": (
+        ["count", "{photo}", "--backs", "anna={back}", "ben={back}"],
+        "backs 'anna' and 'ben' are given the same image {back}: give each player's back its "
+        "own image",
+    ),
     "cards left, not a plain number": (
         ["count", "{photo}", "--backs", "a={back}", "--left", "a=\u00b2"],
         "--left takes NAME=N, N from 0 to 52; got 'a=\u00b2'",
