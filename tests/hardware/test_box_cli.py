@@ -335,7 +335,7 @@ FOREGROUND_PROBE = """
 import os, sys
 from hardware.terminal import in_foreground
 os.setsid()
-slave = open(os.ttyname(int(sys.argv[1])) , "r")  # a session leader's first terminal: its own
+slave = open(os.ttyname(int(sys.argv[1])), "r")  # a session leader's first terminal: its own
 print(in_foreground(slave), flush=True)
 child = os.fork()
 if child == 0:
