@@ -6,6 +6,7 @@ import argparse
 import importlib
 import logging
 import os
+import re
 import sys
 from collections.abc import Sequence
 from importlib import metadata
@@ -111,6 +112,42 @@ def verbosity_of(args: argparse.Namespace) -> int:
     return int(args.verbose) + int(getattr(args, "verbose_after", 0))
 
 
+LOG_RECORD_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+_LOG_LINE_START = re.compile(rb"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} [A-Z]+ ")
+"""How each line `LOG_RECORD_FORMAT` writes begins: the time and the level."""
+
+
+def refuse_logging_into_other_files(path: Path) -> None:
+    """A `UserError` where `path` holds something other than an earlier --log-file (a photo, an
+    events file, a score sheet): the log is appended to it, which would spoil it."""
+    if not path.is_file():
+        return
+    try:
+        with path.open("rb") as handle:
+            start = handle.read(64)
+    except OSError:
+        return  # said when the log is opened
+    if start and not _LOG_LINE_START.match(start):
+        raise UserError(
+            f"--log-file {path} holds something other than a nerts log, which the log would be "
+            "appended to: name another file"
+        )
+
+
+def refuse_logging_into_files_used(log_file: Path, args: argparse.Namespace) -> None:
+    """A `UserError` where the log file is also a file or folder the command is given (its
+    input, --out, --annotate, --sheet): opened first, the log would be written into it."""
+    given = [value for value in vars(args).values() if isinstance(value, Path)]
+    given += [v for value in vars(args).values() if isinstance(value, list) for v in value]
+    target = log_file.resolve()
+    for path in given:
+        if isinstance(path, Path) and path.resolve() == target:
+            raise UserError(
+                f"--log-file {log_file} is also a file the command is given ({path}): name "
+                "another file for the log"
+            )
+
+
 def configure_logging(verbosity: int, log_file: str | None) -> None:
     level = [logging.WARNING, logging.INFO, logging.DEBUG][min(verbosity, 2)]
     console = logging.StreamHandler(sys.stderr)
@@ -119,14 +156,13 @@ def configure_logging(verbosity: int, log_file: str | None) -> None:
     handlers: list[logging.Handler] = [console]
     if log_file:
         make_folder(Path(log_file).parent)
+        refuse_logging_into_other_files(Path(log_file))
         try:
             file_handler = logging.FileHandler(log_file, encoding="utf-8")
         except OSError as error:
             raise UserError(f"cannot write {log_file}: {error.strerror or error}") from None
         file_handler.setLevel(logging.DEBUG)
-        file_handler.setFormatter(
-            logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
-        )
+        file_handler.setFormatter(logging.Formatter(LOG_RECORD_FORMAT))
         handlers.append(file_handler)
     logging.basicConfig(level=logging.DEBUG if log_file else level, handlers=handlers, force=True)
 
@@ -152,6 +188,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         owner = parser if before_command else args.command_parser
         owner.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
+        if args.log_file:
+            refuse_logging_into_files_used(Path(args.log_file), args)
         configure_logging(verbosity_of(args), args.log_file)
     except UserError as error:
         sys.stderr.write(f"nerts: error: {error}\n")

@@ -151,9 +151,45 @@ def json_line(raw: bytes, path: Path, line_number: int) -> object:
         raise UserError(f"{path}:{line_number}: a number in it is too long") from None
 
 
+FIRST_LINE_READ_MAX = 1 << 20
+"""Bytes of a file's first line read to tell whether it is a log of table events: an event is
+a line of a hundred bytes or so, while a photo need hold no line break for megabytes."""
+
+
+def refuse_replacing_other_than_events(path: Path) -> None:
+    """A `UserError` where `path` holds something other than table events (a score sheet, a
+    photo, notes): the writer would replace it. An empty file, a log of events (the last run's
+    output, written again) and devices such as /dev/null are written freely."""
+    if not path.is_file():
+        return
+    try:
+        with path.open("rb") as handle:
+            first = b""
+            while not first.strip():
+                first = handle.readline(FIRST_LINE_READ_MAX)
+                if not first:
+                    return  # empty, or only blank lines
+    except OSError:
+        return  # said by the writer, which cannot open it either
+    try:
+        data = json.loads(first.removeprefix(codecs.BOM_UTF8))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        data = None
+    if isinstance(data, dict) and "frame" in data and "type" in data:
+        return
+    kind = (
+        "a score sheet ('nerts scores')" if _score_sheet_start(data) else "no log of table events"
+    )
+    raise UserError(
+        f"{path} is {kind}: writing the events would replace it; name another file, or remove "
+        "it first"
+    )
+
+
 class EventWriter:
-    """Writes events one JSON object per line to `path` (None: counts them only); use as a
-    context manager, which closes the file complete up to the last event, errors or not."""
+    """Writes events one JSON object per line to `path` (None: counts them only), never over
+    a file of another kind; use as a context manager, which closes the file complete up to the
+    last event, errors or not."""
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
@@ -162,6 +198,7 @@ class EventWriter:
 
     def __enter__(self) -> EventWriter:
         if self.path is not None:
+            refuse_replacing_other_than_events(self.path)
             make_folder(self.path.parent)
             try:
                 self._stream = self.path.open("w", encoding="utf-8")

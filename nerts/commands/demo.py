@@ -14,6 +14,7 @@ from pathlib import Path
 
 from nerts.commands import simulate
 from nerts.commands.referee import referee_log
+from nerts.eventlog import refuse_replacing_other_than_events
 from nerts.scoreboard import format_scoreboard
 from referee.options import RuleOptions
 
@@ -59,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
     # Checked now, not minutes later when the simulated round is written.
     written = () if args.example else simulate.written_files(no_video=False)
     simulate.make_out_dir(args.out, (EVENTS_FILE, *written))
+    refuse_replacing_other_than_events(args.out / EVENTS_FILE)
     if args.example:
         out_path = args.out / EVENTS_FILE
         with resources.as_file(resources.files("nerts.data") / EXAMPLE_LOG) as log_path:
@@ -75,6 +77,9 @@ def run(args: argparse.Namespace) -> int:
             race_rate=DEMO_RACE_RATE,
             mistake_rate=DEMO_MISTAKE_RATE,
         )
+        # An earlier demo's events describe another round: gone before this one is filmed, so
+        # that a run stopped half way leaves no verdicts beside a truth they do not match.
+        (args.out / EVENTS_FILE).unlink(missing_ok=True)
         simulate.run(sim_args)
         out_path = args.out / EVENTS_FILE
         decided = referee_log(args.out / simulate.TRUTH_FILE, out_path, RuleOptions())

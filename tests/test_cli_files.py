@@ -1,0 +1,112 @@
+"""What the commands write never spoils a file the user keeps: a score sheet, notes, a photo."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from nerts.cli import main
+from nerts.commands import simulate
+
+GOLDEN = Path(__file__).parent / "golden"
+RACES = GOLDEN / "races.input.jsonl"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    status = main(list(argv))
+    return status, capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("kept", "said"),
+    [
+        (
+            '{"type": "game", "players": {"0": "Anna", "1": "Ben"}, "target": 100}\n',
+            "is a score sheet ('nerts scores')",
+        ),
+        ("shopping: milk, eggs\n", "is no log of table events"),
+        ("\n\n" + "x" * 100, "is no log of table events"),  # its first line is not blank
+        ("\ufeff[1, 2]\n", "is no log of table events"),
+    ],
+)
+def test_referee_out_refuses_to_replace_a_file_of_another_kind(
+    kept: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "club.jsonl"
+    out.write_text(kept)
+    status, err = run(capsys, "referee", str(RACES), "--out", str(out))
+    assert status == 2
+    assert err.splitlines()[-1] == (
+        f"nerts referee: error: {out} {said}: writing the events would replace it; name "
+        "another file, or remove it first"
+    )
+    assert out.read_text() == kept
+
+
+def test_referee_out_replaces_its_own_earlier_output_and_an_empty_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "events.jsonl"
+    out.write_text("\n \n")
+    assert run(capsys, "referee", str(RACES), "--out", str(out))[0] == 0
+    first = out.read_text()
+    out.write_text(first + first)  # an earlier run's output, whatever its length
+    assert run(capsys, "referee", str(RACES), "--out", str(out))[0] == 0
+    assert out.read_text() == first and first.count("\n") == 16
+
+
+def test_a_log_file_is_never_written_into_a_file_of_another_kind(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    events = tmp_path / "events.jsonl"
+    events.write_text(RACES.read_text())
+    status, err = run(capsys, "--log-file", str(events), "referee", str(RACES))
+    assert status == 2 and err.splitlines()[-1] == (
+        f"nerts: error: --log-file {events} holds something other than a nerts log, which the "
+        "log would be appended to: name another file"
+    )
+    assert events.read_text() == RACES.read_text()
+
+
+def test_a_log_file_is_never_a_file_the_command_is_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "new.jsonl"
+    status, err = run(capsys, "--log-file", str(out), "referee", str(RACES), "--out", str(out))
+    assert status == 2 and err.splitlines()[-1] == (
+        f"nerts: error: --log-file {out} is also a file the command is given ({out}): name "
+        "another file for the log"
+    )
+    assert not out.exists()
+    deck = tmp_path / "deck"
+    arguments = ["simulate", "--out", str(tmp_path / "sim"), "--deck", str(deck), "-v"]
+    status, err = run(capsys, *arguments, "--log-file", str(tmp_path / "." / "deck"))
+    assert status == 2 and f"is also a file the command is given ({deck})" in err
+
+
+def test_a_log_file_gathers_the_runs_logged_to_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "runs.log"
+    for run_number in (1, 2):
+        arguments = ["--log-file", str(log), "demo", "--example", "--out", str(tmp_path)]
+        assert run(capsys, *arguments)[0] == 0
+        lines = log.read_text().splitlines()
+        assert len(lines) == run_number
+        assert lines[-1].endswith(
+            f"INFO nerts.eventlog: wrote 101 events to {tmp_path}/events.jsonl"
+        )
+
+
+def test_a_demo_stopped_while_filming_leaves_no_verdicts_of_an_earlier_round(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def stopped(args: object) -> int:
+        raise KeyboardInterrupt
+
+    events = tmp_path / "events.jsonl"
+    events.write_text(RACES.read_text())
+    monkeypatch.setattr(simulate, "run", stopped)
+    assert run(capsys, "demo", "--out", str(tmp_path))[0] == 130
+    assert not events.exists()
