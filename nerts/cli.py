@@ -175,6 +175,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Before the commands' modules import OpenCV, which reads it once: a photo too large to
     # use is refused from its header, not decoded into gigabytes first.
     os.environ.setdefault("OPENCV_IO_MAX_IMAGE_PIXELS", str(DECODE_PIXELS_MAX))
+    # OpenCV's own log says of a broken photo what the commands say in their error, less
+    # plainly ("readHeader IHDR chunk shall be first"); OPENCV_LOG_LEVEL=INFO shows it again.
+    os.environ.setdefault("OPENCV_LOG_LEVEL", "SILENT")
     parser = build_parser()
     arguments = sys.argv[1:] if argv is None else list(argv)
     if not arguments:  # a newcomer typing 'nerts': what it can do, not a missing-argument error

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 from collections import Counter
 from collections.abc import Iterable
@@ -25,6 +26,8 @@ from vision.back_views import with_backs
 from vision.identify import CardReader
 from vision.onnx_models import ModelFileError
 
+log = logging.getLogger(__name__)
+
 DESCRIPTION = """\
 Finds every card in each photo (any photo of cards on a table: made for 1 to 24 megapixels,
 refused over 64), face up or face down, and names the face-up ones by rank and suit from their
@@ -35,7 +38,8 @@ work pile) is looked for, where no card was found. Where the index corners show 
 a larger size. Prints a table, or with --json one object mapping each image path to its cards:
 {"card", "face_up", "back", "quad" (the card's corners, image pixels), "confidence"}. With
 --backs, each face-down card's "back" is the nearest registered back (as `nerts count` matches
-them); without, null.
+them); without, null. Of several photos, one that cannot be read is named and skipped, and the
+command ends with exit status 2.
 """
 
 
@@ -88,8 +92,9 @@ def annotated_path(base: Path, number: int, total: int) -> Path:
 
 def run(args: argparse.Namespace) -> int:
     """Every photo is checked before the first is read, then each is read, worked on and let
-    go in turn (a hundred 24-megapixel photos need not fit in memory together). A photo that
-    turns out unreadable stops the run; with --json the photos done so far are printed."""
+    go in turn (a hundred 24-megapixel photos need not fit in memory together). A photo of
+    several that turns out unreadable (cut short, too small) is named and skipped: the others
+    are still worth their minutes; the run then ends with an error naming how many."""
     if not args.images:
         raise photo_not_given(args.backs, "nerts identify IMAGE... [--backs NAME=REF ...]")
     names = list(dict.fromkeys(args.images))  # each photo once, keyed as given
@@ -114,9 +119,17 @@ def run(args: argparse.Namespace) -> int:
     matcher = registered_backs(references, images, reader)[1] if references else None
     colours = back_colours(list(references))
     results: dict[str, list[dict[str, object]]] = {}
+    unread: list[str] = []
     try:
         for number, name in enumerate(_progress(names), start=1):
-            image = read_photo(Path(name))
+            try:
+                image = read_photo(Path(name))
+            except UserError as error:
+                if len(names) == 1:
+                    raise
+                log.error("%s: skipped", error)
+                unread.append(name)
+                continue
             cards = reader.read(image, tiled=args.tiled)
             if matcher is not None:
                 cards = with_backs(cards, image, matcher)
@@ -132,7 +145,23 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if args.json:
             sys.stdout.write(json.dumps(results, indent=1) + "\n")
+    if unread:
+        raise UserError(
+            f"{len(unread)} of {len(names)} photos could not be read and are left out "
+            f"(named above): {_listed(unread)}"
+        )
     return 0
+
+
+UNREAD_LISTED = 3
+"""Photos that could not be read are named again in the closing error up to this many."""
+
+
+def _listed(names: list[str]) -> str:
+    shown = ", ".join(names[:UNREAD_LISTED])
+    return (
+        shown if len(names) <= UNREAD_LISTED else f"{shown} and {len(names) - UNREAD_LISTED} more"
+    )
 
 
 PROGRESS_FROM_PHOTOS = 3

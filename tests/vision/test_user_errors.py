@@ -329,17 +329,28 @@ def test_a_back_reference_is_turned_as_its_photo_says_like_a_photo(tmp_path: Pat
     assert np.array_equal(read_photo(path), reference)
 
 
-def test_identify_keys_photos_as_given_and_keeps_those_done_when_a_later_one_fails(
+def test_identify_keys_photos_as_given_and_skips_those_it_cannot_read(
     files: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    broken = files["folder"] / "broken.png"
-    broken.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(100))  # a PNG only by its first bytes
+    broken = [files["folder"] / f"broken-{n}.png" for n in range(5)]
+    for path in broken:
+        path.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(100))  # a PNG only by its first bytes
     given = f"{files['folder']}/./table.png"
-    assert exit_status(["identify", given, given, str(broken), "--json"]) == 2
+    photos = [given, str(broken[0]), given, str(files["strip"]), *map(str, broken[1:])]
+    assert exit_status(["identify", *photos, "--json"]) == 2
     out, err = capsys.readouterr()
     assert json.loads(out) == {given: []}
-    assert err.splitlines()[-1].endswith(
-        f"cannot read image {broken} (not a picture OpenCV can decode)"
+    said = err.splitlines()
+    assert said[:2] == [
+        f"ERROR nerts.commands.identify: cannot read image {broken[0]} (not a picture OpenCV "
+        "can decode): skipped",
+        f"ERROR nerts.commands.identify: image {files['strip']} is 5000 x 1 pixels: too small "
+        "to show a card (at least 32 each way): skipped",
+    ]
+    assert len(said) == 7 and "Traceback" not in err
+    assert said[-1] == (
+        "nerts identify: error: 6 of 7 photos could not be read and are left out (named "
+        f"above): {broken[0]}, {files['strip']}, {broken[1]} and 3 more"
     )
 
 
@@ -354,6 +365,22 @@ def test_the_command_refuses_a_picture_over_its_pixel_limit_from_the_header(
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 2
     assert done.stderr.splitlines()[-1].endswith(f"image {huge} is larger than 64 megapixels")
+
+
+def test_a_broken_photo_is_told_in_one_line_without_opencvs_own_log(
+    files: dict[str, Path],
+) -> None:
+    broken = files["folder"] / "broken.png"
+    broken.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(100))
+    command = [sys.executable, "-m", "nerts", "identify", str(broken)]
+    environment = {k: v for k, v in os.environ.items() if k != "OPENCV_LOG_LEVEL"}
+    done = subprocess.run(
+        command, capture_output=True, text=True, timeout=120, check=False, env=environment
+    )
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"nerts identify: error: cannot read image {broken} (not a picture OpenCV can decode)\n"
+    )
 
 
 def test_an_annotation_nowhere_writable_is_refused_before_any_work(
