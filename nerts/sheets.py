@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +35,22 @@ def load_sheet(path: Path) -> Scoresheet:
         )
     except RefereeInputError as error:
         raise UserError(f"{path}: {error}") from None
+
+
+@contextlib.contextmanager
+def sheet_to_change(path: Path) -> Iterator[Scoresheet]:
+    """The sheet in `path`, read afresh while this process alone may change it: another
+    `nerts count` or `nerts scores` adding to it waits until the block ends, so that neither
+    adds a round to a sheet read before the other's round, nor scores one photo twice."""
+    try:
+        handle = path.open("rb")
+    except OSError:
+        yield load_sheet(path)  # which says why it cannot be read
+        return
+    with handle:
+        # Advisory, so a program that does not ask (an editor) is not held up by it.
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield load_sheet(path)
 
 
 FINGERPRINT_HEX_DIGITS = 16

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import fcntl
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from nerts.cli import main
 from nerts.commands import simulate
+from nerts.sheets import load_sheet
 
 GOLDEN = Path(__file__).parent / "golden"
 RACES = GOLDEN / "races.input.jsonl"
@@ -110,3 +115,24 @@ def test_a_demo_stopped_while_filming_leaves_no_verdicts_of_an_earlier_round(
     monkeypatch.setattr(simulate, "run", stopped)
     assert run(capsys, "demo", "--out", str(tmp_path))[0] == 130
     assert not events.exists()
+
+
+WAITING_SHOWN_S = 1.5
+"""How long a command is given to show it waits for a sheet another process is changing."""
+
+
+def test_a_sheet_another_process_is_changing_is_waited_for(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game = tmp_path / "club.jsonl"
+    assert run(capsys, "scores", str(game), "new", "--players", "Anna", "Ben")[0] == 0
+    command = [sys.executable, "-m", "nerts", "scores", str(game), "add", "Anna=3", "Ben=1"]
+    with game.open("rb") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        adding = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        time.sleep(WAITING_SHOWN_S)
+        assert adding.poll() is None and load_sheet(game).rounds == []
+        with game.open("a") as sheet:  # a round added by the process holding the sheet
+            sheet.write('{"type": "round", "scores": {"Anna": 1, "Ben": 2}}\n')
+    assert adding.wait(timeout=120) == 0, adding.communicate()[1]
+    assert load_sheet(game).rounds == [{0: 1, 1: 2}, {0: 3, 1: 1}]

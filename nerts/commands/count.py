@@ -21,6 +21,7 @@ from nerts.sheets import (
     game_over_warning,
     load_sheet,
     refuse_scoring_twice,
+    sheet_to_change,
 )
 from referee.errors import RefereeInputError
 from referee.scoresheet import Scoresheet
@@ -245,7 +246,7 @@ def run(args: argparse.Namespace) -> int:
     if args.annotate and not args.json:
         sys.stdout.write(f"drawn in {args.annotate}\n")
     if sheet is not None and fingerprint is not None:
-        _add_round(sheet, args.sheet, points, (args.image, fingerprint), quiet=args.json)
+        _add_round(args.sheet, points, (args.image, fingerprint), quiet=args.json)
     return 0
 
 
@@ -279,22 +280,24 @@ def _check_sheet_players(sheet: Scoresheet, path: Path, names: list[str]) -> Non
         ) from None
 
 
-def _add_round(
-    sheet: Scoresheet,
-    path: Path,
-    points: dict[str, int],
-    photo: tuple[Path, str],
-    quiet: bool,
-) -> None:
-    """Adds the round to the sheet; `photo` is the counted photo and its `file_fingerprint`."""
-    seats = sheet.scores_from(points, complete=True)
-    # Keyed by the sheet's own names, as `nerts scores add` writes them.
-    scores = {sheet.players[seat]: seat_points for seat, seat_points in seats.items()}
+def _add_round(path: Path, points: dict[str, int], photo: tuple[Path, str], quiet: bool) -> None:
+    """Adds the round to the sheet; `photo` is the counted photo and its `file_fingerprint`.
+    The sheet is read again: a round may have been added to it while the photo was counted."""
     source, fingerprint = photo
-    entry = {"type": "round", "scores": scores, "source": str(source), "fingerprint": fingerprint}
-    over = game_over_warning(sheet)
-    sheet.apply(entry)
-    append_entries(path, [entry])
+    with sheet_to_change(path) as sheet:
+        refuse_scoring_twice(sheet, path, source, fingerprint)
+        seats = sheet.scores_from(points, complete=True)
+        # Keyed by the sheet's own names, as `nerts scores add` writes them.
+        scores = {sheet.players[seat]: seat_points for seat, seat_points in seats.items()}
+        entry = {
+            "type": "round",
+            "scores": scores,
+            "source": str(source),
+            "fingerprint": fingerprint,
+        }
+        over = game_over_warning(sheet)
+        sheet.apply(entry)
+        append_entries(path, [entry])
     if over is not None:
         log.warning("%s", over)
     log.info("round %d added to %s", len(sheet.rounds), path)

@@ -16,8 +16,8 @@ from nerts.sheets import (
     file_fingerprint,
     format_sheet,
     game_over_warning,
-    load_sheet,
     refuse_scoring_twice,
+    sheet_to_change,
 )
 from referee.errors import RefereeInputError
 from referee.events import RoundEnd
@@ -92,7 +92,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     _check_order(args.game, args.action)
     try:
-        sheet = _new(args) if args.action == "new" else _change(args, load_sheet(args.game))
+        if args.action == "new":
+            sheet = _new(args)
+        else:
+            with sheet_to_change(args.game) as sheet:
+                _change(args, sheet)
     except RefereeInputError as error:
         raise UserError(f"{args.game}: {error}") from None
     sys.stdout.write(format_sheet(sheet))

@@ -6,11 +6,13 @@ import hashlib
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 import pytest
 
+import nerts.commands.count as count_command
 from nerts.cli import main
 from nerts.commands.count import BONUS_MAX, NERTS_PILE_MAX, _count_table, _points_table
 from nerts.sheets import load_sheet
@@ -163,3 +165,40 @@ def _two_backs(folder: Path) -> list[tuple[str, Path]]:
         path.write_bytes(b"")
         paths.append((name, path))
     return paths
+
+
+def test_the_sheet_is_read_again_for_rounds_added_while_the_photo_is_counted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game = tmp_path / "club.jsonl"
+    _new_sheet(game, "Red", "Blue")
+    meanwhile: list[str] = ['{"type": "round", "scores": {"Red": 5, "Blue": -2}}']
+    counted = count_command.count_backs
+
+    def counted_while_another_command_adds(*args: Any) -> Any:
+        with game.open("a") as sheet:
+            sheet.writelines(line + "\n" for line in meanwhile)
+        return counted(*args)
+
+    monkeypatch.setattr(count_command, "count_backs", counted_while_another_command_adds)
+    capsys.readouterr()
+    assert count_spread(tmp_path, capsys, options=("--sheet", str(game))) == {"red": 3, "blue": 3}
+    assert load_sheet(game).rounds == [{0: 5, 1: -2}, {0: 3, 1: 3}]
+    # Another count of the same photo, finished first: the round is not scored twice.
+    photo, scored = tmp_path / "spread.png", game.read_text().splitlines()[-1]
+    assert main(["scores", str(game), "undo"]) == 0
+    meanwhile[0] = scored.replace(str(photo), "copy.png")
+    before = game.read_text()
+    references = [f"{name}={tmp_path / name}.png" for name in ("red", "blue")]
+    capsys.readouterr()
+    assert exit_status(["count", str(photo), "--backs", *references, "--sheet", str(game)]) == 2
+    assert (
+        capsys.readouterr()
+        .err.splitlines()[-1]
+        .endswith(
+            f"{game}: round 2 was scored from copy.png already, the same file as {photo}; nothing "
+            f"added. If this is another round, add its points by hand: nerts scores {game} add "
+            "NAME=POINTS ..."
+        )
+    )
+    assert game.read_text() == before + meanwhile[0] + "\n"
