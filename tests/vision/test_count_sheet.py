@@ -19,6 +19,7 @@ from nerts.sheets import load_sheet
 from simulator.backs import back_from_spec
 from tests.vision.test_count_cli import count_spread
 from tests.vision.test_user_errors import exit_status
+from vision.count import count_backs
 
 
 def _new_sheet(path: Path, *players: str) -> None:
@@ -173,12 +174,11 @@ def test_the_sheet_is_read_again_for_rounds_added_while_the_photo_is_counted(
     game = tmp_path / "club.jsonl"
     _new_sheet(game, "Red", "Blue")
     meanwhile: list[str] = ['{"type": "round", "scores": {"Red": 5, "Blue": -2}}']
-    counted = count_command.count_backs
 
     def counted_while_another_command_adds(*args: Any) -> Any:
         with game.open("a") as sheet:
             sheet.writelines(line + "\n" for line in meanwhile)
-        return counted(*args)
+        return count_backs(*args)
 
     monkeypatch.setattr(count_command, "count_backs", counted_while_another_command_adds)
     capsys.readouterr()
