@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from collections import Counter
 from dataclasses import replace
@@ -148,6 +149,8 @@ def run(args: argparse.Namespace) -> int:
     sheet = None if args.sheet is None else load_sheet(args.sheet)
     if sheet is not None:
         _check_sheet_players(sheet, args.sheet, list(references))  # before the photo is read
+        if not os.access(args.sheet, os.W_OK):
+            raise UserError(f"cannot write {args.sheet}: the round could not be added to it")
     elif args.json and (left or bonus):
         log.warning(
             "--json prints the counts only: the points of --left/--bonus go nowhere without --sheet"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -156,6 +157,23 @@ def test_points_and_sheet_mistakes_are_named_before_the_photo_is_read(
     assert status == 2
     assert message.format(**values) in capsys.readouterr().err.splitlines()[-1]
     assert game.read_text() == before
+
+
+def test_a_sheet_that_cannot_be_written_is_named_before_the_photo_is_read(
+    photo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game = tmp_path / "game.jsonl"
+    _new_sheet(game, "Anna", "Ben")
+
+    def read_only(path: object, mode: int) -> bool:
+        return mode & os.W_OK == 0
+
+    monkeypatch.setattr(os, "access", read_only)
+    references = [f"{name}={reference}" for name, reference in _two_backs(tmp_path)]
+    assert exit_status(["count", str(photo), "--backs", *references, "--sheet", str(game)]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"nerts count: error: cannot write {game}: the round could not be added to it"
+    )
 
 
 def _two_backs(folder: Path) -> list[tuple[str, Path]]:
