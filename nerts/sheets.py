@@ -31,10 +31,11 @@ def load_sheet(path: Path) -> Scoresheet:
     try:
         return Scoresheet.from_journal(
             [json_line(line, path, number) for number, line in numbered],
-            [f"line {number}" for number, _ in numbered],
+            [f"{path}:{number}" for number, _ in numbered],
         )
     except RefereeInputError as error:
-        raise UserError(f"{path}: {error}") from None
+        said = str(error)  # named by its line ("club.jsonl:4: ..."), as a log's errors are
+        raise UserError(said if said.startswith(f"{path}:") else f"{path}: {said}") from None
 
 
 @contextlib.contextmanager

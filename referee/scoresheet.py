@@ -124,7 +124,10 @@ class Scoresheet:
 
     def fix(self, round_number: int, scores: dict[int, int]) -> None:
         if not 1 <= round_number <= len(self.rounds):
-            raise ScoresheetError(f"no round {round_number} (rounds 1..{len(self.rounds)})")
+            has = {0: "no rounds yet", 1: "round 1 only"}.get(
+                len(self.rounds), f"rounds 1..{len(self.rounds)}"
+            )
+            raise ScoresheetError(f"no round {round_number} (the sheet has {has})")
         self.rounds[round_number - 1].update(scores)
 
     def totals_after(self, round_count: int) -> dict[int, int]:

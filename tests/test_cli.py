@@ -378,7 +378,7 @@ def test_scores_name_a_bad_journal_entry_by_its_line(
     with game.open("a") as journal:
         journal.write('\n\n{"type": "round", "scores": {"0": 1}}\n')
     status, _, err = run(capsys, "scores", str(game))
-    assert status == 2 and f"{game}: line 4: " in err and "missing: Ben" in err
+    assert status == 2 and f"{game}:4: " in err and "missing: Ben" in err
 
 
 @pytest.mark.parametrize("line", ["[1, 2]", "5", "null", "[" * 100_000])

@@ -74,3 +74,15 @@ def test_a_malformed_fingerprint_names_its_entry() -> None:
         ScoresheetError, match="line 2: 'fingerprint' and 'source' must be strings, got 7 and ''"
     ):
         Scoresheet.from_journal([GAME, entry], ["line 1", "line 2"])
+
+
+@pytest.mark.parametrize(
+    ("rounds", "has"), [(0, "no rounds yet"), (1, "round 1 only"), (3, "rounds 1..3")]
+)
+def test_fixing_a_round_not_played_says_which_rounds_there_are(rounds: int, has: str) -> None:
+    played = [{"type": "round", "scores": {"Anna": 1, "Ben": 2}}] * rounds
+    fix = {"type": "fix", "round": rounds + 1, "scores": {"Ben": 2}}
+    with pytest.raises(
+        ScoresheetError, match=rf"^line 9: no round {rounds + 1} \(the sheet has {has}\)$"
+    ):
+        Scoresheet.from_journal([GAME, *played, fix], [f"line {n}" for n in range(8 - rounds, 10)])

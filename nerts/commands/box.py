@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import codecs
 import logging
 import math
 import sys
@@ -177,14 +178,17 @@ def _read_commands(args: argparse.Namespace) -> list[str]:
     given = [("", text) for text in args.commands]
     if args.file is not None:
         try:
-            lines = args.file.read_text(encoding="ascii").splitlines()
-        except (OSError, UnicodeDecodeError) as error:
-            raise UserError(f"cannot read commands from {args.file}: {error}") from error
-        given += [
-            (f"{args.file}:{number}: ", line.strip())
-            for number, line in enumerate(lines, start=1)
-            if line.strip() and not line.lstrip().startswith("#")
-        ]
+            # A Windows editor starts the file with a byte-order mark.
+            lines = args.file.read_bytes().removeprefix(codecs.BOM_UTF8).splitlines()
+        except OSError as error:
+            raise UserError(
+                f"cannot read commands from {args.file}: {error.strerror or error}"
+            ) from None
+        for number, raw in enumerate(lines, start=1):
+            # Decoded, not refused, so that the check below names the command at fault.
+            line = raw.decode("utf-8", errors="replace").strip()
+            if line and not line.startswith("#"):
+                given.append((f"{args.file}:{number}: ", line))
     if not given:
         raise UserError("no commands: give them as arguments or with --file")
     for where, command in given:

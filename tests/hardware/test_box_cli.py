@@ -59,6 +59,22 @@ def test_a_bad_command_in_a_file_is_named_by_its_line(
     assert f"{commands}:3: command 'LIGHT  0 OFF' must be" in capsys.readouterr().err
 
 
+def test_a_file_saved_with_a_byte_order_mark_and_accents_is_read_line_by_line(
+    box: tuple[TcpEmulator, BoxDevice], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    emulator, device = box
+    commands = tmp_path / "commands.txt"
+    commands.write_bytes("\ufeffPING\n# café\nSHOW hi\n".encode())
+    assert main(["box", "send", "--port", emulator.url, "--file", str(commands)]) == 0
+    assert executed(device) == ["PING", "SHOW hi"]
+    commands.write_bytes(b"PING\nSHOW caf\xe9\n")  # Latin-1, not UTF-8
+    assert main(["box", "send", "--port", "loop://", "--file", str(commands)]) == 2
+    assert capsys.readouterr().err == (
+        f"nerts box: error: {commands}:2: command 'SHOW caf\ufffd' must be printable ASCII "
+        "words separated by single spaces, no '*'\n"
+    )
+
+
 def test_send_exits_1_when_a_command_is_rejected(
     box: tuple[TcpEmulator, BoxDevice], capsys: pytest.CaptureFixture[str]
 ) -> None:
