@@ -136,3 +136,29 @@ def test_a_sheet_another_process_is_changing_is_waited_for(
             sheet.write('{"type": "round", "scores": {"Anna": 1, "Ben": 2}}\n')
     assert adding.wait(timeout=120) == 0, adding.communicate()[1]
     assert load_sheet(game).rounds == [{0: 1, 1: 2}, {0: 3, 1: 1}]
+
+
+def test_referee_reads_a_log_piped_in_and_names_its_lines(tmp_path: Path) -> None:
+    command = [sys.executable, "-m", "nerts", "referee", "-", "--out", str(tmp_path / "ev.jsonl")]
+    done = subprocess.run(
+        command, input=RACES.read_text(), capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "ev.jsonl").read_text() == (GOLDEN / "races.expected.jsonl").read_text()
+    bad = RACES.read_text() + "{oops\n"
+    done = subprocess.run(
+        command, input=bad, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 2 and done.stderr.endswith(
+        "nerts referee: error: /dev/stdin:17: not valid JSON (Expecting property name enclosed in "
+        "double quotes)\n"
+    )
+
+
+def test_referee_out_is_never_standard_output(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["referee", str(RACES), "--out", "-"])
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "nerts referee: error: argument --out: '-' would be standard output, where the "
+        "scoreboard is printed: name a file"
+    )

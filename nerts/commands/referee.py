@@ -39,8 +39,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("log", type=Path, metavar="LOG.jsonl", help="table events, frame order")
-    parser.add_argument("--out", type=Path, metavar="EVENTS.jsonl", help="write refereed events")
+    parser.add_argument(
+        "log",
+        type=_log_path,
+        metavar="LOG.jsonl",
+        help="table events, frame order; - reads them from standard input (a log piped in)",
+    )
+    parser.add_argument(
+        "--out", type=_out_path, metavar="EVENTS.jsonl", help="write refereed events"
+    )
     parser.add_argument(
         "--box",
         metavar="URL",
@@ -48,6 +55,26 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_rule_options(parser)
     parser.set_defaults(handler=run)
+
+
+STANDARD_INPUT = Path("/dev/stdin")
+"""Where `-` reads from: read as a file, a piped log's errors name their lines as a file's do."""
+
+
+def _log_path(text: str) -> Path:
+    if text != "-":
+        return Path(text)
+    if not STANDARD_INPUT.exists():
+        raise argparse.ArgumentTypeError("- (standard input) cannot be read here: give the file")
+    return STANDARD_INPUT
+
+
+def _out_path(text: str) -> Path:
+    if text == "-":  # not standard output, which the scoreboard is printed on
+        raise argparse.ArgumentTypeError(
+            "'-' would be standard output, where the scoreboard is printed: name a file"
+        )
+    return Path(text)
 
 
 def add_rule_options(parser: argparse.ArgumentParser) -> None:
