@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from nerts.columns import right, shown_width
 from nerts.errors import UserError
 from nerts.eventlog import json_line
 from referee.errors import RefereeInputError
@@ -119,8 +120,8 @@ def append_entries(path: Path, entries: list[dict[str, Any]]) -> None:
 
 def format_sheet(sheet: Scoresheet) -> str:
     seats = sorted(sheet.players)
-    width = max(6, *(len(sheet.players[s]) for s in seats))
-    header = "round " + " ".join(f"{sheet.players[s]:>{width}}" for s in seats)
+    width = max(6, *(shown_width(sheet.players[s]) for s in seats))
+    header = "round " + " ".join(right(sheet.players[s], width) for s in seats)
     lines = [f"Score sheet (target {sheet.target})", header]
     for number, scores in enumerate(sheet.rounds, start=1):
         totals = sheet.totals_after(number)

@@ -12,6 +12,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from nerts.backs import back_references, photo_not_given, read_backs, registered_backs
+from nerts.columns import left as padded
+from nerts.columns import shown_width
 from nerts.commands.identify import card_order, load_reader
 from nerts.errors import UserError, refuse_overwriting
 from nerts.photos import picture_path, read_photo, without_colour, write_annotated
@@ -309,8 +311,8 @@ def _add_round(path: Path, points: dict[str, int], photo: tuple[Path, str], quie
 
 
 def _count_table(counts: dict[str, int]) -> str:
-    width = max(5, *map(len, counts))
-    rows = [f"{name:<{width}}  {count:>3}" for name, count in counts.items()]
+    width = max(5, *map(shown_width, counts))
+    rows = [f"{padded(name, width)}  {count:>3}" for name, count in counts.items()]
     return "\n".join([*rows, f"{'total':<{width}}  {sum(counts.values()):>3}"]) + "\n"
 
 
@@ -318,12 +320,12 @@ def _points_table(
     counts: dict[str, int], left: dict[str, int], bonus: dict[str, int], points: dict[str, int]
 ) -> str:
     """Each back's cards, cards left in its Nerts pile, bonus (if any is given) and points."""
-    width = max(5, *map(len, counts))
+    width = max(5, *map(shown_width, counts))
     bonus_title, total = ("  bonus" if bonus else ""), sum(counts.values())
     rows = [f"{'back':<{width}}  cards  left{bonus_title}  points"]
     for name, count in counts.items():
         extra = f"  {bonus.get(name, 0):>5}" if bonus else ""
         rows.append(
-            f"{name:<{width}}  {count:>5}  {left.get(name, 0):>4}{extra}  {points[name]:>+6d}"
+            f"{padded(name, width)}  {count:>5}  {left.get(name, 0):>4}{extra}  {points[name]:>+6d}"
         )
     return "\n".join([*rows, f"{'total':<{width}}  {total:>5}"]) + "\n"

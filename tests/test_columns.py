@@ -1,0 +1,37 @@
+"""Tables line up on a terminal whatever script the players' names are written in."""
+
+from __future__ import annotations
+
+from nerts.columns import left, right, shown_width
+from nerts.commands.count import _count_table, _points_table
+from nerts.sheets import format_sheet
+from referee.scoresheet import Scoresheet
+
+
+def test_wide_characters_fill_two_columns_and_combining_marks_none() -> None:
+    assert shown_width("Anna") == 4
+    assert shown_width("美咲") == 4
+    assert shown_width("Zoe\u0301") == 3  # "Zoé" spelt with a combining accent
+    assert left("美咲", 6) == "美咲  " and right("美咲", 6) == "  美咲"
+    assert left("a name too long", 3) == "a name too long"
+
+
+def test_count_tables_line_up_with_names_in_any_script() -> None:
+    counts = {"美咲": 12, "Zoe\u0301": 3, "ben": 10}
+    table = _count_table(counts)
+    assert table == "美咲    12\nZoe\u0301      3\nben     10\ntotal   25\n"
+    assert len({shown_width(row) for row in table.splitlines()}) == 1
+    points = _points_table(counts, {}, {}, {"美咲": 12, "Zoe\u0301": 3, "ben": 10})
+    assert points.splitlines()[1] == "美咲      12     0     +12"
+    assert len({shown_width(row) for row in points.splitlines()[:-1]}) == 1
+
+
+def test_the_sheet_lines_up_with_names_in_any_script() -> None:
+    sheet = Scoresheet.from_journal(
+        [
+            {"type": "game", "players": {"0": "美咲さん", "1": "Ben"}, "target": 30},
+            {"type": "round", "scores": {"0": 12, "1": -4}},
+        ]
+    )
+    rows = format_sheet(sheet).splitlines()
+    assert rows[1:3] == ["round 美咲さん      Ben", "    1   +12=12    -4=-4"]
