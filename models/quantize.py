@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from models.dataset import labelled_crops, render_dataset
-from vision.onnx_models import IndexClassifier
+from vision.onnx_models import TELEMETRY_SWITCH, IndexClassifier
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +81,8 @@ def quantize_classifier(source: Path, target: Path, calibration: np.ndarray) -> 
     names, index window) is kept, and `source`'s digest added (`SOURCE_DIGEST_KEY`)."""
     import onnx  # noqa: PLC0415  (the train extra)
     from onnx import version_converter  # noqa: PLC0415
+
+    os.environ.setdefault(TELEMETRY_SWITCH, "1")
     from onnxruntime.quantization import (  # noqa: PLC0415
         CalibrationMethod,
         QuantFormat,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import logging
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,7 +55,14 @@ class ModelFileError(FileNotFoundError):
     """A model file is missing or unreadable; the message names it and how to get it."""
 
 
+TELEMETRY_SWITCH = "ORT_DISABLE_TELEMETRY"
+"""onnxruntime from 1.29 on sends Microsoft usage events from Linux and macOS too, keeping a
+device id under ~/.cache, unless this is set before it loads. A family's card table is no
+business of anyone else's: it is set (to "1") unless the user set it themselves."""
+
+
 def _session(path: Path):  # type: ignore[no-untyped-def]
+    os.environ.setdefault(TELEMETRY_SWITCH, "1")
     import onnxruntime  # noqa: PLC0415  (imported late: a clear error if the extra is missing)
 
     if not path.is_file():
