@@ -162,3 +162,17 @@ def test_referee_out_is_never_standard_output(capsys: pytest.CaptureFixture[str]
         "nerts referee: error: argument --out: '-' would be standard output, where the "
         "scoreboard is printed: name a file"
     )
+
+
+def test_referee_out_is_kept_when_the_log_cannot_be_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "events.jsonl"
+    assert run(capsys, "referee", str(RACES), "--out", str(out))[0] == 0
+    written = out.read_text()
+    sheet = tmp_path / "club.jsonl"
+    assert run(capsys, "scores", str(sheet), "new", "--players", "Anna", "Ben")[0] == 0
+    for wrong in (tmp_path / "typo.jsonl", sheet):
+        status, err = run(capsys, "referee", str(wrong), "--out", str(out))
+        assert status == 2 and str(wrong) in err.splitlines()[-1]
+        assert out.read_text() == written

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import logging
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from tqdm import tqdm
@@ -123,7 +125,11 @@ def referee_log(
     referee never waits for the box)."""
     referee = GameReferee(options)
     decided: list[Event] = []
-    events = read_numbered_events(log_path)
+    events: Iterator[tuple[int, Event]] = read_numbered_events(log_path)
+    # The log's first event is read before --out is replaced: a mistyped log name, or a score
+    # sheet given as the log, must not cost the events an earlier run wrote there.
+    first = next(events, None)
+    events = itertools.chain([first] if first else [], events)
     if sys.stderr.isatty():  # a disabled bar still costs a generator step per event
         events = tqdm(events, unit=" events", desc="refereeing", leave=False)
     try:
