@@ -130,7 +130,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--sheet",
         type=Path,
         metavar="GAME.jsonl",
-        help="add the round's points to this score sheet ('nerts scores GAME new' starts one)",
+        help="add the round's points to this score sheet ('nerts scores GAME new' starts one); "
+        "not where the count warns to count again (a card face up, a spread too close)",
     )
     parser.set_defaults(handler=run)
 
@@ -251,6 +252,15 @@ def run(args: argparse.Namespace) -> int:
     if args.annotate and not args.json:
         sys.stdout.write(f"drawn in {args.annotate}\n")
     if sheet is not None and fingerprint is not None:
+        if counted.faces_shown or counted.too_close or counted.parts_uncounted:
+            # Each of those warnings asks for a new photo: a round added now would be scored
+            # again from it.
+            by_hand = " ".join(f"{name}={number}" for name, number in points.items())
+            raise UserError(
+                f"nothing added to {args.sheet}, as the count is likely wrong (warned above): "
+                f"count again; or, if the count is right, add it by hand: nerts scores "
+                f"{args.sheet} add {by_hand}"
+            )
         _add_round(args.sheet, points, (args.image, fingerprint), quiet=args.json)
     return 0
 

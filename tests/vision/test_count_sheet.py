@@ -18,6 +18,7 @@ from nerts.cli import main
 from nerts.commands.count import BONUS_MAX, NERTS_PILE_MAX, _count_table, _points_table
 from nerts.sheets import load_sheet
 from simulator.backs import back_from_spec
+from simulator.scene import CardPose
 from tests.vision.test_count_cli import count_spread
 from tests.vision.test_user_errors import exit_status
 from vision.count import count_backs
@@ -220,3 +221,31 @@ def test_the_sheet_is_read_again_for_rounds_added_while_the_photo_is_counted(
         )
     )
     assert game.read_text() == before + meanwhile[0] + "\n"
+
+
+def test_a_count_that_asks_for_a_new_photo_adds_no_round(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A card left face up: the warning asks to count again, which would score it twice."""
+    poses = [
+        CardPose(
+            "7H" if i == 2 else "AS", i % 2, 100 + 90 * i, 180 + 10 * (i % 3), 8.0 * i - 20, i == 2
+        )
+        for i in range(6)
+    ]
+    count_spread(tmp_path, capsys, poses=poses)
+    game = tmp_path / "club.jsonl"
+    _new_sheet(game, "Red", "Blue")
+    before = game.read_text()
+    references = [f"{name}={tmp_path / name}.png" for name in ("red", "blue")]
+    photo = str(tmp_path / "spread.png")
+    capsys.readouterr()
+    assert exit_status(["count", photo, "--backs", *references, "--sheet", str(game)]) == 2
+    out, err = capsys.readouterr()
+    assert "1 counted card lies face up (7H)" in err
+    assert err.splitlines()[-1] == (
+        f"nerts count: error: nothing added to {game}, as the count is likely wrong (warned "
+        f"above): count again; or, if the count is right, add it by hand: nerts scores {game} "
+        "add red=3 blue=3"
+    )
+    assert "red" in out and game.read_text() == before
