@@ -104,13 +104,11 @@ def run(args: argparse.Namespace) -> int:
             raise UserError("an image path is empty")
         try:
             check_photo(Path(name))
-        except UserError as error:
-            if len(names) == 1 or not Path(name).is_file():  # a typo or a folder: said already
+        except UserError:
+            # A typo or a folder stops the run before any work; a file that is no picture
+            # (a note a shell pattern took in) is named and skipped where its turn comes.
+            if len(names) == 1 or not Path(name).is_file():
                 raise
-            # Most likely a folder's other files, taken in by a shell pattern.
-            raise UserError(
-                f"{error}; no photo was read: give the pictures alone (e.g. photos/*.jpg)"
-            ) from None
     if args.annotate:
         outputs = [annotated_path(args.annotate, n, len(names)) for n in range(1, len(names) + 1)]
         refuse_overwriting(outputs, [Path(name) for name in names] + list(references.values()))

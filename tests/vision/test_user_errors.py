@@ -74,8 +74,7 @@ CASES = {
     "a JPEG cut short": (["identify", "{cut}"], "image {cut} is cut short"),
     "a photo and a note": (
         ["identify", "{photo}", "{text}"],
-        "cannot read image {text} (not a picture OpenCV can decode); no photo was read: give "
-        "the pictures alone (e.g. photos/*.jpg)",
+        "1 of 2 photos could not be read and are left out (named above): {text}",
     ),
     "a strip of pixels": (["identify", "{strip}"], "image {strip} is 5000 x 1 pixels: too small"),
     "count, not a picture": (
