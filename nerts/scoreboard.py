@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
+from nerts.columns import left, shown_width
 from referee.events import Event, GameEnd, NertsCall, Play, RoundEnd, RoundStart, Stuck
 
 
@@ -73,17 +74,24 @@ def _how_it_ended(
     return "no Nerts call: the next round started"
 
 
+BACK_COLUMN_MIN = 10
+"""Columns of the round table's back names at least, so that tables of short names line up."""
+
+
 def _round_table(
     end: RoundEnd, backs: dict[int, str], totals: Counter[int], caller: int | None, how: str
 ) -> list[str]:
+    # Whole names, however long: two backs "kde-nicu-white__back_c1" and "..._c2" cut to ten
+    # characters would read as one.
+    width = max(BACK_COLUMN_MIN, *(shown_width(backs.get(seat, "?")) for seat in end.scores))
     lines = [
         f"Round {end.round} ({how}; ended at frame {end.frame}, {end.t:.1f} s)",
-        f"  {'seat':>4}  {'back':<10} {'centre':>6} {'nerts':>5} {'bonus':>5} {'round':>5} "
-        f"{'total':>5}",
+        f"  {'seat':>4}  {left('back', width)} {'centre':>6} {'nerts':>5} {'bonus':>5} "
+        f"{'round':>5} {'total':>5}",
     ]
     for seat in sorted(end.scores):
         lines.append(
-            f"  {seat:>4}  {backs.get(seat, '?')[:10]:<10} {end.foundation[seat]:>6} "
+            f"  {seat:>4}  {left(backs.get(seat, '?'), width)} {end.foundation[seat]:>6} "
             f"{end.nerts_left[seat]:>5} {end.bonus.get(seat, 0):>5} {end.scores[seat]:>5} "
             f"{totals[seat]:>5}" + ("  <- Nerts!" if seat == caller else "")
         )

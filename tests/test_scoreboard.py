@@ -69,3 +69,20 @@ def test_a_called_round_says_when_it_was_called_and_when_it_ended() -> None:
     assert board.splitlines()[0] == (
         "Round 1 (Nerts! called by seat 0 at frame 9; ended at frame 12, 1.2 s)"
     )
+
+
+def test_back_names_are_shown_whole_and_lined_up_in_any_script() -> None:
+    seats = [{"seat": 0, "back": "kde-nicu-white__back_c1"}, {"seat": 1, "back": "美咲の赤"}]
+    opening = {"frame": 0, "t": 0.0, "type": "round_start", "round": 1, "seats": seats}
+    board = format_scoreboard(
+        refereed(
+            {**opening, "nerts_pile": 13},
+            {"frame": 10, "t": 1.0, "type": "stuck"},
+            {"frame": 20, "t": 2.0, "type": "stuck"},
+        )
+    )
+    assert board.splitlines()[1:4] == [
+        "  seat  back                    centre nerts bonus round total",
+        "     0  kde-nicu-white__back_c1      0    13     0   -26   -26",
+        "     1  美咲の赤                     0    13     0   -26   -26",
+    ]
