@@ -290,6 +290,14 @@ def test_scores_from_refereed_events(tmp_path: Path, capsys) -> None:  # type: i
         f"{events} scores seats 0, 1, 2, but {other} has players 0=A, 1=B: add its rounds to a "
         "sheet of its own seats"
     )
+    # Rounds of a game won part way through the file are warned of at the first of them.
+    short = str(tmp_path / "short.jsonl")
+    run(capsys, "scores", short, "new", "--players", "A", "B", "C", "--target", "10")
+    status, _, err = run(capsys, "scores", short, "add", "--from", str(events))
+    assert status == 0 and err.startswith(
+        "WARNING nerts.commands.scores: round 3: the game was over before this round (B had "
+        "won with 10)"
+    )
     # A sheet given where a log of table events belongs is named as what it is.
     message = f"{game} is a score sheet ('nerts scores'), not a log of table events"
     for arguments in (["referee", game], ["scores", game, "add", "--from", game]):

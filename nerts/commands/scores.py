@@ -175,12 +175,15 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
             raise UserError("fix needs the round number first, e.g. 'fix 2 Ben=4'")
         entry = {"type": "fix", "round": int(args.values[0])}
         entries.append({**entry, "scores": _seat_points(args.values[1:])})
-    over = game_over_warning(sheet) if args.action == "add" else None
+    over = None  # said of the first round added to a game already won (--from: any of them)
     for entry in entries:
+        if args.action == "add" and over is None:
+            over = game_over_warning(sheet)
+            where = f"round {len(sheet.rounds) + 1}: " if len(entries) > 1 else ""
         sheet.apply(entry)  # raises before anything is written when an entry does not fit
     append_entries(args.game, entries)
     if over is not None:
-        log.warning("%s", over)
+        log.warning("%s%s", where, over)
     return sheet
 
 
