@@ -29,9 +29,15 @@ def load_sheet(path: Path) -> Scoresheet:
         hint = hint if not path.exists() else ""
         raise UserError(f"cannot read {path}: {error.strerror or error}{hint}") from None
     numbered = [(number, line) for number, line in enumerate(lines, start=1) if line.strip()]
+    entries = [json_line(line, path, number) for number, line in numbered]
+    if entries and isinstance(entries[0], dict) and {"frame", "type"} <= entries[0].keys():
+        raise UserError(
+            f"{path} is a log of table events, not a score sheet: the rounds of refereed "
+            f"events go on a sheet with 'nerts scores SHEET.jsonl add --from {path}'"
+        )
     try:
         return Scoresheet.from_journal(
-            [json_line(line, path, number) for number, line in numbered],
+            entries,
             [f"{path}:{number}" for number, _ in numbered],
         )
     except RefereeInputError as error:

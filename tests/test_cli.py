@@ -298,6 +298,19 @@ def test_scores_from_refereed_events(tmp_path: Path, capsys) -> None:  # type: i
         "WARNING nerts.commands.scores: round 3: the game was over before this round (B had "
         "won with 10)"
     )
+    # A log given where a sheet belongs is named as what it is; one without round ends as
+    # most likely not refereed.
+    status, _, err = run(capsys, "scores", str(events), "show")
+    assert status == 2 and err.splitlines()[-1].endswith(
+        f"{events} is a log of table events, not a score sheet: the rounds of refereed events "
+        f"go on a sheet with 'nerts scores SHEET.jsonl add --from {events}'"
+    )
+    raw = GOLDEN / "races.input.jsonl"
+    status, _, err = run(capsys, "scores", short, "add", "--from", str(raw))
+    assert status == 2 and err.splitlines()[-1].endswith(
+        f"{raw}: no round_end in this events file; a log not yet refereed has none: 'nerts "
+        f"referee {raw} --out EVENTS.jsonl' writes one with them"
+    )
     # A sheet given where a log of table events belongs is named as what it is.
     message = f"{game} is a score sheet ('nerts scores'), not a log of table events"
     for arguments in (["referee", game], ["scores", game, "add", "--from", game]):

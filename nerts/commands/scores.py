@@ -152,7 +152,11 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
     if args.action == "add" and args.from_events:
         rounds = [e for e in read_events(args.from_events) if isinstance(e, RoundEnd)]
         if not rounds:
-            raise UserError(f"{args.from_events}: no round_end in this events file")
+            raise UserError(
+                f"{args.from_events}: no round_end in this events file; a log not yet "
+                f"refereed has none: 'nerts referee {args.from_events} --out EVENTS.jsonl' "
+                "writes one with them"
+            )
         seats = sorted({seat for end in rounds for seat in end.scores})
         if seats != sorted(sheet.players):
             players = ", ".join(f"{seat}={name}" for seat, name in sheet.players.items())
