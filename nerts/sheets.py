@@ -137,6 +137,14 @@ def format_sheet(sheet: Scoresheet) -> str:
     if winner is not None:
         lines.append(f"GAME OVER: {sheet.players[winner]} wins with {sheet.totals[winner]}.")
     elif sheet.rounds:
-        leader = max(seats, key=lambda s: sheet.totals[s])
-        lines.append(f"leader: {sheet.players[leader]} ({sheet.totals[leader]} of {sheet.target})")
+        best = max(sheet.totals[s] for s in seats)
+        leaders = [sheet.players[s] for s in seats if sheet.totals[s] == best]
+        if best >= sheet.target:  # none won, so the top is a tie: the game plays on
+            level = ", ".join(leaders[:-1]) + f" and {leaders[-1]}"
+            lines.append(
+                f"{level} are level at {best}, past the target of {sheet.target}: the game goes "
+                "on until one leads"
+            )
+        else:
+            lines.append(f"leader: {leaders[0]} ({best} of {sheet.target})")
     return "\n".join(lines) + "\n"

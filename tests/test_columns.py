@@ -40,3 +40,18 @@ def test_the_sheet_lines_up_with_names_in_any_script() -> None:
     )
     rows = format_sheet(sheet).splitlines()
     assert rows[1:3] == ["round 美咲さん      Ben", "    1   +12=12    -4=-4"]
+
+
+def test_a_tie_past_the_target_is_said_to_play_on() -> None:
+    journal: list[object] = [
+        {"type": "game", "players": {"0": "Anna", "1": "Ben", "2": "Cleo"}, "target": 20},
+        {"type": "round", "scores": {"0": 25, "1": 25, "2": 3}},
+    ]
+    rows = format_sheet(Scoresheet.from_journal(journal)).splitlines()
+    assert (
+        rows[-1]
+        == "Anna and Ben are level at 25, past the target of 20: the game goes on until one leads"
+    )
+    journal.append({"type": "fix", "round": 1, "scores": {"2": 25}})
+    rows = format_sheet(Scoresheet.from_journal(journal)).splitlines()
+    assert rows[-1].startswith("Anna, Ben and Cleo are level at 25")
