@@ -1,4 +1,4 @@
-"""Tables line up on a terminal whatever script the players' names are written in."""
+"""Tables the commands print: lined up in any script, and saying what the totals mean."""
 
 from __future__ import annotations
 
