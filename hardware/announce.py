@@ -193,6 +193,8 @@ class BoxAnnouncer(Service):
         self.drain_timeout = drain_timeout
         self.commands = BoxCommands()
         self.driver = BoxDriver(url, on_button=on_button)
+        self.undelivered: list[str] = []
+        """The commands never delivered, once closed."""
 
     def start(self) -> Self:
         self.driver.start()
@@ -222,6 +224,7 @@ class BoxAnnouncer(Service):
             log.warning("box at %s: not all announcements acknowledged in %g s",
                         self.url, self.drain_timeout)  # fmt: skip
         undelivered = self.driver.close()
+        self.undelivered = undelivered
         if undelivered:
             shown = "; ".join(undelivered[:UNDELIVERED_SHOWN])
             more = len(undelivered) - UNDELIVERED_SHOWN

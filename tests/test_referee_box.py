@@ -53,3 +53,14 @@ def test_game_end_reaches_the_box(capsys: pytest.CaptureFixture[str]) -> None:
         "NERTS 2",
     ]
     assert device.executed[-1].startswith("SHOW") and "Seat 0 wins" in device.executed[-1]
+
+
+def test_referee_exits_1_when_the_box_was_not_told_everything(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The scoreboard is printed all the same; the status says the players were not told."""
+    log = GOLDEN / "races.input.jsonl"
+    assert main(["referee", str(log), "--box", "socket://127.0.0.1:1"]) == 1
+    out, err = capsys.readouterr()
+    assert out.startswith("Round 1 (not scored")
+    assert "box: 9 announcements never delivered: RESET; SHOW Round 1; BUZZ LATE;" in err

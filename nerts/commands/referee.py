@@ -30,7 +30,8 @@ events.jsonl, or a live log) and referees it again from scratch: verdicts in the
 ignored; round ends, completed piles and the game's end are worked out anew. Prints a
 scoreboard, and with --out writes the full refereed events file. Feeding that output back
 (with the same --target and --caller-bonus) gives the same verdicts and scores; a log whose game
-ended where no one reaches this run's --target is warned of.
+ended where no one reaches this run's --target is warned of. With --box, the exit status is 1
+where the box did not acknowledge every announcement (the scoreboard is printed all the same).
 """
 
 
@@ -117,12 +118,12 @@ def rule_options(args: argparse.Namespace) -> RuleOptions:
 
 
 def referee_log(
-    log_path: Path, out_path: Path | None, options: RuleOptions, box_url: str | None = None
+    log_path: Path, out_path: Path | None, options: RuleOptions, box: BoxAnnouncer | None = None
 ) -> list[Event]:
     """Referees a whole log; the events file is written as it goes, so an error keeps the rest.
 
-    With `box_url`, every decided event is also announced on the referee box (queued, so the
-    referee never waits for the box)."""
+    With `box` (not started), every decided event is also announced on the referee box (queued,
+    so the referee never waits for the box); it is started and closed here."""
     referee = GameReferee(options)
     decided: list[Event] = []
     events: Iterator[tuple[int, Event]] = read_numbered_events(log_path)
@@ -132,10 +133,6 @@ def referee_log(
     events = itertools.chain([first] if first else [], events)
     if sys.stderr.isatty():  # a disabled bar still costs a generator step per event
         events = tqdm(events, unit=" events", desc="refereeing", leave=False)
-    try:
-        box = BoxAnnouncer(box_url) if box_url else None
-    except ValueError as error:  # a port URL pyserial does not understand
-        raise UserError(f"--box {box_url}: {error}") from None
     with EventWriter(out_path) as writer, box or contextlib.nullcontext():
 
         def publish(out: Event) -> None:
@@ -188,8 +185,13 @@ def _where(log_path: Path, error: RefereeInputError, held: list[tuple[Event, int
 def run(args: argparse.Namespace) -> int:
     if args.out is not None:
         refuse_overwriting([args.out], [args.log], "--out")
-    decided = referee_log(args.log, args.out, rule_options(args), args.box)
+    try:
+        box = BoxAnnouncer(args.box) if args.box else None
+    except ValueError as error:  # a port URL pyserial does not understand
+        raise UserError(f"--box {args.box}: {error}") from None
+    decided = referee_log(args.log, args.out, rule_options(args), box)
     sys.stdout.write(format_scoreboard(decided))
     if args.out:
         sys.stdout.write(f"refereed events written to {args.out}\n")
-    return 0
+    # As 'nerts box send' does: the verdicts are right, but the players were not all told.
+    return 1 if box is not None and box.undelivered else 0
