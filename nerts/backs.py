@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from nerts.errors import UserError
-from nerts.photos import CUT_SHORT_SAID, cut_short
+from nerts.photos import CUT_SHORT_SAID, cut_short, decoder_quiet
 from vision.back_references import ReferenceSource, back_image
 from vision.backs import BackMatcher, BackReferenceError, read_reference
 from vision.identify import CardReader
@@ -59,7 +59,8 @@ def read_backs(references: dict[str, Path]) -> dict[str, np.ndarray]:
     """Every reference's picture, read before any model is loaded so that a bad file is
     reported at once."""
     try:
-        images = {name: read_reference(name, path) for name, path in references.items()}
+        with decoder_quiet():
+            images = {name: read_reference(name, path) for name, path in references.items()}
     except BackReferenceError as error:
         raise UserError(str(error)) from None
     for name, image in images.items():

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import cv2
@@ -39,11 +42,37 @@ def check_photo(path: Path) -> None:
         raise UserError(f"cannot read image {path} (not a picture OpenCV can decode)")
 
 
+@contextlib.contextmanager
+def decoder_quiet() -> Iterator[None]:
+    """Standard error shut while a picture is decoded: libjpeg writes "Premature end of JPEG
+    file" and "Corrupt JPEG data" straight to it, past OpenCV's log level, where the commands
+    say in their own words what is wrong with the file (`cut_short`). Left open where it
+    cannot be shut (no standard error to copy)."""
+    sys.stderr.flush()
+    try:
+        saved = os.dup(STDERR_FD)
+    except OSError:
+        yield
+        return
+    try:
+        with open(os.devnull, "wb") as nowhere:
+            os.dup2(nowhere.fileno(), STDERR_FD)
+        yield
+    finally:
+        os.dup2(saved, STDERR_FD)
+        os.close(saved)
+
+
+STDERR_FD = 2
+"""The file descriptor C libraries write their messages to."""
+
+
 def _decode(path: Path) -> np.ndarray | None:
     """`cv2.imread` in colour, None where it cannot decode the file; a `UserError` for a
     picture larger than the commands take, which OpenCV refuses by raising."""
     try:
-        return cv2.imread(str(path), cv2.IMREAD_COLOR)
+        with decoder_quiet():
+            return cv2.imread(str(path), cv2.IMREAD_COLOR)
     except cv2.error as error:
         if "CV_IO_MAX_IMAGE_PIXELS" in str(error):
             raise UserError(f"image {path} is larger than {MAX_MEGAPIXELS} megapixels") from None

@@ -366,20 +366,32 @@ def test_the_command_refuses_a_picture_over_its_pixel_limit_from_the_header(
     assert done.stderr.splitlines()[-1].endswith(f"image {huge} is larger than 64 megapixels")
 
 
-def test_a_broken_photo_is_told_in_one_line_without_opencvs_own_log(
-    files: dict[str, Path],
+@pytest.mark.parametrize(
+    ("kind", "said"),
+    [
+        ("broken", "cannot read image {photo} (not a picture OpenCV can decode)"),
+        (
+            "cut",
+            "image {photo} is cut short: the file ends before the picture does (copy it again)",
+        ),
+    ],
+)
+def test_a_broken_photo_is_told_in_one_line_without_the_decoders_own_words(
+    kind: str, said: str, files: dict[str, Path]
 ) -> None:
-    broken = files["folder"] / "broken.png"
-    broken.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(100))
-    command = [sys.executable, "-m", "nerts", "identify", str(broken)]
+    """Not OpenCV's log ("readHeader IHDR chunk shall be first"), nor libjpeg's ("Premature
+    end of JPEG file"), which it writes to standard error itself."""
+    photo = files["cut"]
+    if kind == "broken":
+        photo = files["folder"] / "broken.png"
+        photo.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(100))
+    command = [sys.executable, "-m", "nerts", "identify", str(photo)]
     environment = {k: v for k, v in os.environ.items() if k != "OPENCV_LOG_LEVEL"}
     done = subprocess.run(
         command, capture_output=True, text=True, timeout=120, check=False, env=environment
     )
     assert done.returncode == 2
-    assert done.stderr == (
-        f"nerts identify: error: cannot read image {broken} (not a picture OpenCV can decode)\n"
-    )
+    assert done.stderr == f"nerts identify: error: {said.format(photo=photo)}\n"
 
 
 def test_an_annotation_nowhere_writable_is_refused_before_any_work(
