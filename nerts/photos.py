@@ -7,6 +7,7 @@ import contextlib
 import os
 import re
 import sys
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -194,11 +195,61 @@ def picture_path(text: str) -> Path:
     return path
 
 
+ANNOTATION_MARK = b"Software\0nerts annotation"
+"""Written into every picture --annotate draws (a PNG's text chunk, a JPEG's comment), right
+after the file's first header, so that drawing again replaces it while a photo is never
+replaced."""
+MARK_SEARCH_BYTES = 256
+"""The start of a file the mark is looked for in: it follows a PNG's 33-byte header or a
+JPEG's 2-byte start marker."""
+
+
+def refuse_replacing_pictures(outputs: list[Path]) -> None:
+    """A `UserError` if a file in `outputs` exists and is not a picture --annotate drew
+    (a photo of another round, say): it would be lost."""
+    for path in outputs:
+        if not path.is_file():
+            continue
+        try:
+            with path.open("rb") as handle:
+                start = handle.read(MARK_SEARCH_BYTES)
+        except OSError:
+            continue  # said when it is written
+        if ANNOTATION_MARK not in start:
+            raise UserError(
+                f"--annotate would replace {path}, which nerts did not draw (a photo?): name "
+                "another file, or remove it first"
+            )
+
+
+def _marked(encoded: bytes) -> bytes:
+    """The encoded picture with `ANNOTATION_MARK` after its first header, where it has one."""
+    if encoded.startswith(PNG_SIGNATURE):
+        chunk = b"tEXt" + ANNOTATION_MARK
+        length = len(ANNOTATION_MARK).to_bytes(4, "big")
+        crc = zlib.crc32(chunk).to_bytes(4, "big")
+        return encoded[:PNG_HEADER_END] + length + chunk + crc + encoded[PNG_HEADER_END:]
+    if encoded.startswith(JPEG_START):
+        comment = JPEG_COMMENT + (len(ANNOTATION_MARK) + 2).to_bytes(2, "big") + ANNOTATION_MARK
+        return JPEG_START + comment + encoded[len(JPEG_START) :]
+    return encoded
+
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+PNG_HEADER_END = 33
+"""The signature (8 bytes) and the IHDR chunk (25), which must come first."""
+JPEG_START, JPEG_COMMENT = b"\xff\xd8", b"\xff\xfe"
+
+
 def write_annotated(path: Path, image: np.ndarray) -> None:
     make_folder(path.parent)
     try:
-        written = cv2.imwrite(str(path), image)
+        encoded, buffer = cv2.imencode(path.suffix, image)
     except cv2.error as error:
         raise UserError(f"cannot write {path}: {error}") from None
-    if not written:
+    if not encoded:
         raise UserError(f"cannot write {path}")
+    try:
+        path.write_bytes(_marked(buffer.tobytes()))
+    except OSError as error:
+        raise UserError(f"cannot write {path}: {error.strerror or error}") from None

@@ -16,7 +16,13 @@ from nerts.columns import left as padded
 from nerts.columns import shown_width
 from nerts.commands.identify import card_order, load_reader
 from nerts.errors import UserError, refuse_overwriting
-from nerts.photos import picture_path, read_photo, without_colour, write_annotated
+from nerts.photos import (
+    picture_path,
+    read_photo,
+    refuse_replacing_pictures,
+    without_colour,
+    write_annotated,
+)
 from nerts.sheets import (
     append_entries,
     file_fingerprint,
@@ -147,6 +153,7 @@ def run(args: argparse.Namespace) -> int:
     references = back_references(args.backs)
     if args.annotate:
         refuse_overwriting([args.annotate], [args.image, *references.values()])
+        refuse_replacing_pictures([args.annotate])
     left = named_numbers("--left", args.left, list(references), NERTS_PILE_MAX)
     bonus = named_numbers("--bonus", args.bonus, list(references), BONUS_MAX)
     sheet = None if args.sheet is None else load_sheet(args.sheet)

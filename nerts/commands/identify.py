@@ -18,6 +18,7 @@ from nerts.photos import (
     check_photo,
     picture_path,
     read_photo,
+    refuse_replacing_pictures,
     write_annotated,
 )
 from referee.cards import Card
@@ -112,6 +113,7 @@ def run(args: argparse.Namespace) -> int:
     if args.annotate:
         outputs = [annotated_path(args.annotate, n, len(names)) for n in range(1, len(names) + 1)]
         refuse_overwriting(outputs, [Path(name) for name in names] + list(references.values()))
+        refuse_replacing_pictures(outputs)
     images = read_backs(references)
     reader = load_reader()
     matcher = registered_backs(references, images, reader)[1] if references else None

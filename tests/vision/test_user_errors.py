@@ -19,7 +19,14 @@ import nerts.commands.identify as identify_command
 from models.dataset import read_image
 from nerts.cli import main
 from nerts.errors import UserError
-from nerts.photos import JPEG_MISSING_GREY, _jpeg_end, picture_path, read_photo
+from nerts.photos import (
+    ANNOTATION_MARK,
+    JPEG_MISSING_GREY,
+    MARK_SEARCH_BYTES,
+    _jpeg_end,
+    picture_path,
+    read_photo,
+)
 from vision.backs import BackMatcher, read_reference
 from vision.onnx_models import CardDetector, IndexClassifier, ModelFileError
 
@@ -404,3 +411,25 @@ def test_an_annotation_nowhere_writable_is_refused_before_any_work(
     target = tmp_path / "new" / "found.png"
     with pytest.raises(argparse.ArgumentTypeError, match=f"{tmp_path} is not writable"):
         picture_path(str(target))
+
+
+@pytest.mark.parametrize("suffix", [".png", ".jpg"])
+def test_annotate_replaces_its_own_drawing_but_never_a_photo(
+    suffix: str, files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    drawn = files["folder"] / f"found{suffix}"
+    for _ in range(2):  # drawn again over the first drawing
+        assert exit_status(["identify", str(files["photo"]), "--annotate", str(drawn)]) == 0
+        assert ANNOTATION_MARK in drawn.read_bytes()[:MARK_SEARCH_BYTES]
+    picture = cv2.imread(str(drawn))
+    assert picture is not None and picture.shape == (720, 1280, 3)
+    other = files["folder"] / f"round-2{suffix}"
+    cv2.imwrite(str(other), np.full((72, 128, 3), 30, np.uint8))
+    before = other.read_bytes()
+    arguments = ["count", str(files["photo"]), "--backs", f"a={files['back']}"]
+    assert exit_status([*arguments, "--annotate", str(other)]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"nerts count: error: --annotate would replace {other}, which nerts did not draw (a "
+        "photo?): name another file, or remove it first"
+    )
+    assert other.read_bytes() == before
