@@ -92,7 +92,7 @@ def annotated_path(base: Path, number: int, total: int) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Every photo is checked before the first is read, then each is read, worked on and let
+    """Every photo is looked for before the first is read, then each is read, worked on and let
     go in turn (a hundred 24-megapixel photos need not fit in memory together). A photo of
     several that turns out unreadable (cut short, too small) is named and skipped: the others
     are still worth their minutes; the run then ends with an error naming how many."""

@@ -130,7 +130,7 @@ def referee_log(
     # The log's first event is read before --out is replaced: a mistyped log name, or a score
     # sheet given as the log, must not cost the events an earlier run wrote there.
     first = next(events, None)
-    events = itertools.chain([first] if first else [], events)
+    events = itertools.chain([] if first is None else [first], events)
     if sys.stderr.isatty():  # a disabled bar still costs a generator step per event
         events = tqdm(events, unit=" events", desc="refereeing", leave=False)
     with EventWriter(out_path) as writer, box or contextlib.nullcontext():
