@@ -212,7 +212,9 @@ def _report(driver: BoxDriver, deliveries: list[Delivery], texts: list[str], tim
     """Wait for the deliveries; say what failed; 0 only if every command was acknowledged."""
     _wait_interruptibly(deliveries, timeout)
     if not driver.connections:  # one line, not one per command never sent
-        why = f" ({driver.open_error})" if driver.open_error else ""
+        # No reason yet: the first try to open it has not ended ('auto' asks every port).
+        why = driver.open_error or f"still opening it after {timeout:g} s; --timeout gives more"
+        why = f" ({why})"
         sys.stderr.write(f"nerts box: could not open {driver.url}{why}: nothing was sent\n")
         return 1
     failed = 0

@@ -8,11 +8,13 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from hardware import ports
 from hardware.device import BoxDevice
 from hardware.driver import BoxDriver
 from hardware.emulator import TcpEmulator
@@ -93,6 +95,20 @@ def test_send_exits_1_when_the_box_is_absent(capsys: pytest.CaptureFixture[str])
     assert "could not open socket://127.0.0.1:1 (" in error and "nothing was sent" in error
     assert "commands are kept" not in error  # the driver's word, for a referee that waits
     assert "not acknowledged" not in error
+
+
+def test_send_says_when_the_box_was_still_being_looked_for(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def slow_search() -> None:  # 'auto' asks each serial port in turn
+        time.sleep(1.0)
+
+    monkeypatch.setattr(ports, "detect_box", slow_search)
+    assert main(["box", "send", "--port", "auto", "--timeout", "0.2", "PING"]) == 1
+    assert capsys.readouterr().err == (
+        "nerts box: could not open auto (still opening it after 0.2 s; --timeout gives more): "
+        "nothing was sent\n"
+    )
 
 
 @pytest.mark.parametrize(
