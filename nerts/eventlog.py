@@ -151,6 +151,11 @@ def json_line(raw: bytes, path: Path, line_number: int) -> object:
         raise UserError(f"{path}:{line_number}: a number in it is too long") from None
 
 
+def looks_like_event(data: object) -> bool:
+    """Whether a parsed JSON line is shaped as a table event (a frame and a type)."""
+    return isinstance(data, dict) and "frame" in data and "type" in data
+
+
 FIRST_LINE_READ_MAX = 1 << 20
 """Bytes of a file's first line read to tell whether it is a log of table events: an event is
 a line of a hundred bytes or so, while a photo need hold no line break for megabytes."""
@@ -175,7 +180,7 @@ def refuse_replacing_other_than_events(path: Path) -> None:
         data = json.loads(first.removeprefix(codecs.BOM_UTF8))
     except (UnicodeDecodeError, ValueError, RecursionError):
         data = None
-    if isinstance(data, dict) and "frame" in data and "type" in data:
+    if looks_like_event(data):
         return
     kind = (
         "a score sheet ('nerts scores')" if _score_sheet_start(data) else "no log of table events"

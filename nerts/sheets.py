@@ -14,7 +14,7 @@ from typing import Any
 
 from nerts.columns import right, shown_width
 from nerts.errors import UserError
-from nerts.eventlog import json_line
+from nerts.eventlog import json_line, looks_like_event
 from referee.errors import RefereeInputError
 from referee.scoresheet import Scoresheet
 
@@ -30,7 +30,7 @@ def load_sheet(path: Path) -> Scoresheet:
         raise UserError(f"cannot read {path}: {error.strerror or error}{hint}") from None
     numbered = [(number, line) for number, line in enumerate(lines, start=1) if line.strip()]
     entries = [json_line(line, path, number) for number, line in numbered]
-    if entries and isinstance(entries[0], dict) and {"frame", "type"} <= entries[0].keys():
+    if entries and looks_like_event(entries[0]):
         raise UserError(
             f"{path} is a log of table events, not a score sheet: the rounds of refereed "
             f"events go on a sheet with 'nerts scores SHEET.jsonl add --from {path}'"
