@@ -161,26 +161,38 @@ FIRST_LINE_READ_MAX = 1 << 20
 a line of a hundred bytes or so, while a photo need hold no line break for megabytes."""
 
 
-def refuse_replacing_other_than_events(path: Path) -> None:
-    """A `UserError` where `path` holds something other than table events (a score sheet, a
-    photo, notes): the writer would replace it. An empty file, a log of events (the last run's
-    output, written again) and devices such as /dev/null are written freely."""
+def _first_line_data(path: Path) -> tuple[bool, object]:
+    """Whether a file holds a line that is not blank, and that first line parsed (None where it
+    is not JSON); (False, None) for an empty file, one that cannot be read, or no file."""
     if not path.is_file():
-        return
+        return False, None
     try:
         with path.open("rb") as handle:
             first = b""
             while not first.strip():
                 first = handle.readline(FIRST_LINE_READ_MAX)
                 if not first:
-                    return  # empty, or only blank lines
+                    return False, None  # empty, or only blank lines
     except OSError:
-        return  # said by the writer, which cannot open it either
+        return False, None  # said by whoever opens it next, which cannot either
     try:
-        data = json.loads(first.removeprefix(codecs.BOM_UTF8))
+        return True, json.loads(first.removeprefix(codecs.BOM_UTF8))
     except (UnicodeDecodeError, ValueError, RecursionError):
-        data = None
-    if looks_like_event(data):
+        return True, None
+
+
+def holds_events(path: Path) -> bool:
+    """Whether `path` is a log of table events: its first line that is not blank is one."""
+    found, data = _first_line_data(path)
+    return found and looks_like_event(data)
+
+
+def refuse_replacing_other_than_events(path: Path) -> None:
+    """A `UserError` where `path` holds something other than table events (a score sheet, a
+    photo, notes): the writer would replace it. An empty file, a log of events (the last run's
+    output, written again) and devices such as /dev/null are written freely."""
+    found, data = _first_line_data(path)
+    if not found or looks_like_event(data):
         return
     kind = (
         "a score sheet ('nerts scores')" if _score_sheet_start(data) else "no log of table events"

@@ -149,6 +149,36 @@ def test_a_video_left_from_an_earlier_run_is_pointed_out(
     assert (out / simulate.VIDEO_FILE).read_bytes() == b"an earlier round"
 
 
+@pytest.mark.parametrize("truth", [None, b"", b"my notes\n"])
+def test_footage_not_simulated_here_is_never_filmed_over(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], truth: bytes | None
+) -> None:
+    out = tmp_path / "s"
+    out.mkdir()
+    (out / simulate.VIDEO_FILE).write_bytes(b"a camera's recording")
+    if truth is not None:
+        (out / simulate.TRUTH_FILE).write_bytes(truth)
+    for command in (["simulate", "--out", str(out), *FAST], ["demo", "--out", str(out)]):
+        line = fails(capsys, *command)
+        assert line.endswith(
+            f"{out / simulate.VIDEO_FILE} is not footage of a round simulated here (no "
+            "truth.jsonl of table events beside it): filming would replace it; give another "
+            "--out, or remove it first"
+        )
+        assert (out / simulate.VIDEO_FILE).read_bytes() == b"a camera's recording"
+
+
+def test_footage_simulated_here_is_filmed_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "s"
+    assert main(["simulate", "--out", str(out), *FAST]) == 0
+    first = (out / simulate.VIDEO_FILE).read_bytes()
+    assert main(["simulate", "--out", str(out), *FAST, "--seed", "1"]) == 0
+    assert (out / simulate.VIDEO_FILE).read_bytes() != first
+    assert "error" not in capsys.readouterr().err
+
+
 def test_a_negative_seed_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     line = fails(capsys, "simulate", "--out", str(tmp_path / "s"), *FAST, "--seed", "-1")
     assert line == "nerts simulate: error: --seed must be 0 or more, got -1"

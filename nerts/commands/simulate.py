@@ -13,7 +13,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from nerts.errors import UserError, make_folder
-from nerts.eventlog import EventWriter
+from nerts.eventlog import EventWriter, holds_events
 from referee.game import GameReferee
 from referee.options import RuleOptions
 from simulator.render import (
@@ -229,6 +229,14 @@ def make_out_dir(out: Path, files: tuple[str, ...] = ()) -> None:
     for name in files:
         if (out / name).is_dir():
             raise UserError(f"cannot write {out / name}: it is a folder")
+    video = out / VIDEO_FILE
+    # Footage is told as a round simulated here by the truth written beside it: a camera's own
+    # recording, or any other video.mp4 in the folder, is not filmed over.
+    if VIDEO_FILE in files and video.is_file() and not holds_events(out / TRUTH_FILE):
+        raise UserError(
+            f"{video} is not footage of a round simulated here (no {TRUTH_FILE} of table events "
+            "beside it): filming would replace it; give another --out, or remove it first"
+        )
 
 
 def run(args: argparse.Namespace) -> int:
