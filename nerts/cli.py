@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import logging
 import os
@@ -169,6 +170,29 @@ def configure_logging(verbosity: int, log_file: str | None) -> None:
 
 BROKEN_PIPE_STATUS = 141
 """Exit status when the output's reader went away, as a shell reports a process SIGPIPE ended."""
+DISK_FULL_ERRNOS = (errno.ENOSPC, errno.EDQUOT)
+"""Write errors that are the machine's state, not a fault of the command: said in one line."""
+
+
+def refuse_names_not_utf8(arguments: list[str]) -> None:
+    """A `UserError` for an argument whose bytes are not UTF-8 text (a file named on an old
+    system, 'caf\xe9.jpg'): OpenCV, given such a name, ends the process with a segmentation
+    fault, so it is refused before any file is opened."""
+    for argument in arguments:
+        try:
+            argument.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = os.fsencode(argument).decode("utf-8", "backslashreplace")
+            raise UserError(
+                f"'{shown}' is not UTF-8 text (a name from another system?), which the image "
+                "library cannot open: rename it"
+            ) from None
+
+
+def _stdout_to_devnull() -> None:
+    """Python flushes stdout again at exit: into a closed pipe or a full disk, with another
+    error, unless it is pointed elsewhere."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -191,6 +215,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         owner = parser if before_command else args.command_parser
         owner.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
+        refuse_names_not_utf8(arguments)
         if args.log_file:
             refuse_logging_into_files_used(Path(args.log_file), args)
         configure_logging(verbosity_of(args), args.log_file)
@@ -206,9 +231,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write("nerts: interrupted\n")
         return 130
     except BrokenPipeError:  # the reader stopped early ('nerts demo --example | head')
-        # Python would flush stdout again at exit, into the closed pipe, with another error.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _stdout_to_devnull()
         return BROKEN_PIPE_STATUS
+    except OSError as error:
+        if error.errno not in DISK_FULL_ERRNOS:
+            raise
+        _stdout_to_devnull()
+        sys.stderr.write(f"nerts {args.command}: error: cannot write: {error.strerror}\n")
+        return 1
     finally:
         logging.shutdown()
     return status

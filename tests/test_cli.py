@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import io
 import json
+import os
 import shutil
 import sys
 import tomllib
@@ -499,6 +501,39 @@ def test_a_reader_that_stops_early_ends_the_command_quietly(
         monkeypatch.setattr(sys, "stdout", ClosedPipe())
         assert main(["referee", str(GOLDEN / "races.input.jsonl")]) == BROKEN_PIPE_STATUS
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_full_disk_under_the_output_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """'nerts scores game.jsonl > /dev/full'."""
+
+    class FullDisk(io.StringIO):
+        def write(self, text: str) -> int:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        def fileno(self) -> int:
+            return spare.fileno()
+
+    with (tmp_path / "spare").open("w") as spare:
+        monkeypatch.setattr(sys, "stdout", FullDisk())
+        assert main(["referee", str(GOLDEN / "races.input.jsonl")]) == 1
+    err = capsys.readouterr().err
+    assert err == "nerts referee: error: cannot write: No space left on device\n"
+
+
+@pytest.mark.parametrize("command", ["identify", "count", "referee", "simulate"])
+def test_a_name_that_is_not_utf8_is_refused_before_opencv_sees_it(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # OpenCV ended the process with a segmentation fault on such a name.
+    name = os.fsdecode(b"caf\xe9.jpg")
+    arguments = ["--out", name] if command == "simulate" else [name]
+    assert main([command, *arguments]) == 2
+    assert capsys.readouterr().err == (
+        "nerts: error: 'caf\\xe9.jpg' is not UTF-8 text (a name from another system?), which "
+        "the image library cannot open: rename it\n"
+    )
 
 
 @pytest.mark.parametrize(
