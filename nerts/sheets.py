@@ -126,13 +126,18 @@ def append_entries(path: Path, entries: list[dict[str, Any]]) -> None:
 
 def format_sheet(sheet: Scoresheet) -> str:
     seats = sorted(sheet.players)
-    width = max(6, *(shown_width(sheet.players[s]) for s in seats))
+    rows = [
+        [f"{scores.get(s, 0):+d}={sheet.totals_after(number)[s]}" for s in seats]
+        for number, scores in enumerate(sheet.rounds, start=1)
+    ]
+    # One width for all columns, wide enough for every name and every round's "+28=103".
+    width = max(
+        6, *(shown_width(sheet.players[s]) for s in seats), *(len(c) for r in rows for c in r)
+    )
     header = "round " + " ".join(right(sheet.players[s], width) for s in seats)
     lines = [f"Score sheet (target {sheet.target})", header]
-    for number, scores in enumerate(sheet.rounds, start=1):
-        totals = sheet.totals_after(number)
-        cells = " ".join(f"{f'{scores.get(s, 0):+d}={totals[s]}':>{width}}" for s in seats)
-        lines.append(f"{number:>5} {cells}")
+    for number, cells in enumerate(rows, start=1):
+        lines.append(f"{number:>5} " + " ".join(f"{cell:>{width}}" for cell in cells))
     winner = sheet.winner
     if winner is not None:
         lines.append(f"GAME OVER: {sheet.players[winner]} wins with {sheet.totals[winner]}.")

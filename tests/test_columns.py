@@ -55,3 +55,18 @@ def test_a_tie_past_the_target_is_said_to_play_on() -> None:
     journal.append({"type": "fix", "round": 1, "scores": {"2": 25}})
     rows = format_sheet(Scoresheet.from_journal(journal)).splitlines()
     assert rows[-1].startswith("Anna, Ben and Cleo are level at 25")
+
+
+def test_the_sheet_lines_up_past_a_hundred_and_below_minus_ten() -> None:
+    sheet = Scoresheet.from_journal(
+        [
+            {"type": "game", "players": {"0": "Ann", "1": "Ben", "2": "Cy"}, "target": 100},
+            {"type": "round", "scores": {"0": 75, "1": -12, "2": 8}},
+            {"type": "round", "scores": {"0": 28, "1": 3, "2": 11}},
+        ]
+    )
+    assert format_sheet(sheet).splitlines()[1:4] == [
+        "round     Ann     Ben      Cy",
+        "    1  +75=75 -12=-12    +8=8",
+        "    2 +28=103   +3=-9  +11=19",
+    ]
