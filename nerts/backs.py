@@ -43,15 +43,17 @@ def back_references(specs: list[str]) -> dict[str, Path]:
     return references
 
 
-def photo_not_given(backs: list[str], usage: str) -> UserError:
-    """The error for a command given no photo: most likely --backs, which takes any number of
-    values, took it (argparse cannot tell a photo from a reference)."""
-    swallowed = [spec for spec in backs if "=" not in spec]
-    if swallowed:
-        return UserError(
-            f"no IMAGE: {swallowed[-1]!r} was read as a --backs value; give the photo before "
-            f"--backs ({usage})"
-        )
+def photo_not_given(options: dict[str, list[str] | None], usage: str) -> UserError:
+    """The error for a command given no photo: most likely an option that takes any number of
+    NAME=VALUE values (--backs, --left, --bonus) took it, as argparse cannot tell a photo from
+    a value; `options` maps each such option to its values."""
+    for option, values in options.items():
+        swallowed = [value for value in values or [] if "=" not in value]
+        if swallowed:
+            return UserError(
+                f"no IMAGE: {swallowed[-1]!r} was read as a {option} value; give the photo "
+                f"before {option} ({usage})"
+            )
     return UserError(f"give the photo: {usage}")
 
 

@@ -144,7 +144,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     if args.image is None:
-        raise photo_not_given(args.backs or [], "nerts count IMAGE --backs NAME=REF ...")
+        raise photo_not_given(
+            {"--backs": args.backs, "--left": args.left, "--bonus": args.bonus},
+            "nerts count IMAGE --backs NAME=REF ...",
+        )
     if not args.backs:
         raise UserError(
             "name each player's back: --backs NAME=REF ..., REF a photo of one card's back or "

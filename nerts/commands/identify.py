@@ -97,7 +97,9 @@ def run(args: argparse.Namespace) -> int:
     several that turns out unreadable (cut short, too small) is named and skipped: the others
     are still worth their minutes; the run then ends with an error naming how many."""
     if not args.images:
-        raise photo_not_given(args.backs, "nerts identify IMAGE... [--backs NAME=REF ...]")
+        raise photo_not_given(
+            {"--backs": args.backs}, "nerts identify IMAGE... [--backs NAME=REF ...]"
+        )
     names = list(dict.fromkeys(args.images))  # each photo once, keyed as given
     references = back_references(args.backs)
     for name in names:

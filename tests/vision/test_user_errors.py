@@ -172,6 +172,14 @@ CASES = {
         ["count", "--backs", "a={back}", "{photo}"],
         "no IMAGE: '{photo}' was read as a --backs value; give the photo before --backs",
     ),
+    "count, the photo after --left": (
+        ["count", "--left", "a=3", "{photo}", "--backs", "a={back}"],
+        "no IMAGE: '{photo}' was read as a --left value; give the photo before --left",
+    ),
+    "count, the photo after --bonus": (
+        ["count", "--backs", "a={back}", "--bonus", "a=10", "{photo}"],
+        "no IMAGE: '{photo}' was read as a --bonus value; give the photo before --bonus",
+    ),
     "identify, the photo after --backs": (
         ["identify", "--backs", "a={back}", "{photo}"],
         "no IMAGE: '{photo}' was read as a --backs value; give the photo before --backs "
