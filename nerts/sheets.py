@@ -10,6 +10,7 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from shlex import quote
 from typing import Any
 
 from nerts.columns import right, shown_width
@@ -25,7 +26,7 @@ def load_sheet(path: Path) -> Scoresheet:
     try:
         lines = path.read_bytes().splitlines()
     except OSError as error:
-        hint = f" (start one: nerts scores {path} new --players NAME NAME ...)"
+        hint = f" (start one: nerts scores {quote(str(path))} new --players NAME NAME ...)"
         hint = hint if not path.exists() else ""
         raise UserError(f"cannot read {path}: {error.strerror or error}{hint}") from None
     numbered = [(number, line) for number, line in enumerate(lines, start=1) if line.strip()]
@@ -92,7 +93,7 @@ def refuse_scoring_twice(
         raise UserError(
             f"{sheet_path}: {rounds} scored from {scored[0][1].source} already, the same file "
             f"as {source}; nothing added. If this is another round, add its points by hand: "
-            f"nerts scores {sheet_path} add NAME=POINTS ..."
+            f"nerts scores {quote(str(sheet_path))} add NAME=POINTS ..."
         )
 
 

@@ -503,6 +503,17 @@ def test_a_reader_that_stops_early_ends_the_command_quietly(
     assert "Traceback" not in capsys.readouterr().err
 
 
+def test_commands_suggested_in_errors_can_be_pasted_with_spaces_in_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sheet = tmp_path / "club night.jsonl"
+    assert main(["scores", str(sheet)]) == 2
+    assert f"(start one: nerts scores '{sheet}' new --players" in capsys.readouterr().err
+    assert main(["scores", "new", str(sheet), "--players", "Anna Maria", "Ben"]) == 2
+    err = capsys.readouterr().err
+    assert f"the sheet comes first, then the action: nerts scores '{sheet}' new ..." in err
+
+
 def test_a_full_disk_under_the_output_is_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

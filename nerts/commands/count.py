@@ -10,6 +10,7 @@ import sys
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
+from shlex import quote
 
 from nerts.backs import back_references, photo_not_given, read_backs, registered_backs
 from nerts.columns import left as padded
@@ -151,7 +152,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.backs:
         raise UserError(
             "name each player's back: --backs NAME=REF ..., REF a photo of one card's back or "
-            f"the design file (e.g. nerts count {args.image} --backs anna=anna.jpg ben=ben.jpg)"
+            f"the design file (e.g. nerts count {quote(str(args.image))} --backs anna=anna.jpg "
+            "ben=ben.jpg)"
         )
     references = back_references(args.backs)
     if args.annotate:
@@ -189,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
         if sheet is not None:  # a lens cap or the wrong file must not score a round
             raise UserError(
                 f"{nothing}; nothing added to {args.sheet}. If no card was played this round, "
-                f"add its points by hand: nerts scores {args.sheet} add NAME=POINTS ..."
+                f"add its points by hand: nerts scores {quote(str(args.sheet))} add NAME=POINTS ..."
             )
         log.warning("%s", nothing)
     # First: cards left face up are the likeliest mistake, and explain the others.
@@ -265,11 +267,11 @@ def run(args: argparse.Namespace) -> int:
         if counted.faces_shown or counted.too_close or counted.parts_uncounted:
             # Each of those warnings asks for a new photo: a round added now would be scored
             # again from it.
-            by_hand = " ".join(f"{name}={number}" for name, number in points.items())
+            by_hand = " ".join(quote(f"{name}={number}") for name, number in points.items())
             raise UserError(
                 f"nothing added to {args.sheet}, as the count is likely wrong (warned above): "
                 f"count again; or, if the count is right, add it by hand: nerts scores "
-                f"{args.sheet} add {by_hand}"
+                f"{quote(str(args.sheet))} add {by_hand}"
             )
         _add_round(args.sheet, points, (args.image, fingerprint), quiet=args.json)
     return 0

@@ -7,6 +7,7 @@ import json
 import logging
 import sys
 from pathlib import Path
+from shlex import quote
 from typing import Any
 
 from nerts.errors import UserError, make_folder
@@ -110,7 +111,8 @@ def _check_order(game: Path, action: str) -> None:
     if str(game) in ACTIONS and not game.exists():
         if looks_like_sheet:
             raise UserError(
-                f"the sheet comes first, then the action: nerts scores {action} {game} ..."
+                "the sheet comes first, then the action: nerts scores "
+                f"{quote(action)} {quote(str(game))} ..."
             )
         raise UserError(f"give the sheet first: nerts scores GAME.jsonl {game} ...")
     if action not in ACTIONS:
@@ -154,8 +156,8 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
         if not rounds:
             raise UserError(
                 f"{args.from_events}: no round_end in this events file; a log not yet "
-                f"refereed has none: 'nerts referee {args.from_events} --out EVENTS.jsonl' "
-                "writes one with them"
+                f"refereed has none: 'nerts referee {quote(str(args.from_events))} --out "
+                "EVENTS.jsonl' writes one with them"
             )
         seats = sorted({seat for end in rounds for seat in end.scores})
         if seats != sorted(sheet.players):
