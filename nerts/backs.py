@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from nerts.errors import UserError
-from nerts.photos import CUT_SHORT_SAID, cut_short, decoder_quiet
+from nerts.photos import CUT_SHORT_SAID, HEIC_SAID, cut_short, decoder_quiet, heic_photo
 from vision.back_references import ReferenceSource, back_image
 from vision.backs import BackMatcher, BackReferenceError, read_reference
 from vision.identify import CardReader
@@ -60,6 +60,9 @@ def photo_not_given(options: dict[str, list[str] | None], usage: str) -> UserErr
 def read_backs(references: dict[str, Path]) -> dict[str, np.ndarray]:
     """Every reference's picture, read before any model is loaded so that a bad file is
     reported at once."""
+    for name, path in references.items():
+        if heic_photo(path):
+            raise UserError(f"back {name!r}: cannot read image {path} ({HEIC_SAID})")
     try:
         with decoder_quiet():
             images = {name: read_reference(name, path) for name, path in references.items()}

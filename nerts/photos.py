@@ -40,7 +40,34 @@ def check_photo(path: Path) -> None:
     except OSError as error:
         raise UserError(f"cannot read image {path}: {error.strerror or error}") from None
     if not cv2.haveImageReader(str(path)):
-        raise UserError(f"cannot read image {path} (not a picture OpenCV can decode)")
+        raise UserError(f"cannot read image {path} ({undecodable_said(path)})")
+
+
+HEIF_BRANDS = {b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b"msf1"}
+"""The 'ftyp' brands of HEIC/HEIF pictures (ISO 23008-12), an iPhone's own photo format, which
+OpenCV does not decode; AVIF ('avif') it does."""
+
+
+def heic_photo(path: Path) -> bool:
+    """Whether `path` holds a HEIC/HEIF picture, by its first bytes (whatever its name)."""
+    try:
+        with path.open("rb") as handle:
+            start = handle.read(12)
+    except OSError:
+        return False
+    return start[4:8] == b"ftyp" and start[8:12] in HEIF_BRANDS
+
+
+HEIC_SAID = (
+    "a HEIC photo, an iPhone's format, which OpenCV cannot decode: export it as JPEG, or set "
+    "the iPhone's Settings > Camera > Formats to Most Compatible"
+)
+
+
+def undecodable_said(path: Path) -> str:
+    """Why a file OpenCV cannot decode is no picture for it, and what to do where that is
+    known (an iPhone's HEIC photo, also when named .jpg)."""
+    return HEIC_SAID if heic_photo(path) else "not a picture OpenCV can decode"
 
 
 @contextlib.contextmanager
@@ -86,7 +113,7 @@ def read_photo(path: Path) -> np.ndarray:
     check_photo(path)
     image = _decode(path)
     if image is None:
-        raise UserError(f"cannot read image {path} (not a picture OpenCV can decode)")
+        raise UserError(f"cannot read image {path} ({undecodable_said(path)})")
     height, width = image.shape[:2]
     if min(height, width) < MIN_SIDE_PX:
         raise UserError(
@@ -179,9 +206,10 @@ def _jpeg_end(data: bytes) -> tuple[bool, bool]:
 def picture_path(text: str) -> Path:
     """An --annotate argument: a path OpenCV can write a picture to, told by its extension
     (checked before any photo is read, so a mistyped name costs no work)."""
-    if not cv2.haveImageWriter(text):
-        raise argparse.ArgumentTypeError(f"cannot write a picture to {text!r}: name a .png or .jpg")
     path = Path(text)
+    # Only these carry the mark that lets a later run draw over its own picture.
+    if path.suffix.lower() not in ANNOTATION_SUFFIXES:
+        raise argparse.ArgumentTypeError(f"cannot write a picture to {text!r}: name a .png or .jpg")
     if path.is_dir():
         raise argparse.ArgumentTypeError(
             f"{text} is a folder: name a picture in it, e.g. {path / 'found.png'}"
@@ -195,6 +223,8 @@ def picture_path(text: str) -> Path:
     return path
 
 
+ANNOTATION_SUFFIXES = {".png", ".jpg", ".jpeg"}
+"""The kinds of picture --annotate writes: those `_marked` marks as drawn by nerts."""
 ANNOTATION_MARK = b"Software\0nerts annotation"
 """Written into every picture --annotate draws (a PNG's text chunk, a JPEG's comment), right
 after the file's first header, so that drawing again replaces it while a photo is never

@@ -50,7 +50,10 @@ def files(tmp_path: Path) -> dict[str, Path]:
     cv2.imwrite(str(speck), canvas)
     shots = tmp_path / "shots.png"  # a folder with a picture's name
     shots.mkdir()
+    heic = tmp_path / "IMG_0001.jpg"  # an iPhone's photo, named as a JPEG by some copier
+    heic.write_bytes(b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + bytes(64))
     return {
+        "heic": heic,
         "photo": photo,
         "back": back,
         "text": text,
@@ -167,6 +170,24 @@ CASES = {
         ["count", "{photo}"],
         "name each player's back: --backs NAME=REF ..., REF a photo of one card's back or the "
         "design file (e.g. nerts count {photo} --backs anna=anna.jpg ben=ben.jpg)",
+    ),
+    "a HEIC photo": (
+        ["identify", "{heic}"],
+        "cannot read image {heic} (a HEIC photo, an iPhone's format, which OpenCV cannot "
+        "decode: export it as JPEG, or set the iPhone's Settings > Camera > Formats to Most "
+        "Compatible)",
+    ),
+    "a HEIC back": (
+        ["count", "{photo}", "--backs", "a={heic}"],
+        "back 'a': cannot read image {heic} (a HEIC photo",
+    ),
+    "annotation in a format without the mark": (
+        ["identify", "{photo}", "--annotate", "found.webp"],
+        "cannot write a picture to 'found.webp': name a .png or .jpg",
+    ),
+    "annotation named only by its extension": (
+        ["identify", "{photo}", "--annotate", ".png"],
+        "cannot write a picture to '.png': name a .png or .jpg",
     ),
     "count, the photo after --backs": (
         ["count", "--backs", "a={back}", "{photo}"],
