@@ -274,7 +274,8 @@ JPEG_START, JPEG_COMMENT = b"\xff\xd8", b"\xff\xfe"
 def write_annotated(path: Path, image: np.ndarray) -> None:
     make_folder(path.parent)
     try:
-        encoded, buffer = cv2.imencode(path.suffix, image)
+        with decoder_quiet():  # libpng's own warnings, said here as one error
+            encoded, buffer = cv2.imencode(path.suffix, image)
     except cv2.error as error:
         raise UserError(f"cannot write {path}: {error}") from None
     if not encoded:

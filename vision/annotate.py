@@ -122,14 +122,20 @@ def mark_uncounted(image: np.ndarray, outlines: tuple[np.ndarray, ...]) -> np.nd
 DRAWN_SHORT_SIDE_MIN_PX = 720
 """A photo whose short side is smaller is enlarged to it before it is drawn on: on a 378 x 504
 phone photo the labels were a few pixels tall."""
+DRAWN_LONG_SIDE_MAX_PX = 8192
+"""A photo is enlarged no further than to this long side (an 8K frame's): a 40 x 60,000 pixel
+strip enlarged to a 720 pixel short side took 4.8 GB and could not be written."""
 
 
 def for_drawing(
     image: np.ndarray, cards: list[CardDetection]
 ) -> tuple[np.ndarray, list[CardDetection]]:
-    """The photo, and the cards on it, enlarged to `DRAWN_SHORT_SIDE_MIN_PX` if smaller."""
+    """The photo, and the cards on it, enlarged to `DRAWN_SHORT_SIDE_MIN_PX` if smaller (its
+    long side to `DRAWN_LONG_SIDE_MAX_PX` at most)."""
     height, width = image.shape[:2]
-    factor = DRAWN_SHORT_SIDE_MIN_PX / min(height, width)
+    factor = min(
+        DRAWN_SHORT_SIDE_MIN_PX / min(height, width), DRAWN_LONG_SIDE_MAX_PX / max(height, width)
+    )
     if factor <= 1.0:
         return image, cards
     size = (round(width * factor), round(height * factor))

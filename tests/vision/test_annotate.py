@@ -126,3 +126,6 @@ def test_a_small_photo_is_enlarged_to_be_drawn_on_and_a_large_one_kept() -> None
     large = _plain((90, 90, 90), 720, 1280)
     kept, cards = for_drawing(large, [card])
     assert kept is large and cards[0] is card
+    strip = _plain((90, 90, 90), 40, 4000)  # enlarged 18 times, it would be 72,000 wide
+    widened, [moved] = for_drawing(strip, [card])
+    assert widened.shape == (round(40 * 8192 / 4000), 8192, 3)
