@@ -81,6 +81,7 @@ class HostProtocol(Generic[Ticket]):
         self._next_seq = HANDSHAKE_SEQUENCE
         self._sent_at = 0.0
         self._silent_resends = 0
+        self._stale_rs_possible = False
 
     @property
     def unacknowledged(self) -> list[PendingCommand[Ticket]]:
@@ -125,6 +126,10 @@ class HostProtocol(Generic[Ticket]):
                 # command as HANDSHAKE_SEQUENCE says: it is dropped.
                 self.queue = deque(command for command in self.queue if not command.handshake)
                 log.info("box announced a reset; resending %d commands", len(self.queue))
+                # A line sent before the HELLO came may reach the box after its reset, which
+                # answers it `rs 1`: taken for an answer to the renumbered N1, it would send
+                # that again after the box ran it and reset, and the box would run it twice.
+                self._stale_rs_possible = self._in_flight
                 self._in_flight = False
                 self._renumber_from(1)
                 self._transmit(now, actions)
@@ -160,7 +165,12 @@ class HostProtocol(Generic[Ticket]):
             log.debug("box reply %s %d with nothing in flight", kind, number)
             return
         head = self.queue[0]
-        if kind == "rs":
+        stale_rs_possible, self._stale_rs_possible = self._stale_rs_possible, False
+        if kind == "rs" and stale_rs_possible and number == head.seq:
+            # Most likely the answer to the line sent before the reset (see `receive`); if it
+            # was this line's own, it is resent on silence, RESEND_TIMEOUT_S later.
+            log.debug("box rs %d, likely to a line sent before its reset: ignored", number)
+        elif kind == "rs":
             if head.handshake or number == head.seq:
                 self._resend(now, actions)
             elif number == next_sequence(head.seq):

@@ -207,11 +207,20 @@ def test_nothing_lost_or_reordered_with_a_reset_every_20_commands() -> None:
     assert run.settled == list(range(len(COMMANDS)))
 
 
+def test_a_box_resetting_after_every_command_runs_each_once() -> None:
+    """The line sent before a box's HELLO reaches it after its reset and draws `rs 1`, which
+    must not make the host send the renumbered N1 again after the box ran it (and reset)."""
+    run = run_against(FaultPlan(reset_every=1, seed=0), COMMANDS[:40])
+    assert run.device.counts.resets >= 40
+    assert run.executed == COMMANDS[:40]
+    assert run.settled == list(range(40))
+
+
 @settings(max_examples=30, deadline=None)
 @given(
     corrupt=st.floats(0, 0.05),
     lose=st.floats(0, 0.2),
-    reset_every=st.sampled_from([0, 0, 3, 7, 20]),
+    reset_every=st.sampled_from([0, 0, 1, 3, 7, 20]),
     seed=st.integers(0, 2**32),
 )
 def test_no_loss_no_reordering_under_any_faults(
@@ -230,6 +239,8 @@ def test_no_loss_no_reordering_under_any_faults(
     # A command runs twice only when its ok was lost just before the device's memory of numbers
     # was reset: by a device reset or by the handshake of a reconnection.
     assert len(run.executed) - len(commands) <= run.device.counts.resets + run.reconnections
+    if corrupt == 0 and lose == 0:  # no ok is lost, so none runs twice, resets or not
+        assert run.executed == commands
 
 
 def test_a_late_ok_to_a_handshake_copy_settles_no_renumbered_command() -> None:
