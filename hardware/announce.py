@@ -7,7 +7,8 @@ Use (the referee's `--box URL`):
             box.announce(event)                             # queues commands; never blocks
             for seat in box.button_presses():               # BTN lines since the last call
                 ...                                         # the referee's Nerts call for seat
-    # on exit: waits up to DRAIN_TIMEOUT_S for the box to acknowledge, logs what was not, closes
+    # on exit: waits up to DRAIN_TIMEOUT_S for the box to acknowledge (Ctrl-C stops waiting),
+    # logs what was not shown (`undelivered`, `rejected`), closes
 
 If the box is absent, `__enter__` logs a warning and the driver keeps the commands and retries
 the port until the box appears. Button presses arrive as seats on `button_presses()` (a
@@ -38,7 +39,7 @@ from collections.abc import Callable, Mapping
 from typing import Self
 
 from hardware.driver import BoxDriver, CommandRejected, Delivery
-from hardware.framing import MAX_LINE_BYTES, MAX_SEQUENCE, encode_command
+from hardware.framing import MAX_LINE_BYTES, MAX_SEQUENCE, check_command_text, encode_command
 from hardware.lifecycle import Service
 from hardware.ports import check_url
 
@@ -195,6 +196,9 @@ class BoxAnnouncer(Service):
         self.driver = BoxDriver(url, on_button=on_button)
         self.undelivered: list[str] = []
         """The commands never delivered, once closed."""
+        self.rejected: list[str] = []
+        """The commands not shown, each with why: refused by the box (`er`), too long for a
+        line, or for a seat beyond those the box says it has."""
 
     def start(self) -> Self:
         self.driver.start()
@@ -207,9 +211,32 @@ class BoxAnnouncer(Service):
             for command in self.commands.for_event(event)
             if self.seats is None or (_seat_of(command) or 0) < self.seats
         ]
-        if commands:
-            for delivery in self.driver.send_all(commands):
-                delivery.add_done_callback(_warn_if_rejected)
+        box_seats = self.driver.identity.seats if self.driver.identity is not None else None
+        sendable = []
+        for command in commands:
+            seat = _seat_of(command)
+            if box_seats is not None and seat is not None and seat >= box_seats:
+                self._not_shown(f"not sent to the box, which has {box_seats} seats: {command!r}")
+                continue
+            try:
+                check_command_text(command)
+            except ValueError as error:  # a score of 60 digits, a seat number as long
+                self._not_shown(f"not sent to the box: {error}")
+                continue
+            sendable.append(command)
+        for delivery in self.driver.send_all(sendable):
+            delivery.add_done_callback(self._on_settled)
+
+    def _on_settled(self, delivery: Delivery) -> None:
+        """Called on the driver's thread as each announcement is settled."""
+        if not delivery.cancelled() and isinstance(delivery.exception(), CommandRejected):
+            self._not_shown(str(delivery.exception()))
+
+    def _not_shown(self, why: str) -> None:
+        """Nobody awaits an announcement: the first one not shown is warned of at once, the
+        rest are counted on closing."""
+        log.log(logging.DEBUG if self.rejected else logging.WARNING, "%s", why)
+        self.rejected.append(why)
 
     def button_presses(self) -> list[int]:
         """The seats whose Nerts! button was pressed since the last call, in order."""
@@ -220,22 +247,26 @@ class BoxAnnouncer(Service):
 
     def close(self) -> None:
         """Wait up to `drain_timeout` for the queue to drain, log what was not delivered, close."""
-        if not self.driver.wait_delivered(self.drain_timeout):
-            log.warning("box at %s: not all announcements acknowledged in %g s",
-                        self.url, self.drain_timeout)  # fmt: skip
+        try:
+            delivered = self.driver.wait_delivered(self.drain_timeout)
+        except KeyboardInterrupt:  # Ctrl-C while waiting: stop waiting, say what was not told
+            log.warning("box at %s: stopped waiting for it (interrupted)", self.url)
+        else:
+            if not delivered:
+                log.warning("box at %s: not all announcements acknowledged in %g s",
+                            self.url, self.drain_timeout)  # fmt: skip
         undelivered = self.driver.close()
         self.undelivered = undelivered
+        if len(self.rejected) > 1:
+            shown = "; ".join(self.rejected[:UNDELIVERED_SHOWN])
+            more = len(self.rejected) - UNDELIVERED_SHOWN
+            log.warning("box: %d announcements not shown: %s%s", len(self.rejected), shown,
+                        f"; and {more} more" if more > 0 else "")  # fmt: skip
         if undelivered:
             shown = "; ".join(undelivered[:UNDELIVERED_SHOWN])
             more = len(undelivered) - UNDELIVERED_SHOWN
             log.warning("box: %d announcements never delivered: %s%s", len(undelivered),
                         shown, f"; and {more} more" if more > 0 else "")  # fmt: skip
-
-
-def _warn_if_rejected(delivery: Delivery) -> None:
-    """Nobody awaits an announcement, so a rejection is logged here (once)."""
-    if not delivery.cancelled() and isinstance(delivery.exception(), CommandRejected):
-        log.warning("%s", delivery.exception())
 
 
 def _seat_of(command: str) -> int | None:

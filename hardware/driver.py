@@ -193,7 +193,7 @@ class BoxDriver(Service):
             except PortError as error:
                 self.open_error = str(error)
                 level = logging.DEBUG if self._warned_absent else self._absent_level
-                log.log(level, "box at %s not available (%s); commands are kept", self.url, error)
+                log.log(level, "box at %s not available (%s); trying again", self.url, error)
                 self._warned_absent = True
                 self._stopping.wait(self._reconnect_interval)
                 continue

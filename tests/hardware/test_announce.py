@@ -90,18 +90,62 @@ def test_seats_beyond_the_table_are_not_sent() -> None:
         ]  # fmt: skip
 
 
-def test_a_rejected_announcement_is_warned_once(caplog: pytest.LogCaptureFixture) -> None:
+def test_rejected_announcements_are_warned_at_once_then_counted(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     caplog.set_level(logging.INFO)
+    with TcpEmulator(FaultyDevice(BoxDevice(seats=2), FaultPlan())) as box:
+        announcer = BoxAnnouncer(box.url)
+        # Queued before the box says how many seats it has: sent, and refused by the box.
+        announcer.announce(GAME[2])  # seat 1: lit
+        announcer.announce(GAME[3])  # seat 2: no seat here
+        announcer.announce({**GAME[3], "seat": 3})
+        with announcer:
+            pass
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert warnings == [
+        "box rejected 'LIGHT 2 FF8000 BLINK': SEAT (the box has no such seat)",
+        "box: 2 announcements not shown: box rejected 'LIGHT 2 FF8000 BLINK': SEAT (the box has "
+        "no such seat); box rejected 'LIGHT 3 FF8000 BLINK': SEAT (the box has no such seat)",
+    ]
+    assert len(announcer.rejected) == 2 and announcer.undelivered == []
+
+
+def test_seats_beyond_the_box_are_not_sent_once_it_says_how_many(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    device = BoxDevice(seats=2)
     with (
-        TcpEmulator(FaultyDevice(BoxDevice(seats=2), FaultPlan())) as box,
+        TcpEmulator(FaultyDevice(device, FaultPlan())) as box,
         BoxAnnouncer(box.url) as announcer,
     ):
-        announcer.announce(GAME[2])  # seat 1: lit; then GAME[3]'s seat 2 is no seat here
-        announcer.announce(GAME[3])
-    rejections = [r for r in caplog.records if "rejected" in r.getMessage()]
-    assert [(r.levelno, r.getMessage()) for r in rejections if r.levelno >= logging.WARNING] == [
-        (logging.WARNING, "box rejected 'LIGHT 2 FF8000 BLINK': SEAT (the box has no such seat)")
+        announcer.announce(GAME[0])
+        assert announcer.driver.wait_delivered(5)  # the handshake: the box has 2 seats
+        announcer.announce(GAME[8])
+    assert [t for t in device.executed if t != "HELLO"][2:] == [
+        "BUZZ ROUND", "SCORE 0 12", "SCORE 1 -4", "SHOW Seat 2 leads 30",
+    ]  # fmt: skip
+    assert announcer.rejected == [
+        "not sent to the box, which has 2 seats: 'SCORE 2 30'",
+        "not sent to the box, which has 2 seats: 'SCORE 3 5'",
     ]
+    assert "box rejected" not in caplog.text
+
+
+def test_a_number_too_long_for_a_line_is_not_sent_and_the_rest_are() -> None:
+    device = BoxDevice()
+    huge = 10**60
+    end = {**GAME[8], "scores": {"0": huge, "1": 1}}
+    with (
+        TcpEmulator(FaultyDevice(device, FaultPlan())) as box,
+        BoxAnnouncer(box.url) as announcer,
+    ):
+        announcer.announce(end)
+    executed = [t for t in device.executed if t != "HELLO"]
+    assert executed[:2] == ["BUZZ ROUND", "SCORE 1 1"]
+    assert len(executed) == 3 and executed[2].startswith("SHOW Seat 0 leads 1000000")
+    assert len(announcer.rejected) == 1
+    assert announcer.rejected[0].startswith(f"not sent to the box: command 'SCORE 0 {huge}'")
 
 
 def test_button_presses_come_out_in_order() -> None:
@@ -207,3 +251,22 @@ def test_a_nerts_call_after_the_rounds_end_leaves_the_scores_showing() -> None:
     assert mapper.for_event({"type": "nerts_call", "seat": 0, "valid": True}) == []
     mapper.for_event({"type": "round_start", "round": 2})
     assert mapper.for_event({"type": "nerts_call", "seat": 0, "valid": True}) == ["NERTS 0"]
+
+
+def test_ctrl_c_while_waiting_for_the_box_stops_the_wait_only(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The referee has decided everything: its scoreboard is still printed."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        url = f"socket://127.0.0.1:{probe.getsockname()[1]}"
+    announcer = BoxAnnouncer(url)
+
+    def interrupted(timeout: float) -> bool:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(announcer.driver, "wait_delivered", interrupted)
+    with announcer:
+        announcer.announce(GAME[0])
+    assert announcer.undelivered == ["RESET", "SHOW Round 1"]
+    assert f"box at {url}: stopped waiting for it (interrupted)" in caplog.text

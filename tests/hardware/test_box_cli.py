@@ -93,7 +93,7 @@ def test_send_exits_1_when_the_box_is_absent(capsys: pytest.CaptureFixture[str])
     assert main(["box", "send", "--port", "socket://127.0.0.1:1", "--timeout", "0.3", "PING"]) == 1
     error = capsys.readouterr().err
     assert "could not open socket://127.0.0.1:1 (" in error and "nothing was sent" in error
-    assert "commands are kept" not in error  # the driver's word, for a referee that waits
+    assert "trying again" not in error  # the driver's word, for a referee that waits
     assert "not acknowledged" not in error
 
 
