@@ -283,7 +283,19 @@ def run_emulator(args: argparse.Namespace) -> int:
         raise UserError(message) from None
     device = BoxDevice(seats=args.seats)
     display = TerminalDisplay(device.state, sys.stdout, colour=not args.no_colour)
-    device.on_command = display.show_command
+    stop = threading.Event()
+    display_failed: list[OSError] = []
+
+    def show_command(text: str) -> None:
+        # On the serving thread: its output gone ('| head', a full disk), the emulator stops,
+        # rather than serve on with a dead thread and answer no host.
+        try:
+            display.show_command(text)
+        except OSError as error:
+            display_failed.append(error)
+            stop.set()
+
+    device.on_command = show_command
     faulty = FaultyDevice(device, plan)
     try:
         frontend = (
@@ -293,7 +305,6 @@ def run_emulator(args: argparse.Namespace) -> int:
         )
     except OSError as error:
         raise UserError(f"cannot open the emulator's port: {error}") from error
-    stop = threading.Event()
     with frontend:
         display.show(f"nerts box emulator ({args.seats} seats) on {frontend.url}")
         if sys.stdin.isatty() and in_foreground(sys.stdin):
@@ -302,4 +313,6 @@ def run_emulator(args: argparse.Namespace) -> int:
         else:
             while not stop.wait(INTERRUPT_POLL_S):
                 pass
+    if display_failed:
+        raise display_failed[0]  # told as the command line tells a closed pipe or a full disk
     return 0

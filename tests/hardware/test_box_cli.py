@@ -21,7 +21,7 @@ from hardware.emulator import TcpEmulator
 from hardware.faults import FaultPlan, FaultyDevice
 from hardware.framing import encode_command
 from hardware.terminal import in_foreground, read_keys, render
-from nerts.cli import main
+from nerts.cli import BROKEN_PIPE_STATUS, main
 
 
 @pytest.fixture
@@ -200,6 +200,31 @@ def test_box_emulator_command_serves_a_pty() -> None:
             process.kill()  # never leave an emulator behind, whatever failed
             if process.stdout:
                 process.stdout.close()
+
+
+def test_the_emulator_stops_when_its_output_is_closed() -> None:
+    """'nerts box-emulator | head -2': serving on with a dead thread, it answered no host."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", NERTS_WITH_CTRL_C, *EMULATOR_ARGUMENTS],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        assert process.stdout is not None and process.stderr is not None
+        match = re.search(r"on (/dev/\S+)", process.stdout.readline())
+        assert match
+        process.stdout.close()  # the reader goes away
+        with BoxDriver(match[1]) as driver:
+            driver.send("PING")
+            assert process.wait(timeout=EXIT_WAIT_S) == BROKEN_PIPE_STATUS
+        assert "Traceback" not in process.stderr.read()
+    finally:
+        process.kill()
+        if process.stderr:
+            process.stderr.close()
 
 
 def test_keys_press_seat_buttons_reset_and_quit() -> None:
