@@ -69,8 +69,9 @@ def check_url(url: str) -> str:
     """Return `url` if pyserial understands its form, else raise ValueError with the reason."""
     if url == AUTO_URL:
         return url
-    if url.lower().startswith("socket://"):
-        _check_socket_url(url)
+    scheme = url.partition("://")[0].lower()
+    if scheme in NETWORK_SCHEMES:
+        _check_network_url(url, scheme)
     try:
         serial.serial_for_url(url, do_not_open=True)
     except (ValueError, serial.SerialException) as error:
@@ -78,11 +79,15 @@ def check_url(url: str) -> str:
     return url
 
 
-def _check_socket_url(url: str) -> None:
-    """Raise ValueError unless `url`, a socket:// URL, names a host and a port. pyserial checks
-    these only when it opens the port, in the driver's thread, and says so in terms of its
-    internals (or a TypeError when the port is missing)."""
-    form = "give socket://HOST:PORT"
+NETWORK_SCHEMES = ("socket", "rfc2217")
+"""pyserial's URLs of a port across the network, which must name a host and a port."""
+
+
+def _check_network_url(url: str, scheme: str) -> None:
+    """Raise ValueError unless `url`, a socket:// or rfc2217:// URL, names a host and a port.
+    pyserial checks these only when it opens the port, in the driver's thread, and says so in
+    terms of its internals (or a TypeError when the port is missing)."""
+    form = f"give {scheme}://HOST:PORT"
     try:
         parts = urlsplit(url)
         port = parts.port
@@ -94,6 +99,8 @@ def _check_socket_url(url: str) -> None:
         raise ValueError(f"{url!r} names no host; {form}")
     if port is None:
         raise ValueError(f"{url!r} names no port number; {form}")
+    if scheme != "socket":  # rfc2217's own options pyserial checks as it parses the URL
+        return
     for option, values in parse_qs(parts.query, keep_blank_values=True).items():
         if option != "logging" or values[0] not in SOCKET_URL_LOGGING_LEVELS:
             levels = "|".join(SOCKET_URL_LOGGING_LEVELS)

@@ -109,7 +109,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     send.add_argument(
         "--file",
         type=Path,
-        help="commands, one a line (a line starting with '#' is a comment)",
+        help="commands, one a line (a line starting with '#' is a comment); - reads them from "
+        "standard input",
     )
     test = actions.add_parser("test", help="light every seat, each in its own colour, and beep")
     for parser in (send, test):
@@ -177,18 +178,20 @@ def _read_commands(args: argparse.Namespace) -> list[str]:
     (a file's comment lines start with '#': a '#' further on is text, as SHOW may print it)."""
     given = [("", text) for text in args.commands]
     if args.file is not None:
+        piped = str(args.file) == "-"
+        name = "standard input" if piped else str(args.file)
         try:
-            # A Windows editor starts the file with a byte-order mark.
-            lines = args.file.read_bytes().removeprefix(codecs.BOM_UTF8).splitlines()
+            data = sys.stdin.buffer.read() if piped else args.file.read_bytes()
         except OSError as error:
             raise UserError(
-                f"cannot read commands from {args.file}: {error.strerror or error}"
+                f"cannot read commands from {name}: {error.strerror or error}"
             ) from None
-        for number, raw in enumerate(lines, start=1):
+        # A Windows editor starts the file with a byte-order mark.
+        for number, raw in enumerate(data.removeprefix(codecs.BOM_UTF8).splitlines(), start=1):
             # Decoded, not refused, so that the check below names the command at fault.
             line = raw.decode("utf-8", errors="replace").strip()
             if line and not line.startswith("#"):
-                given.append((f"{args.file}:{number}: ", line))
+                given.append((f"{name}:{number}: ", line))
     if not given:
         raise UserError("no commands: give them as arguments or with --file")
     for where, command in given:

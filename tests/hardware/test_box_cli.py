@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import signal
@@ -50,6 +51,22 @@ def test_send_file(box: tuple[TcpEmulator, BoxDevice], tmp_path: Path) -> None:
     )
     assert main(["box", "send", "--port", emulator.url, "--file", str(commands)]) == 0
     assert executed(device) == ["SHOW hello there", "SCORE 1 -7", "SHOW seat #2"]
+
+
+def test_send_reads_commands_piped_in(
+    box: tuple[TcpEmulator, BoxDevice],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    emulator, device = box
+    piped = io.TextIOWrapper(io.BytesIO("PING\n\nSHOW café\n".encode()))
+    monkeypatch.setattr(sys, "stdin", piped)
+    assert main(["box", "send", "--port", emulator.url, "--file", "-"]) == 2
+    assert last_error_line(capsys).startswith("nerts box: error: standard input:3: ")
+    piped = io.TextIOWrapper(io.BytesIO(b"PING\nSHOW from a pipe\n"))
+    monkeypatch.setattr(sys, "stdin", piped)
+    assert main(["box", "send", "--port", emulator.url, "--file", "-"]) == 0
+    assert executed(device) == ["PING", "SHOW from a pipe"]
 
 
 def test_a_bad_command_in_a_file_is_named_by_its_line(
@@ -354,6 +371,8 @@ def test_timeout_must_be_finite_positive_and_bounded(
         ("socket://[::1:7000", "not a host and a port number 0 to 65535"),
         ("socket://:7000", "names no host; give socket://HOST:PORT"),
         ("socket://127.0.0.1:7000?logging=loud", "the only option is ?logging=debug|info"),
+        ("rfc2217://localhost", "names no port number; give rfc2217://HOST:PORT"),
+        ("RFC2217://:7000", "names no host; give rfc2217://HOST:PORT"),
     ],
 )
 def test_socket_urls_need_a_host_and_a_port(
