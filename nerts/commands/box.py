@@ -47,9 +47,9 @@ TEST_COLOURS = ("FF0000", "00FF00", "0000FF", "FFFF00", "FF00FF", "00FFFF", "FFF
 
 BOX_DESCRIPTION = f"""\
 Sends commands to the referee box through the host driver (CRC, resends, reconnection), as the
-protocol in ../shared/contracts/box-protocol.md defines. PORT is any pyserial URL: a device such as
-/dev/ttyUSB0, socket://HOST:PORT (an emulator's TCP port), loop://, or '{AUTO_URL}' for the first
-serial port whose device answers as a nerts box.
+protocol in ../shared/contracts/box-protocol.md defines. --port takes any pyserial URL: a device
+such as /dev/ttyUSB0, socket://HOST:PORT (an emulator's TCP port), loop://, or '{AUTO_URL}' for
+the first serial port whose device answers as a nerts box.
 """
 BOX_EPILOG = """\
 examples:
