@@ -149,6 +149,41 @@ def refuse_logging_into_files_used(log_file: Path, args: argparse.Namespace) -> 
             )
 
 
+class LogFileHandler(logging.FileHandler):
+    """The --log-file: where it cannot be written (a full disk), said once in one line, not a
+    traceback for every record; `failed` tells the command line to end with status 1."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path, encoding="utf-8")
+        self.failed = False
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        error = sys.exc_info()[1]
+        self._fail(error if isinstance(error, Exception) else None)
+
+    def flush(self) -> None:
+        try:
+            super().flush()
+        except OSError as error:
+            self._fail(error)
+
+    def close(self) -> None:
+        # logging.shutdown skips closing a handler whose flush failed; a later close (the
+        # next basicConfig) would then raise from the still-unwritten buffer.
+        try:
+            super().close()
+        except OSError as error:
+            self._fail(error)
+
+    def _fail(self, error: Exception | None) -> None:
+        if not self.failed:
+            why = error.strerror if isinstance(error, OSError) and error.strerror else error
+            sys.stderr.write(
+                f"nerts: error: cannot write the log file {self.baseFilename}: {why}\n"
+            )
+        self.failed = True
+
+
 def configure_logging(verbosity: int, log_file: str | None) -> None:
     level = [logging.WARNING, logging.INFO, logging.DEBUG][min(verbosity, 2)]
     console = logging.StreamHandler(sys.stderr)
@@ -159,7 +194,7 @@ def configure_logging(verbosity: int, log_file: str | None) -> None:
         make_folder(Path(log_file).parent)
         refuse_logging_into_other_files(Path(log_file))
         try:
-            file_handler = logging.FileHandler(log_file, encoding="utf-8")
+            file_handler = LogFileHandler(log_file)
         except OSError as error:
             raise UserError(f"cannot write {log_file}: {error.strerror or error}") from None
         file_handler.setLevel(logging.DEBUG)
@@ -241,4 +276,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     finally:
         logging.shutdown()
-    return status
+    log_files = [h for h in logging.getLogger().handlers if isinstance(h, LogFileHandler)]
+    # The run's own work is done, but the log asked for was not all written.
+    return 1 if status == 0 and any(handler.failed for handler in log_files) else status

@@ -104,6 +104,17 @@ def test_a_log_file_gathers_the_runs_logged_to_it(
         )
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux)")
+def test_a_log_file_that_cannot_be_written_is_said_once_and_fails_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    arguments = ["--log-file", "/dev/full", "demo", "--example", "--out", str(tmp_path)]
+    status, err = run(capsys, *arguments)
+    assert status == 1
+    assert err == "nerts: error: cannot write the log file /dev/full: No space left on device\n"
+    assert (tmp_path / "events.jsonl").read_text().count("\n") == 101  # the work itself is kept
+
+
 def test_a_demo_stopped_while_filming_leaves_no_verdicts_of_an_earlier_round(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
