@@ -225,7 +225,10 @@ class EventWriter:
 
     def write(self, event: Event) -> None:
         if self._stream is not None:
-            self._stream.write(event_line(event))
+            try:
+                self._stream.write(event_line(event))
+            except OSError as error:  # a full disk: the events up to here stay in the file
+                raise UserError(f"cannot write {self.path}: {error.strerror or error}") from None
         self.count += 1
 
     def __exit__(
@@ -236,5 +239,10 @@ class EventWriter:
     ) -> None:
         if self._stream is None:
             return
-        self._stream.close()
+        try:
+            self._stream.close()
+        except OSError as error:
+            if exc is None:  # else the error that stopped the run is the one to tell
+                raise UserError(f"cannot write {self.path}: {error.strerror or error}") from None
+            return
         log.info("wrote %d events to %s", self.count, self.path)

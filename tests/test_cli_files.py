@@ -115,6 +115,13 @@ def test_a_log_file_that_cannot_be_written_is_said_once_and_fails_the_run(
     assert (tmp_path / "events.jsonl").read_text().count("\n") == 101  # the work itself is kept
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux)")
+def test_events_that_cannot_be_written_name_the_file(capsys: pytest.CaptureFixture[str]) -> None:
+    status, err = run(capsys, "referee", str(RACES), "--out", "/dev/full")
+    assert status == 2
+    assert err == "nerts referee: error: cannot write /dev/full: No space left on device\n"
+
+
 def test_a_demo_stopped_while_filming_leaves_no_verdicts_of_an_earlier_round(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
