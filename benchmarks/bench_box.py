@@ -209,9 +209,20 @@ def replug(count: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--samples", type=int, default=300, help="latency samples")
-    parser.add_argument("--commands", type=int, default=1000, help="commands per fault run")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument(
+        "--samples",
+        type=int,
+        default=300,
+        help="latency samples (default %(default)s; at most 100 against the firmware)",
+    )
+    parser.add_argument(
+        "--commands",
+        type=int,
+        default=1000,
+        help="commands in each of the two fault runs, corrupted bytes and device resets "
+        f"(default %(default)s); the unplug run always sends {REPLUG_COMMANDS}",
+    )
     args = parser.parse_args(argv)
     latency(args.samples)
     latency_firmware(min(args.samples, 100))

@@ -1,7 +1,7 @@
 """Refereeing a 100,000-play log: the engine alone, and the whole `nerts referee` path.
 
 Baseline in the same run: just decoding the same JSON lines (the least any referee must do).
-Run: .venv/bin/python benchmarks/bench_referee.py [--plays N]
+Run: .venv/bin/python benchmarks/bench_referee.py [--plays N] [--repeats N]
 """
 
 from __future__ import annotations
@@ -88,9 +88,18 @@ def best_of(repeats: int, work: Callable[[], object]) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--plays", type=int, default=100_000)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--plays", type=int, default=100_000, help="plays in the log (default %(default)s)"
+    )
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=3,
+        help="times each is timed, the fastest kept (default %(default)s)",
+    )
     args = parser.parse_args()
     data = make_log(args.plays)
     with tempfile.TemporaryDirectory() as folder:

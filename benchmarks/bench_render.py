@@ -34,12 +34,27 @@ from simulator.sample_scenes import playing_frames
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--frames", type=int, default=300)
-    parser.add_argument("--size", default="1280x720")
-    parser.add_argument("--fps", type=float, default=30.0)
-    parser.add_argument("--seats", type=int, default=4)
-    parser.add_argument("--naive-frames", type=int, default=60)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--frames", type=int, default=300, help="frames to render (default %(default)s)"
+    )
+    parser.add_argument(
+        "--size", default="1280x720", metavar="WxH", help="frame size (default %(default)s)"
+    )
+    parser.add_argument(
+        "--fps", type=float, default=30.0, help="the video's frame rate (default %(default)s)"
+    )
+    parser.add_argument(
+        "--seats", type=int, default=4, help="players at the table (default %(default)s)"
+    )
+    parser.add_argument(
+        "--naive-frames",
+        type=int,
+        default=60,
+        help="frames timed for the baselines, encode only and naive (default %(default)s)",
+    )
     args = parser.parse_args()
     width, height = (int(v) for v in args.size.lower().split("x"))
     settings = RenderSettings(size=(width, height), table_mm=table_for_seats(args.seats))

@@ -2,7 +2,7 @@
 
 Baselines in the same run: the game alone (no pictures) and encoding alone (the same number of
 frames, already rendered, through the same video writer). Real time means a ratio of >= 1.0.
-Run: .venv/bin/python benchmarks/bench_simulate.py [--seconds 30]
+Run: .venv/bin/python benchmarks/bench_simulate.py [--seconds 30] [--seed 4]
 """
 
 from __future__ import annotations
@@ -35,9 +35,16 @@ def simulate(argv: list[str]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--seconds", type=float, default=30.0)
-    parser.add_argument("--seed", type=int, default=4)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        default=30.0,
+        help="seconds of play to simulate (default %(default)s)",
+    )
+    parser.add_argument("--seed", type=int, default=4, help="the game's seed (default %(default)s)")
     args = parser.parse_args()
     frames = int(args.seconds * FPS)
     with tempfile.TemporaryDirectory() as folder:

@@ -4,6 +4,8 @@ render, cut crops, mix datasets, train, publish and quantize."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +34,32 @@ from simulator.training import write_data_yaml
 from vision.geometry import card_from_window
 from vision.identify import CARD_IOU_MAX, CORNER_IOU_MAX, CORNER_SCORE_MIN
 from vision.onnx_models import CORNER_WINDOW_MM, CardDetector, IndexClassifier, ModelFileError
+
+TRAIN_EXTRA_INSTALL = "pip install -e '.[train]'"
+TRAIN_EXTRA_MODULES = frozenset(
+    {"torch", "torchvision", "ultralytics", "lap", "onnx", "onnxslim", "PIL", "matplotlib"}
+)
+"""Top-level modules that come with the `train` extra (pyproject.toml; pillow and matplotlib
+with ultralytics): a step missing one says so in one line (`train_extra_needed`)."""
+
+
+def train_extra_missing(step: str, needs: str) -> SystemExit:
+    """The one line a step stops with when what it `needs` comes with the `train` extra."""
+    return SystemExit(f"{step}: {needs}: {TRAIN_EXTRA_INSTALL}")
+
+
+@contextmanager
+def train_extra_needed(step: str) -> Iterator[None]:
+    """Stops `step` with `train_extra_missing`'s line, not a traceback, where a module of the
+    train extra (torch, ultralytics, onnx, ...) is not installed; any other failed import is
+    raised as it is."""
+    try:
+        yield
+    except ModuleNotFoundError as error:
+        module = (error.name or "").partition(".")[0]
+        if module not in TRAIN_EXTRA_MODULES:
+            raise
+        raise train_extra_missing(step, f"needs {module}, which is not installed") from None
 
 
 def command_cards(args: argparse.Namespace) -> None:
@@ -82,7 +110,7 @@ def command_quantize(args: argparse.Namespace) -> None:
 
 def command_data(args: argparse.Namespace) -> None:
     if args.truetype and not typefaces.available():
-        raise SystemExit("data: --truetype needs pillow and matplotlib: pip install -e '.[train]'")
+        raise train_extra_missing("data", "--truetype needs pillow and matplotlib")
     render_dataset(
         Path(args.out),
         args.count,

@@ -1,4 +1,4 @@
-"""Train and export the recognition models: one documented command per step.
+r"""Train and export the recognition models: one documented command per step.
 
     python -m models.train data --out build/renders --count 1500        # labelled renders
     python -m models.train crops --renders build/renders --out build/crops \
@@ -128,11 +128,26 @@ def main(argv: list[str] | None = None) -> None:
     every = sub.add_parser(
         "all", help="renders, crops, every model, published: one resumable command"
     )
-    every.add_argument("--work", default=str(REPO / "build" / "all"), help="working folder")
-    every.add_argument("--images", type=int, default=4000, help="renders to make")
-    every.add_argument("--procedural", type=int, default=40, help="seeded extra designs")
     every.add_argument(
-        "--truetype", type=int, default=40, help="seeded extra designs in real typefaces"
+        "--work",
+        default=str(REPO / "build" / "all"),
+        help="working folder: renders, crops, runs and a .done file per finished step "
+        "(default %(default)s)",
+    )
+    every.add_argument(
+        "--images", type=int, default=4000, help="renders to make (default %(default)s)"
+    )
+    every.add_argument(
+        "--procedural",
+        type=int,
+        default=40,
+        help="seeded extra designs (simulator/procedural.py; default %(default)s)",
+    )
+    every.add_argument(
+        "--truetype",
+        type=int,
+        default=40,
+        help="seeded extra designs in real typefaces (simulator/typefaces.py; default %(default)s)",
     )
     every.add_argument(
         "--cast-shadows",
@@ -141,9 +156,17 @@ def main(argv: list[str] | None = None) -> None:
         metavar="SHARE",
         help="share of renders half in someone's shadow (default %(default)s)",
     )
-    every.add_argument("--card-epochs", type=int, default=60)
     every.add_argument(
-        "--classifier-epochs", type=int, default=20, help="of the index and the face classifier"
+        "--card-epochs",
+        type=int,
+        default=60,
+        help="epochs of the card and the index-corner detector (default %(default)s)",
+    )
+    every.add_argument(
+        "--classifier-epochs",
+        type=int,
+        default=20,
+        help="epochs of the index and the face classifier (default %(default)s)",
     )
     every.add_argument(
         "--calibration-renders",
@@ -151,9 +174,15 @@ def main(argv: list[str] | None = None) -> None:
         default=CALIBRATION_RENDERS,
         help="renders whose index crops calibrate the 8-bit classifier (default %(default)s)",
     )
-    every.add_argument("--device", default="cpu", help="cpu, or a CUDA device such as 0")
-    every.add_argument("--models-dir", default=str(MODELS_DIR), help="where to publish")
-    every.add_argument("--shared", default=str(DEFAULT_SHARED), help="the shared/ folder")
+    every.add_argument(
+        "--device", default="cpu", help="cpu, or a CUDA device such as 0 (default %(default)s)"
+    )
+    every.add_argument(
+        "--models-dir", default=str(MODELS_DIR), help="where to publish (default %(default)s)"
+    )
+    every.add_argument(
+        "--shared", default=str(DEFAULT_SHARED), help="the shared/ folder (default %(default)s)"
+    )
     every.set_defaults(handler=command_all)
     edje = sub.add_parser(
         "edje", help="real photos (edje_tf_cards/images/train) as detector data: boxes only"
@@ -295,7 +324,8 @@ def main(argv: list[str] | None = None) -> None:
             f"--shared {shared}: no such folder (the shared/ folder with decks/ and real/)"
         )
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    args.handler(args)
+    with steps.train_extra_needed(args.step):  # torch, ultralytics, onnx: one line, no traceback
+        args.handler(args)
 
 
 if __name__ == "__main__":
