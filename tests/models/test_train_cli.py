@@ -139,3 +139,39 @@ def test_all_again_on_a_gpu_or_with_a_folder_named_otherwise_skips_what_is_done(
     assert _seeds(tmp_path, monkeypatch, *again) == {}  # nothing ran again
     with pytest.raises(SystemExit, match=r"renders was done in .* \(seed 1 -> 4\)"):
         _seeds(tmp_path, monkeypatch, *again, "--seed", "3")
+
+
+@pytest.mark.parametrize(
+    ("missing", "said"),
+    [
+        ("torch", "cards: needs torch, which is not installed: pip install -e '.[train]'"),
+        ("ultralytics.engine", "cards: needs ultralytics, which is not installed: pip install"),
+    ],
+)
+def test_a_step_without_the_train_extra_says_so_in_one_line(
+    missing: str, said: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    def needs_it(args: argparse.Namespace) -> None:
+        raise ModuleNotFoundError(f"No module named {missing!r}", name=missing)
+
+    monkeypatch.setattr("models.steps.command_cards", needs_it)
+    with pytest.raises(SystemExit) as stopped:
+        main(["cards", "--data", str(_data_yaml(tmp_path))])
+    assert str(stopped.value.code).startswith(said)
+
+
+def test_another_missing_module_is_not_taken_for_the_train_extra(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    def broken(args: argparse.Namespace) -> None:
+        raise ModuleNotFoundError("No module named 'models.gone'", name="models.gone")
+
+    monkeypatch.setattr("models.steps.command_cards", broken)
+    with pytest.raises(ModuleNotFoundError):
+        main(["cards", "--data", str(_data_yaml(tmp_path))])
+
+
+def _data_yaml(folder: Path) -> Path:
+    data = folder / "data.yaml"
+    data.write_text("path: .\n")
+    return data
