@@ -35,6 +35,7 @@ cut to fit one line.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Mapping
 from typing import Self
 
@@ -196,6 +197,7 @@ class BoxAnnouncer(Service):
         self.driver = BoxDriver(url, on_button=on_button)
         self.undelivered: list[str] = []
         """The commands never delivered, once closed."""
+        self._rejected_lock = threading.Lock()
         self.rejected: list[str] = []
         """The commands not shown, each with why: refused by the box (`er`), too long for a
         line, or for a seat beyond those the box says it has."""
@@ -235,8 +237,10 @@ class BoxAnnouncer(Service):
     def _not_shown(self, why: str) -> None:
         """Nobody awaits an announcement: the first one not shown is warned of at once, the
         rest are counted on closing."""
-        log.log(logging.DEBUG if self.rejected else logging.WARNING, "%s", why)
-        self.rejected.append(why)
+        with self._rejected_lock:  # appended from the driver's thread and the caller's
+            first = not self.rejected
+            self.rejected.append(why)
+        log.log(logging.WARNING if first else logging.DEBUG, "%s", why)
 
     def button_presses(self) -> list[int]:
         """The seats whose Nerts! button was pressed since the last call, in order."""

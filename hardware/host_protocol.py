@@ -102,6 +102,7 @@ class HostProtocol(Generic[Ticket]):
         self.connected = False
         self._in_flight = False
         self.queue = deque(command for command in self.queue if not command.handshake)
+        self._stale_rs_possible = False
         self._renumber_from(HANDSHAKE_SEQUENCE)
 
     def submit(self, text: str, ticket: Ticket, now: float) -> Actions[Ticket]:
@@ -126,10 +127,12 @@ class HostProtocol(Generic[Ticket]):
                 # command as HANDSHAKE_SEQUENCE says: it is dropped.
                 self.queue = deque(command for command in self.queue if not command.handshake)
                 log.info("box announced a reset; resending %d commands", len(self.queue))
-                # A line sent before the HELLO came may reach the box after its reset, which
-                # answers it `rs 1`: taken for an answer to the renumbered N1, it would send
-                # that again after the box ran it and reset, and the box would run it twice.
-                self._stale_rs_possible = self._in_flight
+                # Lines sent before the HELLO came (a command, perhaps resent) may reach the box
+                # after its reset, which answers each `rs 1`: taken for an answer to the
+                # renumbered N1, one would send that again after the box ran it and reset, and
+                # the box would run it twice. Until the first ok or er, such an `rs` is left to
+                # the resend timer.
+                self._stale_rs_possible = self._stale_rs_possible or self._in_flight
                 self._in_flight = False
                 self._renumber_from(1)
                 self._transmit(now, actions)
@@ -165,9 +168,10 @@ class HostProtocol(Generic[Ticket]):
             log.debug("box reply %s %d with nothing in flight", kind, number)
             return
         head = self.queue[0]
-        stale_rs_possible, self._stale_rs_possible = self._stale_rs_possible, False
-        if kind == "rs" and stale_rs_possible and number == head.seq:
-            # Most likely the answer to the line sent before the reset (see `receive`); if it
+        if kind != "rs":
+            self._stale_rs_possible = False
+        if kind == "rs" and self._stale_rs_possible and number == head.seq:
+            # Most likely the answer to a line sent before the reset (see `receive`); if it
             # was this line's own, it is resent on silence, RESEND_TIMEOUT_S later.
             log.debug("box rs %d, likely to a line sent before its reset: ignored", number)
         elif kind == "rs":

@@ -34,6 +34,8 @@ AUTO_URL = "auto"
 MAX_TCP_PORT = 65535
 # The one option pyserial's socket:// URLs take: ?logging=LEVEL.
 SOCKET_URL_LOGGING_LEVELS = ("debug", "info", "warning", "error")
+RFC2217_URL_OPTIONS = ("logging", "ign_set_control", "poll_modem", "timeout")
+"""The options pyserial's rfc2217:// URLs take (its own values checked by pyserial)."""
 
 # The errors a port raises when it is absent, unplugged or closed by the other side.
 PortError: tuple[type[BaseException], ...] = (serial.SerialException, OSError)
@@ -99,9 +101,18 @@ def _check_network_url(url: str, scheme: str) -> None:
         raise ValueError(f"{url!r} names no host; {form}")
     if port is None:
         raise ValueError(f"{url!r} names no port number; {form}")
-    if scheme != "socket":  # rfc2217's own options pyserial checks as it parses the URL
+    options = parse_qs(parts.query, keep_blank_values=True)
+    if scheme == "rfc2217":
+        # pyserial reads these only as it opens the port: a misspelt one failed there, over
+        # and over, as a box not available.
+        unknown = sorted(set(options) - set(RFC2217_URL_OPTIONS))
+        if unknown:
+            raise ValueError(
+                f"{url!r}: no option {unknown[0]!r}; rfc2217:// takes "
+                + ", ".join(f"?{option}" for option in RFC2217_URL_OPTIONS)
+            )
         return
-    for option, values in parse_qs(parts.query, keep_blank_values=True).items():
+    for option, values in options.items():
         if option != "logging" or values[0] not in SOCKET_URL_LOGGING_LEVELS:
             levels = "|".join(SOCKET_URL_LOGGING_LEVELS)
             raise ValueError(f"{url!r}: the only option is ?logging={levels}")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from nerts.errors import UserError
+from nerts.errors import UserError, refuse_name_not_utf8
 from nerts.photos import CUT_SHORT_SAID, HEIC_SAID, cut_short, decoder_quiet, heic_photo
 from vision.back_references import ReferenceSource, back_image
 from vision.backs import BackMatcher, BackReferenceError, read_reference
@@ -30,6 +30,7 @@ def back_references(specs: list[str]) -> dict[str, Path]:
             spelt = taken[0]
             also = "" if spelt == name else f" (as {spelt!r}; names are told apart ignoring case)"
             raise UserError(f"back {name!r} is given twice{also}")
+        refuse_name_not_utf8(Path(path))
         if not Path(path).is_file():
             why = "not a picture file" if Path(path).exists() else "reference image not found"
             raise UserError(f"back {name!r}: {why}: {path}")
@@ -60,14 +61,15 @@ def photo_not_given(options: dict[str, list[str] | None], usage: str) -> UserErr
 def read_backs(references: dict[str, Path]) -> dict[str, np.ndarray]:
     """Every reference's picture, read before any model is loaded so that a bad file is
     reported at once."""
+    images = {}
     for name, path in references.items():
-        if heic_photo(path):
-            raise UserError(f"back {name!r}: cannot read image {path} ({HEIC_SAID})")
-    try:
-        with decoder_quiet():
-            images = {name: read_reference(name, path) for name, path in references.items()}
-    except BackReferenceError as error:
-        raise UserError(str(error)) from None
+        try:
+            with decoder_quiet():
+                images[name] = read_reference(name, path)
+        except BackReferenceError as error:
+            # Only where OpenCV cannot read it: an AVIF file may carry a HEIF brand too.
+            hint = f" ({HEIC_SAID})" if heic_photo(path) else ""
+            raise UserError(f"{error}{hint}") from None
     for name, image in images.items():
         if cut_short(references[name], image):
             raise UserError(f"back {name!r}: image {references[name]} {CUT_SHORT_SAID}")

@@ -159,7 +159,10 @@ class LogFileHandler(logging.FileHandler):
 
     def handleError(self, record: logging.LogRecord) -> None:
         error = sys.exc_info()[1]
-        self._fail(error if isinstance(error, Exception) else None)
+        if isinstance(error, OSError):
+            self._fail(error)
+        else:  # a record that cannot be formatted is a fault of ours: logging's own report
+            super().handleError(record)
 
     def flush(self) -> None:
         try:
@@ -175,9 +178,9 @@ class LogFileHandler(logging.FileHandler):
         except OSError as error:
             self._fail(error)
 
-    def _fail(self, error: Exception | None) -> None:
+    def _fail(self, error: OSError) -> None:
         if not self.failed:
-            why = error.strerror if isinstance(error, OSError) and error.strerror else error
+            why = error.strerror or error
             sys.stderr.write(
                 f"nerts: error: cannot write the log file {self.baseFilename}: {why}\n"
             )
@@ -209,21 +212,6 @@ DISK_FULL_ERRNOS = (errno.ENOSPC, errno.EDQUOT)
 """Write errors that are the machine's state, not a fault of the command: said in one line."""
 
 
-def refuse_names_not_utf8(arguments: list[str]) -> None:
-    """A `UserError` for an argument whose bytes are not UTF-8 text (a file named on an old
-    system, 'caf\xe9.jpg'): OpenCV, given such a name, ends the process with a segmentation
-    fault, so it is refused before any file is opened."""
-    for argument in arguments:
-        try:
-            argument.encode("utf-8")
-        except UnicodeEncodeError:
-            shown = os.fsencode(argument).decode("utf-8", "backslashreplace")
-            raise UserError(
-                f"'{shown}' is not UTF-8 text (a name from another system?), which the image "
-                "library cannot open: rename it"
-            ) from None
-
-
 def _stdout_to_devnull() -> None:
     """Python flushes stdout again at exit: into a closed pipe or a full disk, with another
     error, unless it is pointed elsewhere."""
@@ -250,7 +238,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         owner = parser if before_command else args.command_parser
         owner.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
-        refuse_names_not_utf8(arguments)
         if args.log_file:
             refuse_logging_into_files_used(Path(args.log_file), args)
         configure_logging(verbosity_of(args), args.log_file)
@@ -272,7 +259,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if error.errno not in DISK_FULL_ERRNOS:
             raise
         _stdout_to_devnull()
-        sys.stderr.write(f"nerts {args.command}: error: cannot write: {error.strerror}\n")
+        sys.stderr.write(
+            f"nerts {args.command}: error: cannot write {error.filename or 'the output'}: "
+            f"{error.strerror}\n"
+        )
         return 1
     finally:
         logging.shutdown()

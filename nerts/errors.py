@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 
@@ -29,3 +30,17 @@ def refuse_overwriting(outputs: list[Path], inputs: list[Path], option: str = "-
     for output in outputs:
         if output.resolve() in given:
             raise UserError(f"{option} would write {output} over an input; name another file")
+
+
+def refuse_name_not_utf8(path: Path) -> None:
+    """A `UserError` for a file name whose bytes are not UTF-8 text (a file named on an old
+    system, 'caf\\xe9.jpg'): OpenCV, given such a name, ends the process with a segmentation
+    fault, so every path the image library opens or writes is checked first."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        shown = os.fsencode(path).decode("utf-8", "backslashreplace")
+        raise UserError(
+            f"'{shown}' is not UTF-8 text (a name from another system?), which the image "
+            "library cannot open: rename it"
+        ) from None

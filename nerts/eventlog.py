@@ -227,7 +227,7 @@ class EventWriter:
         if self._stream is not None:
             try:
                 self._stream.write(event_line(event))
-            except OSError as error:  # a full disk: the events up to here stay in the file
+            except OSError as error:  # a full disk: said naming the file, not a traceback
                 raise UserError(f"cannot write {self.path}: {error.strerror or error}") from None
         self.count += 1
 

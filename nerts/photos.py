@@ -14,7 +14,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from nerts.errors import UserError, make_folder
+from nerts.errors import UserError, make_folder, refuse_name_not_utf8
 from nerts.limits import DECODE_PIXELS_MAX, MAX_MEGAPIXELS
 
 MIN_SIDE_PX = 32
@@ -29,6 +29,7 @@ CUT_SHORT_SAID = "is cut short: the file ends before the picture does (copy it a
 def check_photo(path: Path) -> None:
     """A `UserError` unless `path` is a file of a kind OpenCV decodes (told from its first
     bytes, without decoding it): every photo is checked before the first is worked on."""
+    refuse_name_not_utf8(path)
     if path.is_dir():
         raise UserError(f"{path} is a folder: give the photos in it, e.g. {path / '*.jpg'}")
     if not path.is_file():
@@ -207,6 +208,10 @@ def picture_path(text: str) -> Path:
     """An --annotate argument: a path OpenCV can write a picture to, told by its extension
     (checked before any photo is read, so a mistyped name costs no work)."""
     path = Path(text)
+    try:
+        refuse_name_not_utf8(path)
+    except UserError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
     # Only these carry the mark that lets a later run draw over its own picture.
     if path.suffix.lower() not in ANNOTATION_SUFFIXES:
         raise argparse.ArgumentTypeError(f"cannot write a picture to {text!r}: name a .png or .jpg")

@@ -34,7 +34,7 @@ def load_sheet(path: Path) -> Scoresheet:
     if entries and looks_like_event(entries[0]):
         raise UserError(
             f"{path} is a log of table events, not a score sheet: the rounds of refereed "
-            f"events go on a sheet with 'nerts scores SHEET.jsonl add --from {path}'"
+            f"events go on a sheet with: nerts scores SHEET.jsonl add --from {quote(str(path))}"
         )
     try:
         return Scoresheet.from_journal(

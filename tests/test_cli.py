@@ -305,13 +305,13 @@ def test_scores_from_refereed_events(tmp_path: Path, capsys) -> None:  # type: i
     status, _, err = run(capsys, "scores", str(events), "show")
     assert status == 2 and err.splitlines()[-1].endswith(
         f"{events} is a log of table events, not a score sheet: the rounds of refereed events "
-        f"go on a sheet with 'nerts scores SHEET.jsonl add --from {events}'"
+        f"go on a sheet with: nerts scores SHEET.jsonl add --from {events}"
     )
     raw = GOLDEN / "races.input.jsonl"
     status, _, err = run(capsys, "scores", short, "add", "--from", str(raw))
     assert status == 2 and err.splitlines()[-1].endswith(
-        f"{raw}: no round_end in this events file; a log not yet refereed has none: 'nerts "
-        f"referee {raw} --out EVENTS.jsonl' writes one with them"
+        f"{raw}: no round_end in this events file; a log not yet refereed has none: nerts "
+        f"referee {raw} --out EVENTS.jsonl writes one with them"
     )
     # A sheet given where a log of table events belongs is named as what it is.
     message = f"{game} is a score sheet ('nerts scores'), not a log of table events"
@@ -530,21 +530,45 @@ def test_a_full_disk_under_the_output_is_one_line(
         monkeypatch.setattr(sys, "stdout", FullDisk())
         assert main(["referee", str(GOLDEN / "races.input.jsonl")]) == 1
     err = capsys.readouterr().err
-    assert err == "nerts referee: error: cannot write: No space left on device\n"
+    assert err == "nerts referee: error: cannot write the output: No space left on device\n"
 
 
-@pytest.mark.parametrize("command", ["identify", "count", "referee", "simulate"])
+NOT_UTF8 = os.fsdecode(b"caf\xe9.png")
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ["identify", NOT_UTF8],
+        ["count", NOT_UTF8, "--backs", "a={ref}"],
+        ["count", "{ref}", "--backs", f"a={NOT_UTF8}"],
+        ["simulate", "--out", NOT_UTF8, "--seconds", "1"],
+        ["simulate", "--out", "{tmp}", "--players", "2", "--backs", "red", NOT_UTF8],
+    ],
+)
 def test_a_name_that_is_not_utf8_is_refused_before_opencv_sees_it(
-    command: str, capsys: pytest.CaptureFixture[str]
+    arguments: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # OpenCV ended the process with a segmentation fault on such a name.
-    name = os.fsdecode(b"caf\xe9.jpg")
-    arguments = ["--out", name] if command == "simulate" else [name]
-    assert main([command, *arguments]) == 2
-    assert capsys.readouterr().err == (
-        "nerts: error: 'caf\\xe9.jpg' is not UTF-8 text (a name from another system?), which "
-        "the image library cannot open: rename it\n"
+    ref = tmp_path / "ref.png"
+    ref.write_bytes(b"")
+    given = [a.format(ref=ref, tmp=tmp_path / "sim") for a in arguments]
+    assert main(given) == 2
+    assert capsys.readouterr().err.endswith(
+        "error: 'caf\\xe9.png' is not UTF-8 text (a name from another system?), which the "
+        "image library cannot open: rename it\n"
     )
+
+
+def test_an_annotation_named_so_is_refused_and_a_log_so_named_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["identify", "photo.png", "--annotate", NOT_UTF8])
+    assert "is not UTF-8 text" in capsys.readouterr().err
+    log = tmp_path / NOT_UTF8.replace(".png", ".jsonl")
+    shutil.copy(GOLDEN / "races.input.jsonl", log)
+    assert main(["referee", str(log)]) == 0  # no OpenCV: Python reads any name
 
 
 @pytest.mark.parametrize(

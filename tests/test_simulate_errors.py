@@ -142,11 +142,12 @@ def test_a_video_left_from_an_earlier_run_is_pointed_out(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "s"
-    out.mkdir()
-    (out / simulate.VIDEO_FILE).write_bytes(b"an earlier round")
-    assert main(["simulate", "--out", str(out), *FAST, "--no-video"]) == 0
+    assert main(["simulate", "--out", str(out), *FAST]) == 0
+    earlier = (out / simulate.VIDEO_FILE).read_bytes()
+    capsys.readouterr()
+    assert main(["simulate", "--out", str(out), *FAST, "--no-video", "--seed", "1"]) == 0
     assert f"{out / simulate.VIDEO_FILE} is left from an earlier run" in capsys.readouterr().err
-    assert (out / simulate.VIDEO_FILE).read_bytes() == b"an earlier round"
+    assert (out / simulate.VIDEO_FILE).read_bytes() == earlier
 
 
 @pytest.mark.parametrize("truth", [None, b"", b"my notes\n"])
@@ -166,6 +167,11 @@ def test_footage_not_simulated_here_is_never_filmed_over(
             "--out, or remove it first"
         )
         assert (out / simulate.VIDEO_FILE).read_bytes() == b"a camera's recording"
+    # Nor is a truth written beside it, which would let the next run film over it.
+    line = fails(capsys, "simulate", "--out", str(out), *FAST, "--no-video")
+    assert "a truth.jsonl written beside it would make it look so" in line
+    truth_now = out / simulate.TRUTH_FILE
+    assert (truth_now.read_bytes() if truth_now.exists() else None) == truth
 
 
 def test_footage_simulated_here_is_filmed_again(

@@ -156,8 +156,8 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
         if not rounds:
             raise UserError(
                 f"{args.from_events}: no round_end in this events file; a log not yet "
-                f"refereed has none: 'nerts referee {quote(str(args.from_events))} --out "
-                "EVENTS.jsonl' writes one with them"
+                f"refereed has none: nerts referee {quote(str(args.from_events))} --out "
+                "EVENTS.jsonl writes one with them"
             )
         seats = sorted({seat for end in rounds for seat in end.scores})
         if seats != sorted(sheet.players):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from nerts.errors import UserError, make_folder
+from nerts.errors import UserError, make_folder, refuse_name_not_utf8
 from nerts.eventlog import EventWriter, holds_events
 from referee.game import GameReferee
 from referee.options import RuleOptions
@@ -204,6 +204,8 @@ def _designs(args: argparse.Namespace) -> tuple[list, list]:  # type: ignore[typ
         )
     if args.backs and len(args.backs) != players:
         raise UserError(f"give one back per seat: {players} --backs, not {len(args.backs)}")
+    for path in [*folders, *(Path(spec) for spec in args.backs or [])]:
+        refuse_name_not_utf8(path)  # read by OpenCV
     try:
         decks = [load_design(folder) for folder in folders] or [builtin_design()]
         backs = (
@@ -225,17 +227,25 @@ def written_files(no_video: bool) -> tuple[str, ...]:
 def make_out_dir(out: Path, files: tuple[str, ...] = ()) -> None:
     """Makes the --out folder, or says why it cannot, before any long work starts; `files`,
     the names the command will write in it, must not be folders."""
+    if VIDEO_FILE in files:  # the video writer is OpenCV's
+        refuse_name_not_utf8(out)
     make_folder(out)
     for name in files:
         if (out / name).is_dir():
             raise UserError(f"cannot write {out / name}: it is a folder")
     video = out / VIDEO_FILE
     # Footage is told as a round simulated here by the truth written beside it: a camera's own
-    # recording, or any other video.mp4 in the folder, is not filmed over.
-    if VIDEO_FILE in files and video.is_file() and not holds_events(out / TRUTH_FILE):
+    # recording, or any other video.mp4 in the folder, is not filmed over, nor given a truth
+    # that would let a later run film over it.
+    if video.is_file() and not holds_events(out / TRUTH_FILE):
+        harm = (
+            "filming would replace it"
+            if VIDEO_FILE in files
+            else f"a {TRUTH_FILE} written beside it would make it look so"
+        )
         raise UserError(
             f"{video} is not footage of a round simulated here (no {TRUTH_FILE} of table events "
-            "beside it): filming would replace it; give another --out, or remove it first"
+            f"beside it): {harm}; give another --out, or remove it first"
         )
 
 

@@ -373,6 +373,7 @@ def test_timeout_must_be_finite_positive_and_bounded(
         ("socket://127.0.0.1:7000?logging=loud", "the only option is ?logging=debug|info"),
         ("rfc2217://localhost", "names no port number; give rfc2217://HOST:PORT"),
         ("RFC2217://:7000", "names no host; give rfc2217://HOST:PORT"),
+        ("rfc2217://h:7000?bogus=1", "no option 'bogus'; rfc2217:// takes ?logging, "),
     ],
 )
 def test_socket_urls_need_a_host_and_a_port(
