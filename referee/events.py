@@ -45,6 +45,11 @@ class Event:
     t: float
     TYPE: ClassVar[str] = ""
 
+    @property
+    def type_name(self) -> str:
+        """The event's `type` as the log spells it (also for a type this version does not know)."""
+        return self.TYPE
+
     def to_dict(self) -> dict[str, Any]:
         return {"frame": self.frame, "t": self.t, "type": self.TYPE, **self._payload()}
 
@@ -201,6 +206,10 @@ class OtherEvent(Event):
 
     type: str = ""
     data: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def type_name(self) -> str:
+        return self.type
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.data, "frame": self.frame, "t": self.t, "type": self.type}

@@ -48,7 +48,7 @@ class GameReferee:
         """Takes the next event; returns the refereed events of every frame now complete."""
         if self._frame is not None and event.frame < self._frame:
             raise EventError(
-                f"{event.TYPE} at frame {event.frame} comes after frame {self._frame}: "
+                f"{event.type_name} at frame {event.frame} comes after frame {self._frame}: "
                 "events must be in frame order"
             )
         self._check_time(event)
@@ -66,13 +66,13 @@ class GameReferee:
         is measured in it)."""
         if event.frame == self._frame and event.t != self._t:
             raise EventError(
-                f"{event.TYPE} at frame {event.frame} has t {event.t}, another event of that "
+                f"{event.type_name} at frame {event.frame} has t {event.t}, another event of that "
                 f"frame {self._t}: a frame has one timestamp",
                 event,
             )
         if self._frame is not None and event.t < self._t:
             raise EventError(
-                f"{event.TYPE} at frame {event.frame} has t {event.t}, before frame "
+                f"{event.type_name} at frame {event.frame} has t {event.t}, before frame "
                 f"{self._frame}'s {self._t}: timestamps must not go back",
                 event,
             )
@@ -100,7 +100,11 @@ class GameReferee:
     def _referee_pending(self) -> list[Event]:
         out: list[Event] = []
         batch: list[Event] = []
-        for event in self._pending:
+        # The deal is down before anything of its frame is played or counted: a round_start
+        # comes first in its frame, wherever the log lists it, so that the frame's other
+        # events are judged in the new round whatever their order.
+        starts_first = sorted(self._pending, key=lambda event: not isinstance(event, RoundStart))
+        for event in starts_first:
             if isinstance(event, RoundStart):
                 out.extend(self._referee_batch(batch))
                 batch = []

@@ -35,6 +35,11 @@ from referee.options import RuleOptions
 from referee.scoring import round_score
 
 _SUITS = list(Suit)
+TIME_ROUNDING_S = 1e-6
+"""How far a frame's time may lie past the Nerts call's grace and still be within it: the
+timestamps are decimal seconds (3.8333), and 3.8333 + 0.5 came out below 4.3333 in binary, so a
+card landing on the grace's very end counted in some frames and not in others. A microsecond is
+far below a frame (4 ms at 240 fps) and far above such rounding."""
 
 
 def judging_key(event: Event) -> tuple[object, ...]:
@@ -266,7 +271,7 @@ class RoundReferee:
     # ---- the end ---------------------------------------------------------------------------
 
     def _call_window_closed(self, t: float) -> bool:
-        return self.call_deadline is not None and t > self.call_deadline
+        return self.call_deadline is not None and t > self.call_deadline + TIME_ROUNDING_S
 
     def _end_round(self) -> RoundEnd:
         frame, t = self.last_seen

@@ -11,6 +11,7 @@ from referee.events import (
     Event,
     GameEnd,
     NertsCall,
+    OtherEvent,
     PileComplete,
     RoundEnd,
     RoundStart,
@@ -118,6 +119,41 @@ def test_valid_call_ends_round_with_cards_in_the_air() -> None:
     (end,) = round_ends(out)
     assert (end.frame, end.foundation, end.nerts_left) == (40, {0: 1, 1: 1}, {0: 0, 1: 13})
     assert end.scores == {0: 1, 1: 1 - 26}
+
+
+@pytest.mark.parametrize("call_frame", range(100, 130))
+def test_a_card_landing_on_the_graces_very_end_counts_in_every_frame(call_frame: int) -> None:
+    """Timestamps written to 4 places, as a camera log may: 3.8333 + 0.5 fell below 4.3333 in
+    binary, so the card at the grace's end counted after some calls and not after others."""
+
+    def at(event: Event, frame: int) -> Event:
+        return replace(event, t=round(frame / 30, 4))
+
+    end = call_frame + 15  # 0.5 s at 30 fps
+    events = [
+        start(),
+        count(1, 0, 0),
+        at(call(call_frame, 0), call_frame),
+        at(play(end, 1, "AS"), end),
+        at(play(end + 1, 1, "2S"), end + 1),
+    ]
+    assert verdicts(referee(events)) == ["1:AS:accepted", "1:2S:late"]
+
+
+def test_an_unknown_type_out_of_frame_order_is_named() -> None:
+    diagnostic = OtherEvent(3, 0.1, type="diag_note")
+    with pytest.raises(EventError, match=r"^diag_note at frame 3 comes after frame 5"):
+        referee([start(), play(5, 0, "AH"), diagnostic])
+
+
+def test_a_deal_sharing_its_frame_with_plays_comes_before_them() -> None:
+    """The plays of the frame a round is dealt in belong to the new round, however listed."""
+    events = [start(), play(1, 0, "AS", "p1"), start(2, round_number=2), play(2, 1, "AH", "p1")]
+    swapped = [*events[:2], events[3], events[2]]
+    for log in (events, swapped):
+        out = referee(log)
+        assert verdicts(out) == ["0:AS:accepted", "1:AH:accepted"]
+        assert [e.frame for e in round_ends(out)] == [1]
 
 
 def test_score_identity_with_caller_bonus_kept_apart() -> None:
