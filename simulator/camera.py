@@ -21,6 +21,23 @@ CAMERA_HEIGHT_MM = 1500.0
 FIT_FRACTION = 0.97
 """Share of the image (in the tighter direction) the watched region fills."""
 NEWTON_STEPS = 8
+FRAME_SIDE_MIN = 64
+"""Smallest frame side: below this the cards are a few pixels and nothing can be seen."""
+FRAME_ASPECT_MAX = 4.0
+"""A frame's long side is at most this many times its short side (cameras film 4:3 to 32:9):
+at 64 x 1500 the lens model's edge pixels looked far out towards the horizon, and the canvas
+drawn to cover them took exabytes."""
+
+
+def frame_shape_refused(width: int, height: int) -> str | None:
+    """Why a camera frame of `width` x `height` pixels cannot be rendered, or None."""
+    if min(width, height) < FRAME_SIDE_MIN:
+        return f"each side must be at least {FRAME_SIDE_MIN} pixels"
+    if max(width, height) > FRAME_ASPECT_MAX * min(width, height):
+        return f"the long side may be at most {FRAME_ASPECT_MAX:g} times the short one"
+    return None
+
+
 """Iterations to invert the lens model in `project`; converges to well under 0.01 px."""
 
 

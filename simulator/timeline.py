@@ -67,6 +67,14 @@ JITTER_MM = 2.5
 JITTER_DEG = 4.0
 FOUNDATION_JITTER_MM = 5.0
 FOUNDATION_JITTER_DEG = 8.0
+FRAME_COUNT_ROUNDING = 1e-6
+"""Added before a duration in frames is cut to whole frames: 4.1 s at 30 fps is 123 frames,
+while 4.1 * 30 is 122.99999999999999 in binary."""
+
+
+def frames_in(seconds: float, fps: float) -> int:
+    """The whole frames `seconds` of footage at `fps` hold."""
+    return int(seconds * fps + FRAME_COUNT_ROUNDING)
 
 
 MIN_PLAYERS = 2
@@ -170,7 +178,7 @@ class RoundSimulation:
 
     def frames(self, with_scenes: bool = True) -> Iterator[FrameState]:
         limit = self.settings.seconds if self.settings.seconds is not None else MAX_ROUND_S
-        last_frame = int(limit * self.fps)
+        last_frame = frames_in(limit, self.fps)
         while self.frame < last_frame:
             self._events = [self.start] if self.frame == 0 else []
             self._run_scheduled()

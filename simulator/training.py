@@ -48,6 +48,7 @@ import numpy as np
 from tqdm import tqdm
 
 from simulator.backs import BackDesign, back_from_spec, default_backs
+from simulator.camera import frame_shape_refused
 from simulator.faces import CardDesign, builtin_design, load_design
 from simulator.labels import (
     CARD_CLASSES,
@@ -302,6 +303,9 @@ def frame_size(text: str) -> tuple[int, int]:
         width = height = 0
     if width <= 0 or height <= 0:
         raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT, e.g. 960x540, got {text!r}")
+    refused = frame_shape_refused(width, height)
+    if refused is not None:
+        raise argparse.ArgumentTypeError(f"{text}: {refused}")
     return width, height
 
 

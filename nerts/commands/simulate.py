@@ -16,6 +16,7 @@ from nerts.errors import UserError, make_folder, refuse_name_not_utf8
 from nerts.eventlog import EventWriter, holds_events
 from referee.game import GameReferee
 from referee.options import RuleOptions
+from simulator.camera import FRAME_SIDE_MIN, frame_shape_refused
 from simulator.render import (
     RenderSettings,
     TableRenderer,
@@ -32,6 +33,7 @@ from simulator.timeline import (
     MIN_PLAYERS,
     RoundSimulation,
     SimulationSettings,
+    frames_in,
 )
 
 log = logging.getLogger(__name__)
@@ -51,8 +53,7 @@ examples:
 """
 TRUTH_FILE = "truth.jsonl"
 VIDEO_FILE = "video.mp4"
-MIN_SIDE = 64
-"""Smallest frame side: below this the cards are a few pixels and nothing can be seen."""
+MIN_SIDE = FRAME_SIDE_MIN
 MAX_SIZE = (3840, 2160)
 """Largest frame (4K UHD, what good overhead cameras film): one 8K frame took a minute and 5 GB
 of memory to render, and far larger sizes run out of memory."""
@@ -160,6 +161,9 @@ def _size(text: str) -> tuple[int, int]:
             f"--size must be WIDTHxHEIGHT, even numbers, from {MIN_SIDE}x{MIN_SIDE} to "
             f"{MAX_SIZE[0]}x{MAX_SIZE[1]}, e.g. 1280x720; got {text!r}"
         )
+    refused = frame_shape_refused(width, height)
+    if refused is not None:
+        raise UserError(f"--size {text}: {refused}")
     return width, height
 
 
@@ -179,7 +183,7 @@ def _settings(args: argparse.Namespace) -> SimulationSettings:
             raise UserError(
                 f"--seconds must be more than 0 and at most {MAX_ROUND_S:g}, got {args.seconds:g}"
             )
-        if int(args.seconds * args.fps) < 1:  # as the simulation counts its frames
+        if frames_in(args.seconds, args.fps) < 1:  # as the simulation counts its frames
             raise UserError(
                 f"--seconds {args.seconds:g} at --fps {args.fps:g} is less than one frame; "
                 f"give --seconds {1 / args.fps:g} or more"
@@ -267,7 +271,7 @@ def run(args: argparse.Namespace) -> int:
         )
         renderer = TableRenderer(render_settings, decks, backs)
     referee = GameReferee(settings.options)
-    total = int(settings.seconds * settings.fps) if settings.seconds else None
+    total = frames_in(settings.seconds, settings.fps) if settings.seconds else None
     frames = tqdm(
         simulation.frames(with_scenes=renderer is not None),
         total=total,
@@ -296,7 +300,7 @@ def run(args: argparse.Namespace) -> int:
                 truth.write(decided)
     played = simulation.frames_played
     sys.stdout.write(f"simulated {played / settings.fps:.1f} s of play ({played} frames)\n")
-    if args.seconds is None and played >= int(MAX_ROUND_S * settings.fps):
+    if args.seconds is None and played >= frames_in(MAX_ROUND_S, settings.fps):
         log.warning(
             "the round was cut at the %g s cap: the bots neither called Nerts nor got stuck",
             MAX_ROUND_S,

@@ -18,7 +18,12 @@ from referee.foundations import FoundationPile, Placed, why_illegal
 from referee.game import GameReferee
 from referee.layout import NERTS, PlayerLayout
 from simulator.bots import LayoutMove, SeatBot
-from simulator.timeline import PILE_TURN_OVER_S, RoundSimulation, SimulationSettings
+from simulator.timeline import (
+    PILE_TURN_OVER_S,
+    RoundSimulation,
+    SimulationSettings,
+    frames_in,
+)
 
 
 def play_round(**settings: object) -> tuple[RoundSimulation, list[Event]]:
@@ -152,6 +157,7 @@ def test_whole_round_truth_is_reproduced_by_the_referee(tmp_path: Path) -> None:
         (["--race-rate", "2"], "--race-rate must be between 0 and 1"),
         (["--size", "big"], "--size must be WIDTHxHEIGHT"),
         (["--size", "641x360"], "even numbers"),
+        (["--size", "100x2160"], "--size 100x2160: the long side may be at most 4 times the short"),
         (["--backs", "red", "red", "blue", "green"], "every seat needs a different back"),
         (["--backs", "red"], "give one back per seat"),
         (["--deck", "no/such/folder"], "deck folder not found: no/such/folder"),
@@ -294,3 +300,10 @@ def test_a_complete_pile_shows_its_king_before_it_is_turned_over() -> None:
             break
     turned = round(PILE_TURN_OVER_S * simulation.fps)
     assert king is not None and all(faces[:turned]) and not any(faces[turned + 1 :])
+
+
+def test_seconds_of_footage_hold_their_whole_frames_despite_binary_rounding() -> None:
+    # 4.1 * 30 is 122.99999999999999: a round asked for 4.1 s came out 122 frames.
+    assert [frames_in(4.1, 30), frames_in(0.29, 100), frames_in(1 / 30, 30)] == [123, 29, 1]
+    simulation, _ = play_round(seconds=4.1, fps=30.0)
+    assert simulation.frames_played == 123

@@ -165,6 +165,23 @@ def test_a_bad_size_is_a_one_line_usage_error(
     assert f"expected WIDTHxHEIGHT, e.g. 960x540, got '{size}'" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("size", "said"),
+    [
+        ("1x1", "1x1: each side must be at least 64 pixels"),
+        ("64x1500", "64x1500: the long side may be at most 4 times the short one"),
+    ],
+)
+def test_a_frame_no_camera_films_is_a_one_line_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], size: str, said: str
+) -> None:
+    # 64 x 1500 asked the canvas for exabytes; 1 x 1 raised from numpy.
+    with pytest.raises(SystemExit) as stop:
+        main(["--out", str(tmp_path), "--count", "1", "--size", size])
+    assert stop.value.code == 2
+    assert f"argument --size: {said}" in capsys.readouterr().err
+
+
 def test_a_missing_deck_is_a_usage_error_naming_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
