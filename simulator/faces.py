@@ -200,7 +200,11 @@ def _with_rotated_copy(
 
 def read_bgra(path: Path, size: tuple[int, int] | None = None) -> np.ndarray:
     """Read a PNG/JPEG as BGRA, resized to `size` if given; opaque if the file has no alpha."""
-    image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+    try:
+        image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+    except cv2.error as error:  # more pixels than OPENCV_IO_MAX_IMAGE_PIXELS lets it decode
+        reason = str(error).strip().splitlines()[-1]
+        raise ValueError(f"cannot read image {path}: {reason}") from None
     if image is None:
         raise ValueError(f"cannot read image {path}")
     if image.dtype == np.uint16:
@@ -232,7 +236,16 @@ def load_design(folder: Path) -> CardDesign:
         raise FileNotFoundError(f"deck folder not found: {folder}")
     missing = [f"{card}.png" for card in ALL_CARDS if not (folder / f"{card}.png").is_file()]
     if missing:
-        raise FileNotFoundError(f"deck folder {folder} is missing {', '.join(missing)}")
+        named = {path.name.upper() for path in folder.iterdir()}
+        # A folder of "as.png" or "AS.jpg": the cards are there, named otherwise.
+        otherwise = any(f"{card}.PNG" in named or f"{card}.JPG" in named for card in ALL_CARDS)
+        hint = (
+            " (the cards are there under other names or as JPEG: each must be <RANK><SUIT>.png, "
+            "in capitals, e.g. AS.png, 10H.png)"
+            if otherwise
+            else ""
+        )
+        raise FileNotFoundError(f"deck folder {folder} is missing {', '.join(missing)}{hint}")
     faces = {card: read_bgra(folder / f"{card}.png", FACE_SIZE) for card in ALL_CARDS}
     index_boxes = find_index_boxes(faces)
     if index_boxes is None:

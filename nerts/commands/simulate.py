@@ -219,7 +219,10 @@ def _designs(args: argparse.Namespace) -> tuple[list, list]:  # type: ignore[typ
         raise UserError(str(error)) from None
     names = [back.name for back in backs]
     if len(set(names)) != len(names):
-        raise UserError(f"every seat needs a different back, got {', '.join(names)}")
+        raise UserError(
+            f"every seat needs a different back, got {', '.join(names)} (a back is named by its "
+            "colour or its file, whatever its pattern: give each seat another)"
+        )
     return decks * players if len(decks) == 1 else decks, backs
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from simulator.backs import back_from_spec, default_backs
-from simulator.faces import ALL_CARDS, FACE_SIZE, builtin_design, load_design
+from simulator.faces import ALL_CARDS, FACE_SIZE, builtin_design, load_design, read_bgra
 from simulator.geometry import seat_anchor
 from simulator.layer import CardLayer
 from simulator.render import RenderSettings, TableRenderer, VideoSink
@@ -59,6 +59,30 @@ def test_load_design_from_shared_decks() -> None:
         pytest.skip(f"shared decks absent ({folder}); the built-in design covers the rest")
     design = load_design(folder)
     assert len(design.faces) == 52 and design.name == "gnome-bonded"
+
+
+def test_a_deck_named_otherwise_says_its_cards_are_there(tmp_path: Path) -> None:
+    face = np.full((88, 63, 3), 200, np.uint8)
+    for card in ALL_CARDS:
+        cv2.imwrite(str(tmp_path / f"{card.lower()}.png"), face)
+    if (tmp_path / "AS.png").is_file():
+        pytest.skip("a file system that ignores case finds AS.png as as.png")
+    with pytest.raises(FileNotFoundError, match=r"are there under other names or as JPEG"):
+        load_design(tmp_path)
+
+
+def test_a_card_image_of_too_many_pixels_is_a_value_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    huge = tmp_path / "huge.png"
+    cv2.imwrite(str(huge), np.zeros((100, 100, 3), np.uint8))
+
+    def refused(path: str, flags: int) -> np.ndarray:
+        raise cv2.error("imread_: (-215:Assertion failed) pixels <= CV_IO_MAX_IMAGE_PIXELS")
+
+    monkeypatch.setattr(cv2, "imread", refused)
+    with pytest.raises(ValueError, match=f"cannot read image {huge}: .*CV_IO_MAX_IMAGE_PIXELS"):
+        read_bgra(huge)
 
 
 def test_backs_differ_by_colour_and_pattern() -> None:
