@@ -17,6 +17,9 @@ from models.dataset import WINDOW_FILE, crops_window, link_or_copy
 
 log = logging.getLogger(__name__)
 
+MIX_ENTRIES = {"train", "val", WINDOW_FILE}
+"""What a mix folder holds: a folder it finds holding anything else is not replaced."""
+
 
 class CropMixError(ValueError):
     """A source that cannot be mixed: malformed, missing, cut with another window, or where
@@ -66,6 +69,14 @@ def mix_crops(out: Path, train: list[CropSource], val: list[CropSource]) -> dict
     if out.is_file():
         raise CropMixError(f"--out {out} is a file, not a folder")
     if out.exists():
+        # Only an earlier mix is replaced: '--out .' once emptied the folder it was run in.
+        foreign = sorted(p.name for p in out.iterdir() if p.name not in MIX_ENTRIES)
+        if foreign or (any(out.iterdir()) and not (out / WINDOW_FILE).is_file()):
+            shown = ", ".join(foreign[:3]) or "no index window file"
+            raise CropMixError(
+                f"--out {out} holds more than an earlier mix ({shown}): it would be emptied; "
+                "give a new folder"
+            )
         shutil.rmtree(out)
     out.mkdir(parents=True)
     (window,) = windows

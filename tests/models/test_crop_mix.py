@@ -82,3 +82,19 @@ def test_a_mix_over_a_source_stops_with_one_line(tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match=r"^mix-crops: --out .* would overwrite crop source"):
         main(["mix-crops", "--out", str(source), "--train", str(source)])
     assert (source / "train" / "2H" / "000000.png").is_file()
+
+
+def test_only_an_earlier_mix_is_replaced(tmp_path: Path) -> None:
+    source = crop_folder(tmp_path / "crops", "new", 2, (26.0, 32.0))
+    out = tmp_path / "mix"
+    mix_crops(out, [CropSource(source)], [CropSource(source)])
+    assert mix_crops(out, [CropSource(source, 2)], [CropSource(source)])["train"] == 2
+    (out / "thesis.txt").write_text("mine")
+    with pytest.raises(CropMixError, match=r"holds more than an earlier mix \(thesis.txt\)"):
+        mix_crops(out, [CropSource(source)], [CropSource(source)])
+    assert (out / "thesis.txt").read_text() == "mine"
+    elsewhere = tmp_path / "work"
+    (elsewhere / "train").mkdir(parents=True)  # a folder named so, yet no mix
+    with pytest.raises(CropMixError, match=r"\(no index window file\)"):
+        mix_crops(elsewhere, [CropSource(source)], [CropSource(source)])
+    assert (elsewhere / "train").is_dir()
