@@ -31,11 +31,13 @@ from models.inputs import check_inputs
 from models.quantize import CALIBRATION_RENDERS
 from models.runs import CARDS_IMGSZ, DEFAULT_RUNS, DEFAULT_WARMUP_EPOCHS, PUBLISHED, REPO
 from models.train_all import RENDER_SIZE, command_all
-from simulator.training import frame_size
+from simulator.training import frame_size, share, weight, whole_number
 from simulator.training_scenes import SceneMix
 from vision.geometry import FACE_CROP_PX, INDEX_CROP_PX, INDEX_WINDOW_MM
 
 DEFAULT_SHARED = REPO.parent / "shared"
+SHARED_PARTS = ("decks", "real")
+"""What the shared/ folder holds: one of them tells it from a folder given in its place."""
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -60,14 +62,14 @@ def main(argv: list[str] | None = None) -> None:
     )
     data.add_argument(
         "--procedural",
-        type=int,
+        type=whole_number(0),
         default=0,
         metavar="N",
         help="also draw N seeded designs (simulator/procedural.py) for typeface variety",
     )
     data.add_argument(
         "--truetype",
-        type=int,
+        type=whole_number(0),
         default=0,
         metavar="N",
         help="also draw N seeded designs in real typefaces (simulator/typefaces.py; needs the "
@@ -75,7 +77,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     data.add_argument(
         "--count-spreads",
-        type=float,
+        type=share,
         default=SceneMix().count_spread_probability,
         metavar="SHARE",
         help="share of scenes that are end-of-round count spreads of face-down cards "
@@ -83,7 +85,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     data.add_argument(
         "--hand-fans",
-        type=float,
+        type=weight,
         default=SceneMix().hand_fan_weight,
         metavar="WEIGHT",
         help="weight of face-up hands fanned sideways among the piles (default %(default)s; "
@@ -91,7 +93,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     data.add_argument(
         "--tight-fans",
-        type=float,
+        type=share,
         default=SceneMix().tight_fan_share,
         metavar="SHARE",
         help="share of those hands fanned 5-9 mm apart and stepped down the card, as bridge "
@@ -99,7 +101,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     data.add_argument(
         "--cast-shadows",
-        type=float,
+        type=share,
         default=0.0,
         metavar="SHARE",
         help="share of frames half in the shadow of someone leaning over the table (default "
@@ -139,19 +141,19 @@ def main(argv: list[str] | None = None) -> None:
     )
     every.add_argument(
         "--procedural",
-        type=int,
+        type=whole_number(0),
         default=40,
         help="seeded extra designs (simulator/procedural.py; default %(default)s)",
     )
     every.add_argument(
         "--truetype",
-        type=int,
+        type=whole_number(0),
         default=40,
         help="seeded extra designs in real typefaces (simulator/typefaces.py; default %(default)s)",
     )
     every.add_argument(
         "--cast-shadows",
-        type=float,
+        type=share,
         default=0.5,
         metavar="SHARE",
         help="share of renders half in someone's shadow (default %(default)s)",
@@ -314,7 +316,10 @@ def main(argv: list[str] | None = None) -> None:
         step.set_defaults(handler=handler)
     for step_parser in sub.choices.values():
         step_parser.add_argument(
-            "--seed", type=int, default=0, help="same seed, same result (default: %(default)s)"
+            "--seed",
+            type=whole_number(0),
+            default=0,
+            help="same seed, same result (default: %(default)s)",
         )
     args = parser.parse_args(argv)
     check_inputs(parser, args)
@@ -322,6 +327,10 @@ def main(argv: list[str] | None = None) -> None:
     if shared is not None and not Path(shared).is_dir():
         parser.error(
             f"--shared {shared}: no such folder (the shared/ folder with decks/ and real/)"
+        )
+    if shared is not None and not any((Path(shared) / part).is_dir() for part in SHARED_PARTS):
+        parser.error(
+            f"--shared {shared}: no decks/ or real/ in it (give the shared/ folder itself)"
         )
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     with steps.train_extra_needed(args.step):  # torch, ultralytics, onnx: one line, no traceback

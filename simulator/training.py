@@ -37,9 +37,10 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -230,7 +231,7 @@ def generate_dataset(
     """Render `count` labelled frames into `out`; returns object counts per kind."""
     settings = settings or TrainingSettings()
     out = Path(out)
-    period = max(2, round(1 / settings.val_fraction)) if settings.val_fraction > 0 else 0
+    val = val_frames(count, settings.val_fraction)
     for sub in ("images", "labels", "meta", "index/images", "index/labels"):
         for split in ("train", "val"):
             (out / sub / split).mkdir(parents=True, exist_ok=True)
@@ -238,10 +239,7 @@ def generate_dataset(
     renderer: TableRenderer | None = None
     renderer_key: tuple[int, bool] | None = None
     for image_number in tqdm(range(count), desc="training renders", disable=not progress):
-        is_val = period > 0 and (
-            image_number % period == period - 1
-            or (count < period and count > 1 and image_number == count - 1)
-        )
+        is_val = image_number in val
         # Val images get their own renderer when they have their own designs, so val designs
         # never appear in train images.
         uses_val_designs = bool(is_val and val_decks)
@@ -309,14 +307,61 @@ def frame_size(text: str) -> tuple[int, int]:
     return width, height
 
 
+def val_frames(count: int, val_fraction: float) -> set[int]:
+    """The numbers of the frames of `count` that go to the val split: every Nth, and the last
+    of a set too small for one N."""
+    if val_fraction <= 0:
+        return set()
+    period = max(2, round(1 / val_fraction))
+    val = {number for number in range(count) if number % period == period - 1}
+    return val | ({count - 1} if 1 < count < period else set())
+
+
+def whole_number(least: int) -> Callable[[str], int]:
+    """argparse type: a whole number of at least `least` (a count, a seed)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = least - 1
+        if value < least:
+            raise argparse.ArgumentTypeError(f"expected a whole number >= {least}, got {text!r}")
+        return value
+
+    return parse
+
+
+def share(text: str) -> float:
+    """argparse type: a share from 0 to 1 (of scenes, of frames)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.0 <= value <= 1.0:  # NaN too
+        raise argparse.ArgumentTypeError(f"expected a share from 0 to 1, got {text!r}")
+    return value
+
+
+def weight(text: str) -> float:
+    """argparse type: a finite weight of 0 or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.0 <= value < math.inf:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
+    return value
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m simulator.training",
         description="Render labelled training frames (ultralytics).",
     )
     parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--count", type=int, required=True)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--count", type=whole_number(1), required=True)
+    parser.add_argument("--seed", type=whole_number(0), default=0)
     parser.add_argument(
         "--deck",
         type=Path,
@@ -341,8 +386,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="back specs: colour, #rrggbb, colour:pattern or image path",
     )
     parser.add_argument("--size", type=frame_size, default="1280x720", help="WxH")
-    parser.add_argument("--val-fraction", type=float, default=TrainingSettings.val_fraction)
+    parser.add_argument(
+        "--val-fraction",
+        type=share,
+        default=TrainingSettings.val_fraction,
+        help="share of the frames kept for validation (default %(default)s)",
+    )
     args = parser.parse_args(argv)
+    if not 0 < len(val_frames(args.count, args.val_fraction)) < args.count:
+        # data.yaml names both splits: one left empty fails the training that reads it.
+        parser.error(
+            f"--count {args.count} at --val-fraction {args.val_fraction:g} leaves the train or "
+            "the val split empty; give more frames or another share"
+        )
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
         decks = [load_design(d) for d in args.deck] or [builtin_design()]

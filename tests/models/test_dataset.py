@@ -125,7 +125,8 @@ def test_truetype_designs_without_their_fonts_stop_with_what_to_install(
 ) -> None:
     monkeypatch.setattr(typefaces, "available", lambda: False)
     with pytest.raises(SystemExit, match=r"--truetype needs pillow and matplotlib"):
-        # Any folder as --shared: the fonts are checked first.
+        # A folder shaped as shared/: the fonts are checked before it is read.
+        (tmp_path / "decks").mkdir()
         command = ["data", "--out", str(tmp_path / "r"), "--count", "1", "--truetype", "2"]
         train_main([*command, "--shared", str(tmp_path)])
     assert not (tmp_path / "r").exists()

@@ -105,7 +105,8 @@ def _seeds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *seed: str) -> dict[
         monkeypatch.setattr(train_all, f"command_{name}", record(name))
     monkeypatch.setattr(train_all, "command_face_crops", record("face_crops"))
     monkeypatch.setattr(train_all, "command_faces", record("faces"))
-    # Any existing folder as --shared: no step reads it here.
+    # A folder shaped as shared/ (it holds decks/): no step reads it here.
+    (tmp_path / "decks").mkdir(exist_ok=True)
     main(["all", "--work", str(tmp_path / "all"), "--shared", str(tmp_path), *seed])
     return seeds
 
@@ -169,6 +170,35 @@ def test_another_missing_module_is_not_taken_for_the_train_extra(
     monkeypatch.setattr("models.steps.command_cards", broken)
     with pytest.raises(ModuleNotFoundError):
         main(["cards", "--data", str(_data_yaml(tmp_path))])
+
+
+@pytest.mark.parametrize(
+    ("arguments", "said"),
+    [
+        (["--hand-fans", "-1"], "argument --hand-fans: expected a number >= 0, got '-1'"),
+        (["--count-spreads", "2"], "argument --count-spreads: expected a share from 0 to 1"),
+        (["--cast-shadows", "nan"], "argument --cast-shadows: expected a share from 0 to 1"),
+        (["--procedural", "-2"], "argument --procedural: expected a whole number >= 0"),
+        (["--seed", "-1"], "argument --seed: expected a whole number >= 0, got '-1'"),
+    ],
+)
+def test_render_settings_out_of_range_stop_with_usage(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], arguments: list[str], said: str
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["data", "--out", str(tmp_path / "r"), *arguments])
+    assert stopped.value.code == 2
+    assert said in capsys.readouterr().err
+
+
+def test_the_decks_folder_given_for_shared_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    decks = tmp_path / "decks"
+    (decks / "train").mkdir(parents=True)
+    with pytest.raises(SystemExit):
+        main(["data", "--out", str(tmp_path / "r"), "--shared", str(decks)])
+    assert f"--shared {decks}: no decks/ or real/ in it" in capsys.readouterr().err
 
 
 def _data_yaml(folder: Path) -> Path:

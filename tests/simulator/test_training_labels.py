@@ -18,7 +18,7 @@ from simulator.labels import id_image, label_scene, painting_order
 from simulator.render import RenderSettings, TableRenderer
 from simulator.scene import CardPose, HandPose, Scene
 from simulator.sensor import cast_shadow
-from simulator.training import TrainingSettings, generate_dataset, main
+from simulator.training import TrainingSettings, generate_dataset, main, val_frames
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
 SIZE = (320, 240)
@@ -187,7 +187,7 @@ def test_a_missing_deck_is_a_usage_error_naming_it(
 ) -> None:
     missing = tmp_path / "no-such-deck"
     with pytest.raises(SystemExit) as stop:
-        main(["--out", str(tmp_path / "out"), "--count", "1", "--deck", str(missing)])
+        main(["--out", str(tmp_path / "out"), "--count", "2", "--deck", str(missing)])
     assert stop.value.code == 2
     assert f"deck folder not found: {missing}" in capsys.readouterr().err
 
@@ -276,3 +276,31 @@ def test_cast_shadow_is_seeded() -> None:
     again = cast_shadow(image, np.random.default_rng(3), 0.5)
     assert np.array_equal(first, again)
     assert first.min() >= 200 * 0.5 - 1 and first.max() == 200
+
+
+@pytest.mark.parametrize(
+    ("arguments", "said"),
+    [
+        (["--count", "0"], "argument --count: expected a whole number >= 1, got '0'"),
+        (["--count", "2", "--seed", "-1"], "argument --seed: expected a whole number >= 0"),
+        (["--count", "4", "--val-fraction", "1.5"], "expected a share from 0 to 1, got '1.5'"),
+        (["--count", "4", "--val-fraction", "nan"], "expected a share from 0 to 1, got 'nan'"),
+        (["--count", "4", "--val-fraction", "0"], "--count 4 at --val-fraction 0 leaves the"),
+        (["--count", "1"], "--count 1 at --val-fraction 0.15 leaves the train or the val split"),
+    ],
+)
+def test_a_dataset_that_could_not_train_is_refused_before_rendering(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], arguments: list[str], said: str
+) -> None:
+    # Each once wrote a data.yaml naming an empty split, or raised from numpy.
+    with pytest.raises(SystemExit) as stop:
+        main(["--out", str(tmp_path / "out"), *arguments])
+    assert stop.value.code == 2
+    assert said in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_val_frames_are_every_nth_and_the_last_of_a_small_set() -> None:
+    assert sorted(val_frames(20, 0.15)) == [6, 13]
+    assert sorted(val_frames(3, 0.15)) == [2]
+    assert val_frames(1, 0.15) == set() and val_frames(10, 0.0) == set()
