@@ -19,7 +19,7 @@ from tqdm import tqdm
 from simulator.backs import back_from_spec
 from simulator.faces import builtin_design, load_design
 from simulator.procedural import procedural_design, truetype_design
-from simulator.training import TrainingSettings, generate_dataset
+from simulator.training import TrainingSettings, generate_dataset, replace_earlier_output
 from simulator.training_scenes import SceneMix
 from vision.geometry import (
     CARD_HEIGHT_MM,
@@ -245,6 +245,7 @@ def write_crops(
     (`crops_window`)."""
     rng = np.random.default_rng(seed)
     totals: dict[str, int] = {}
+    replace_earlier_output(out, ("train", "val", WINDOW_FILE))
     out.mkdir(parents=True, exist_ok=True)
     (out / WINDOW_FILE).write_text(json.dumps({"index_window_mm": list(window_mm)}) + "\n")
     for split in ("train", "val"):

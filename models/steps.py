@@ -148,11 +148,25 @@ def _card_finder(detector_path: str | None, corners_path: str | None = None) -> 
     return find
 
 
+def render_folders(step: str, given: list[str]) -> list[Path]:
+    """The --renders folders, each one `data` made (its labels in meta/train); else the step
+    stops in one line, not after cutting nothing from a folder of something else."""
+    folders = [Path(folder) for folder in given]
+    for folder in folders:
+        if not (folder / "meta" / "train").is_dir():
+            raise SystemExit(
+                f"{step}: --renders {folder} holds no renders (no meta/train): give a folder "
+                "that 'data' made"
+            )
+    return folders
+
+
 def command_crops(args: argparse.Namespace) -> None:
+    renders = render_folders("crops", args.renders)
     find = _card_finder(args.detector, args.corners)
     try:
         write_crops(
-            [Path(folder) for folder in args.renders],
+            renders,
             Path(args.out),
             args.seed,
             find=find,
@@ -164,7 +178,7 @@ def command_crops(args: argparse.Namespace) -> None:
 
 
 def command_face_crops(args: argparse.Namespace) -> None:
-    renders = [Path(folder) for folder in args.renders]
+    renders = render_folders("face-crops", args.renders)
     find = _card_finder(args.detector)
     try:
         write_faces(renders, Path(args.out), args.seed, find=find)

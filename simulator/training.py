@@ -232,6 +232,7 @@ def generate_dataset(
     settings = settings or TrainingSettings()
     out = Path(out)
     val = val_frames(count, settings.val_fraction)
+    replace_earlier_output(out, ("images", "labels", "meta", "index", "data.yaml"))
     for sub in ("images", "labels", "meta", "index/images", "index/labels"):
         for split in ("train", "val"):
             (out / sub / split).mkdir(parents=True, exist_ok=True)
@@ -305,6 +306,21 @@ def frame_size(text: str) -> tuple[int, int]:
     if refused is not None:
         raise argparse.ArgumentTypeError(f"{text}: {refused}")
     return width, height
+
+
+def replace_earlier_output(out: Path, parts: Sequence[str]) -> None:
+    """Removes the `parts` of `out` an earlier run of the same tool wrote (folders or files),
+    so that a run into the same folder is not mixed with the last one's leftovers (frames of
+    another size, a val frame of the last run named as a train frame of this one); the rest of
+    `out` is left alone."""
+    earlier = [out / part for part in parts if (out / part).exists()]
+    if earlier:
+        logger.info("replacing the earlier run's %s in %s", ", ".join(p.name for p in earlier), out)
+    for path in earlier:
+        if path.is_dir():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
 
 
 def val_frames(count: int, val_fraction: float) -> set[int]:

@@ -205,3 +205,13 @@ def _data_yaml(folder: Path) -> Path:
     data = folder / "data.yaml"
     data.write_text("path: .\n")
     return data
+
+
+@pytest.mark.parametrize("step", ["crops", "face-crops"])
+def test_crops_from_a_folder_that_holds_no_renders_stop_in_one_line(
+    tmp_path: Path, step: str
+) -> None:
+    (tmp_path / "images").mkdir()  # what a user may give: the renders' own images folder
+    with pytest.raises(SystemExit, match=rf"^{step}: --renders .* holds no renders"):
+        main([step, "--renders", str(tmp_path / "images"), "--out", str(tmp_path / "c")])
+    assert not (tmp_path / "c").exists()

@@ -304,3 +304,16 @@ def test_val_frames_are_every_nth_and_the_last_of_a_small_set() -> None:
     assert sorted(val_frames(20, 0.15)) == [6, 13]
     assert sorted(val_frames(3, 0.15)) == [2]
     assert val_frames(1, 0.15) == set() and val_frames(10, 0.0) == set()
+
+
+def test_a_second_run_into_one_folder_replaces_the_first_and_keeps_the_rest(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "renders"
+    generate_dataset(out, 4, 1, [builtin_design()], default_backs(2), settings=TINY)
+    (out / "notes.txt").write_text("mine")
+    generate_dataset(out, 2, 2, [builtin_design()], default_backs(2), settings=TINY)
+    frames = sorted(p.relative_to(out).as_posix() for p in out.glob("images/*/*.jpg"))
+    # Left in place, the first run's 000002.jpg lay in train/ beside this run's val/ one.
+    assert frames == ["images/train/000000.jpg", "images/val/000001.jpg"]
+    assert (out / "notes.txt").read_text() == "mine"
