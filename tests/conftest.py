@@ -1,11 +1,19 @@
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 REPO = Path(__file__).resolve().parents[1]
+
+# The property tests draw the same examples on every run, so that a run fails or passes for the
+# code alone; HYPOTHESIS_PROFILE=explore draws new ones, to look for faults on purpose.
+settings.register_profile("repeatable", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 SHARED = REPO.parent / "shared"
 
 

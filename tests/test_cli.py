@@ -607,3 +607,19 @@ def test_an_option_given_twice_keeps_both_values_not_the_last(
 ) -> None:
     # Keeping only the last '--left' scored a player's cards left as none, without a word.
     assert getattr(build_parser().parse_args(arguments), option) == values
+
+
+def test_the_callers_bonus_reaches_round_ends_and_totals(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "events.jsonl"
+    log = str(GOLDEN / "game_to_target.input.jsonl")
+    argv = ["referee", log, "--target", "20", "--caller-bonus", "10", "--out", str(out)]
+    assert main(argv) == 0
+    board = capsys.readouterr().out.splitlines()
+    assert board[2] == "     0  red             8     0    10     8    18  <- Nerts!"
+    ends = [json.loads(line) for line in out.read_text().splitlines() if "round_end" in line]
+    assert [end["bonus"] for end in ends[:2]] == [
+        {"0": 10, "1": 0, "2": 0},
+        {"0": 0, "1": 10, "2": 0},
+    ]

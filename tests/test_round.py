@@ -336,3 +336,14 @@ def test_round_start_ends_an_unfinished_round() -> None:
 def test_rule_options_of_the_wrong_kind_are_input_errors(options: dict[str, object]) -> None:
     with pytest.raises(RefereeInputError, match="must be a"):
         RuleOptions(**options)  # type: ignore[arg-type]
+
+
+def test_a_seats_two_counts_in_one_frame_end_at_the_smaller() -> None:
+    """The camera saw the pile at 1 and at 0 in one frame: it emptied, so the call is valid."""
+    out = referee([start(), count(5, 0, 0), count(5, 0, 1), call(6, 0)])
+    assert [e.valid for e in out if isinstance(e, NertsCall)] == [True]
+
+
+def test_a_count_that_does_not_go_down_is_no_progress_between_stucks() -> None:
+    out = referee([start(), count(1, 0, 5), stuck(2), count(3, 0, 5), stuck(4)])
+    assert [end.frame for end in round_ends(out)] == [4]

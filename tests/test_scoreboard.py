@@ -86,3 +86,17 @@ def test_back_names_are_shown_whole_and_lined_up_in_any_script() -> None:
         "     0  kde-nicu-white__back_c1      0    13     0   -26   -26",
         "     1  美咲の赤                     0    13     0   -26   -26",
     ]
+
+
+def test_of_two_valid_calls_the_first_is_the_callers() -> None:
+    board = format_scoreboard(
+        refereed(
+            start(0, 1),
+            {"frame": 5, "t": 0.5, "type": "nerts_count", "seat": 0, "remaining": 0},
+            {"frame": 5, "t": 0.5, "type": "nerts_count", "seat": 1, "remaining": 0},
+            {"frame": 6, "t": 0.6, "type": "nerts_call", "seat": 0},
+            {"frame": 7, "t": 0.7, "type": "nerts_call", "seat": 1},
+        )
+    )
+    assert board.splitlines()[0].startswith("Round 1 (Nerts! called by seat 0 at frame 6;")
+    assert board.count("Nerts!") == 2  # the heading's and the caller's mark in the table

@@ -209,6 +209,10 @@ def test_totals_count_the_callers_bonus_and_start_again_with_a_new_game() -> Non
 
 def test_every_show_fits_a_line_and_many_leaders_are_counted() -> None:
     mapper = BoxCommands()
+    three = BoxCommands().for_event(round_end({"0": 4, "1": 4, "2": 1, "3": 4}))
+    assert three[-1] == "SHOW Tie 0,1,3 at 4"  # as many as LEADERS_NAMED_MAX are named
+    four = BoxCommands().for_event(round_end({"0": 4, "1": 4, "2": 4, "3": 4}))
+    assert four[-1] == "SHOW 4 tie at 4"
     level = mapper.for_event(round_end({str(seat): 0 for seat in range(16)}))
     assert level[-1] == "SHOW 16 tie at 0"
     long_round = mapper.for_event({"type": "round_start", "round": 10**60})[1]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from vision.detections import CardDetection
-from vision.merging import without_backs_over_faces
+from vision.merging import without_backs_over_faces, without_duplicates
 from vision.onnx_models import _box_overlaps, _with_sure_overlaps
 
 CARD = (0.0, 0.0, 60.0, 90.0)
@@ -63,3 +63,18 @@ def test_a_card_found_face_down_within_face_up_cards_found_is_dropped() -> None:
     kept = without_backs_over_faces([*fan, inside, mostly, beside])
     assert kept == [*fan, mostly, beside]
     assert without_backs_over_faces([inside, beside]) == [inside, beside]  # no face found
+
+
+def _face_up(left: float, name: str, score: float) -> CardDetection:
+    quad = np.array([[left, 0], [left + 60, 0], [left + 60, 90], [left, 90]], np.float32)
+    return CardDetection(quad, True, score, name, card_score=1.0)
+
+
+def test_a_card_named_twice_in_one_place_is_kept_once_at_its_surest() -> None:
+    """Found whole and by its index corner, a card is named twice: the surer stays. The same
+    name further off (overlapping a third of the smaller) is another card of a second deck."""
+    weaker, surer = _face_up(18, "7H", 0.8), _face_up(0, "7H", 0.9)  # overlap 0.7
+    beside = _face_up(40, "7H", 0.95)  # overlaps the surer one 20 of 60 columns
+    other = _face_up(10, "8H", 0.7)  # another name, wholly overlapping: its own card
+    kept = without_duplicates([weaker, surer, beside, other])
+    assert [(card.card, card.score) for card in kept] == [("7H", 0.95), ("7H", 0.9), ("8H", 0.7)]
