@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import errno
 import io
 import json
@@ -11,10 +12,15 @@ import sys
 import tomllib
 from pathlib import Path
 
+import cv2
 import pytest
 
 from nerts.cli import BROKEN_PIPE_STATUS, build_parser, main, verbosity_of
+from nerts.commands import simulate
+from nerts.eventlog import read_events
 from nerts.sheets import load_sheet
+from referee.game import GameReferee
+from referee.options import RuleOptions
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -171,6 +177,32 @@ def test_demo_runs_on_built_in_material(tmp_path: Path, capsys) -> None:  # type
     assert (tmp_path / "events.jsonl").read_text() == (
         GOLDEN / "game_to_target.expected.jsonl"
     ).read_text()
+
+
+def test_demo_films_a_round_and_referees_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What 'make demo' runs, on a short round filmed small (the whole round takes a minute)."""
+    defaults = simulate.build_parser_defaults
+
+    def short(**overrides: object) -> argparse.Namespace:
+        return defaults(**overrides, seconds=8.0, size="160x90")
+
+    monkeypatch.setattr(simulate, "build_parser_defaults", short)
+    status, stdout, _ = run(capsys, "demo", "--out", str(tmp_path))
+    assert status == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "events.jsonl",
+        "truth.jsonl",
+        "video.mp4",
+    ]
+    video = cv2.VideoCapture(str(tmp_path / "video.mp4"))
+    assert int(video.get(cv2.CAP_PROP_FRAME_COUNT)) == 240
+    truth = list(read_events(tmp_path / "truth.jsonl"))
+    refereed = list(read_events(tmp_path / "events.jsonl"))
+    assert refereed == GameReferee(RuleOptions()).referee_all(truth)
+    assert stdout.startswith("Simulating a filmed four-player round")
+    assert stdout.endswith(f"refereed events written to {tmp_path / 'events.jsonl'}\n")
 
 
 def test_the_example_has_its_own_default_folder(
