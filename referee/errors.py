@@ -8,6 +8,20 @@ if TYPE_CHECKING:
     from referee.events import Event
 
 
+_JSON_KINDS = {bool: "true or false", int: "a number", float: "a number", str: "a string"}
+
+
+def json_kind(value: object) -> str:
+    """What a parsed JSON value is, in JSON's own words (an array, null), for messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return _JSON_KINDS.get(type(value), type(value).__name__)
+
+
 class RefereeInputError(ValueError):
     """Input the referee cannot understand. The message names the offending input."""
 

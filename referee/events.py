@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
 from referee.cards import Card, Suit
-from referee.errors import EventError, InvalidCardError
+from referee.errors import EventError, InvalidCardError, json_kind
 
 
 class Verdict(enum.Enum):
@@ -379,7 +379,7 @@ EVENT_TYPES = frozenset(_PARSERS)
 def event_from_dict(data: Any) -> Event:
     """One event from its decoded JSON object. Raises `EventError` naming what is wrong."""
     if not isinstance(data, Mapping):
-        raise EventError(f"an event must be a JSON object, got {type(data).__name__}")
+        raise EventError(f"an event must be a JSON object, got {json_kind(data)}")
     kind = data.get("type")
     if not isinstance(kind, str) or not kind:
         raise EventError(f"event has no 'type': {dict(data)!r}"[:200])

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.errors import RefereeInputError
+from referee.errors import RefereeInputError, json_kind
 from referee.options import DEFAULT_TARGET_SCORE
 from referee.scoring import game_winner
 
@@ -51,7 +51,7 @@ class Scoresheet:
         names = [f"entry {n}" for n in range(1, len(entries) + 1)] if where is None else where
         for number, (entry, name) in enumerate(zip(entries, names, strict=True), start=1):
             if not isinstance(entry, Mapping):
-                raise ScoresheetError(f"{name}: must be a JSON object, got {type(entry).__name__}")
+                raise ScoresheetError(f"{name}: must be a JSON object, got {json_kind(entry)}")
             kind = entry.get("type")
             if number == 1:
                 if kind != "game":
