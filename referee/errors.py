@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -20,6 +21,16 @@ def json_kind(value: object) -> str:
     if isinstance(value, dict):
         return "an object"
     return _JSON_KINDS.get(type(value), type(value).__name__)
+
+
+JSON_SHOWN_MAX = 60
+"""Characters of a wrong value shown in a message: a line may hold megabytes."""
+
+
+def json_text(value: object) -> str:
+    """A value read from JSON, written as JSON (null, "1", [1, 2]) for a message, cut short."""
+    text = json.dumps(value, ensure_ascii=False, default=repr)
+    return text if len(text) <= JSON_SHOWN_MAX else text[: JSON_SHOWN_MAX - 3] + "..."
 
 
 class RefereeInputError(ValueError):

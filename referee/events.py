@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
 from referee.cards import Card, Suit
-from referee.errors import EventError, InvalidCardError, json_kind
+from referee.errors import EventError, InvalidCardError, json_kind, json_text
 
 
 class Verdict(enum.Enum):
@@ -230,7 +230,7 @@ class _Reader:
 
     def fail(self, key: str, expected: str) -> EventError:
         value = self.data.get(key, "<missing>")
-        return EventError(f"{self.kind}: {key!r} must be {expected}, got {value!r}")
+        return EventError(f"{self.kind}: {key!r} must be {expected}, got {json_text(value)}")
 
     # The checks compare exact types: JSON gives plain int, float and str, `type(...) is int`
     # refuses bools in one test, and these run several times for every line of a long log.
@@ -303,7 +303,7 @@ class _Reader:
 
 def _seat_info(item: Any) -> SeatInfo:
     if not isinstance(item, Mapping):
-        raise EventError(f"round_start: each of 'seats' must be an object, got {item!r}")
+        raise EventError(f"round_start: each of 'seats' must be an object, got {json_text(item)}")
     reader = _Reader(item, "round_start seat")
     pile = None if item.get("nerts_pile") is None else reader.integer("nerts_pile", minimum=1)
     return SeatInfo(reader.integer("seat"), reader.text("back"), pile)

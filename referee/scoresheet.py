@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.errors import RefereeInputError, json_kind
+from referee.errors import RefereeInputError, json_kind, json_text
 from referee.options import DEFAULT_TARGET_SCORE
 from referee.scoring import game_winner
 
@@ -81,7 +81,9 @@ class Scoresheet:
     def scores_from(self, value: Any, complete: bool = False) -> dict[int, int]:
         """Seat -> points from a mapping keyed by seat number or player name."""
         if not isinstance(value, Mapping) or not value:
-            raise ScoresheetError(f"scores must be an object of seat -> points, got {value!r}")
+            raise ScoresheetError(
+                f"scores must be an object of seat -> points, got {json_text(value)}"
+            )
         scores: dict[int, int] = {}
         for key, points in value.items():
             seat = self.seat_of(str(key))
@@ -152,14 +154,15 @@ def _origin(entry: Mapping[str, Any]) -> RoundOrigin | None:
         return None
     if not isinstance(fingerprint, str) or not isinstance(source, str):
         raise ScoresheetError(
-            f"'fingerprint' and 'source' must be strings, got {fingerprint!r} and {source!r}"
+            f"'fingerprint' and 'source' must be strings, got {json_text(fingerprint)} and "
+            f"{json_text(source)}"
         )
     return RoundOrigin(fingerprint, source)
 
 
 def _int(value: Any, what: str, minimum: int | None = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ScoresheetError(f"{what} must be an integer, got {value!r}")
+        raise ScoresheetError(f"{what} must be an integer, got {json_text(value)}")
     if minimum is not None and value < minimum:
         raise ScoresheetError(f"{what} must be at least {minimum}, got {value}")
     return value
@@ -167,11 +170,13 @@ def _int(value: Any, what: str, minimum: int | None = 1) -> int:
 
 def _players(value: Any) -> dict[int, str]:
     if not isinstance(value, Mapping) or len(value) < 2:
-        raise ScoresheetError(f"'players' must name at least two seats, got {value!r}")
+        raise ScoresheetError(f"'players' must name at least two seats, got {json_text(value)}")
     players: dict[int, str] = {}
     for seat, name in value.items():
         if not str(seat).isdecimal() or not isinstance(name, str):
-            raise ScoresheetError(f"'players' must map seat numbers to names, got {value!r}")
+            raise ScoresheetError(
+                f"'players' must map seat numbers to names, got {json_text(value)}"
+            )
         if not name.strip() or name.strip().isdecimal():
             # Points are given as NAME=POINTS or SEAT=POINTS: a name must not read as a seat.
             raise ScoresheetError(f"a player needs a name that is not blank or a number: {name!r}")

@@ -71,7 +71,7 @@ def test_rounds_given_without_origins_have_none_and_undo() -> None:
 def test_a_malformed_fingerprint_names_its_entry() -> None:
     entry = {"type": "round", "scores": {"Anna": 1, "Ben": 2}, "fingerprint": 7}
     with pytest.raises(
-        ScoresheetError, match="line 2: 'fingerprint' and 'source' must be strings, got 7 and ''"
+        ScoresheetError, match="line 2: 'fingerprint' and 'source' must be strings, got 7 and \"\""
     ):
         Scoresheet.from_journal([GAME, entry], ["line 1", "line 2"])
 
