@@ -348,26 +348,24 @@ def whole_number(least: int) -> Callable[[str], int]:
     return parse
 
 
-def share(text: str) -> float:
-    """argparse type: a share from 0 to 1 (of scenes, of frames)."""
+def _number_within(text: str, within: Callable[[float], bool], expected: str) -> float:
     try:
         value = float(text)
     except ValueError:
         value = math.nan
-    if not 0.0 <= value <= 1.0:  # NaN too
-        raise argparse.ArgumentTypeError(f"expected a share from 0 to 1, got {text!r}")
+    if not within(value):  # NaN fails every comparison
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
     return value
+
+
+def share(text: str) -> float:
+    """argparse type: a share from 0 to 1 (of scenes, of frames)."""
+    return _number_within(text, lambda value: 0.0 <= value <= 1.0, "a share from 0 to 1")
 
 
 def weight(text: str) -> float:
     """argparse type: a finite weight of 0 or more."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0.0 <= value < math.inf:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
-    return value
+    return _number_within(text, lambda value: 0.0 <= value < math.inf, "a number >= 0")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
