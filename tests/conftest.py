@@ -8,13 +8,19 @@ import pytest
 from hypothesis import settings
 
 REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
 
 # The property tests draw the same examples on every run, so that a run fails or passes for the
 # code alone; HYPOTHESIS_PROFILE=explore draws new ones, to look for faults on purpose.
-settings.register_profile("repeatable", derandomize=True)
-settings.register_profile("explore", derandomize=False)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
-SHARED = REPO.parent / "shared"
+HYPOTHESIS_PROFILES = {"repeatable": True, "explore": False}
+for _name, _derandomize in HYPOTHESIS_PROFILES.items():
+    settings.register_profile(_name, derandomize=_derandomize)
+_profile = os.environ.get("HYPOTHESIS_PROFILE", "repeatable")
+if _profile not in HYPOTHESIS_PROFILES:
+    raise pytest.UsageError(
+        f"HYPOTHESIS_PROFILE={_profile!r}: give one of {', '.join(HYPOTHESIS_PROFILES)}"
+    )
+settings.load_profile(_profile)
 
 
 @pytest.fixture
@@ -36,3 +42,16 @@ def committed_models_untouched() -> Iterator[None]:
     before = stamps()
     yield
     assert stamps() == before, "a test wrote into models/"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def checkout_left_as_found() -> Iterator[None]:
+    """No test leaves files at the top of the checkout (tools' hidden caches aside): a
+    simulation run in the working folder once left one there, and it was committed."""
+
+    def entries() -> set[str]:
+        return {path.name for path in REPO.iterdir() if not path.name.startswith(".")}
+
+    before = entries()
+    yield
+    assert entries() <= before, f"tests left {sorted(entries() - before)} in {REPO}"

@@ -589,9 +589,13 @@ NOT_UTF8 = os.fsdecode(b"caf\xe9.png")
     ],
 )
 def test_a_name_that_is_not_utf8_is_refused_before_opencv_sees_it(
-    arguments: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    arguments: list[str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # OpenCV ended the process with a segmentation fault on such a name.
+    monkeypatch.chdir(tmp_path)  # were the refusal missed, what is written lands here
     ref = tmp_path / "ref.png"
     ref.write_bytes(b"")
     given = [a.format(ref=ref, tmp=tmp_path / "sim") for a in arguments]
