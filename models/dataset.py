@@ -245,7 +245,7 @@ def write_crops(
     (`crops_window`)."""
     rng = np.random.default_rng(seed)
     totals: dict[str, int] = {}
-    replace_earlier_output(out, ("train", "val", WINDOW_FILE))
+    replace_earlier_output(out, ("train", "val", WINDOW_FILE), WINDOW_FILE)
     out.mkdir(parents=True, exist_ok=True)
     (out / WINDOW_FILE).write_text(json.dumps({"index_window_mm": list(window_mm)}) + "\n")
     for split in ("train", "val"):

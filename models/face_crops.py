@@ -14,9 +14,12 @@ import cv2
 import numpy as np
 
 from models.dataset import QuadFinder, found_quad, jittered, read_image, write_classes
+from simulator.training import replace_earlier_output
 from vision.geometry import face_crop, rectify
 from vision.identify import NONE_CLASS
 
+FACES_MARKER = "faces.json"
+"""Written beside a face-crop set: a later run into its folder may replace it."""
 VISIBLE_NAMED = 0.9
 """A face-up card showing at least this share of itself is cut with its name."""
 VISIBLE_NONE = 0.45
@@ -61,9 +64,13 @@ def labelled_faces(
 def write_faces(
     render_dirs: list[Path], out: Path, seed: int, *, find: QuadFinder | None = None
 ) -> dict[str, int]:
-    """Classification dataset (out/{train,val}/<class>/*.png) of whole faces."""
+    """Classification dataset (out/{train,val}/<class>/*.png) of whole faces, and the
+    `FACES_MARKER` that tells it from other folders of those names."""
     rng = np.random.default_rng(seed)
     totals = {}
+    replace_earlier_output(out, ("train", "val", FACES_MARKER), FACES_MARKER)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / FACES_MARKER).write_text(json.dumps({"crops": "whole card faces"}) + "\n")
     for split in ("train", "val"):
         cut = (crop for folder in render_dirs for crop in labelled_faces(folder, split, rng, find))
         totals[split] = write_classes(cut, out / split, NONE_KEEP, rng, f"faces {split}")

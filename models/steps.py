@@ -30,7 +30,7 @@ from models.runs import (
 )
 from simulator import typefaces
 from simulator.labels import CARD_CLASSES
-from simulator.training import write_data_yaml
+from simulator.training import OutputFolderError, TrainingSettings, val_frames, write_data_yaml
 from vision.geometry import card_from_window
 from vision.identify import CARD_IOU_MAX, CORNER_IOU_MAX, CORNER_SCORE_MIN
 from vision.onnx_models import CORNER_WINDOW_MM, CardDetector, IndexClassifier, ModelFileError
@@ -111,19 +111,32 @@ def command_quantize(args: argparse.Namespace) -> None:
 def command_data(args: argparse.Namespace) -> None:
     if args.truetype and not typefaces.available():
         raise train_extra_missing("data", "--truetype needs pillow and matplotlib")
-    render_dataset(
-        Path(args.out),
-        args.count,
-        args.seed,
-        Path(args.shared),
-        args.size,
-        procedural=args.procedural,
-        truetype=args.truetype,
-        count_spreads=args.count_spreads,
-        hand_fans=args.hand_fans,
-        tight_fans=args.tight_fans,
-        cast_shadows=args.cast_shadows,
-    )
+    val = len(val_frames(args.count, TrainingSettings().val_fraction))
+    if not 0 < val < args.count:  # data.yaml names both splits; training needs both
+        raise SystemExit(f"data: --count {args.count} leaves the val split empty; give 2 or more")
+    with output_folder_checked("data"):
+        render_dataset(
+            Path(args.out),
+            args.count,
+            args.seed,
+            Path(args.shared),
+            args.size,
+            procedural=args.procedural,
+            truetype=args.truetype,
+            count_spreads=args.count_spreads,
+            hand_fans=args.hand_fans,
+            tight_fans=args.tight_fans,
+            cast_shadows=args.cast_shadows,
+        )
+
+
+@contextmanager
+def output_folder_checked(step: str) -> Iterator[None]:
+    """An --out that holds another's files of the names the step writes: one line."""
+    try:
+        yield
+    except OutputFolderError as error:
+        raise SystemExit(f"{step}: {error}") from None
 
 
 def _card_finder(detector_path: str | None, corners_path: str | None = None) -> QuadFinder | None:
@@ -165,14 +178,15 @@ def command_crops(args: argparse.Namespace) -> None:
     renders = render_folders("crops", args.renders)
     find = _card_finder(args.detector, args.corners)
     try:
-        write_crops(
-            renders,
-            Path(args.out),
-            args.seed,
-            find=find,
-            window_mm=tuple(args.window_mm),
-            min_card_length_px=args.min_card_length,
-        )
+        with output_folder_checked("crops"):
+            write_crops(
+                renders,
+                Path(args.out),
+                args.seed,
+                find=find,
+                window_mm=tuple(args.window_mm),
+                min_card_length_px=args.min_card_length,
+            )
     except ImageFileError as error:
         raise SystemExit(f"crops: {error}") from None
 
@@ -181,7 +195,8 @@ def command_face_crops(args: argparse.Namespace) -> None:
     renders = render_folders("face-crops", args.renders)
     find = _card_finder(args.detector)
     try:
-        write_faces(renders, Path(args.out), args.seed, find=find)
+        with output_folder_checked("face-crops"):
+            write_faces(renders, Path(args.out), args.seed, find=find)
     except ImageFileError as error:
         raise SystemExit(f"face-crops: {error}") from None
 

@@ -232,7 +232,7 @@ def generate_dataset(
     settings = settings or TrainingSettings()
     out = Path(out)
     val = val_frames(count, settings.val_fraction)
-    replace_earlier_output(out, ("images", "labels", "meta", "index", "data.yaml"))
+    replace_earlier_output(out, ("images", "labels", "meta", "index", "data.yaml"), "data.yaml")
     for sub in ("images", "labels", "meta", "index/images", "index/labels"):
         for split in ("train", "val"):
             (out / sub / split).mkdir(parents=True, exist_ok=True)
@@ -308,12 +308,24 @@ def frame_size(text: str) -> tuple[int, int]:
     return width, height
 
 
-def replace_earlier_output(out: Path, parts: Sequence[str]) -> None:
+class OutputFolderError(ValueError):
+    """An --out folder holding things of the names a tool writes that it did not write."""
+
+
+def replace_earlier_output(out: Path, parts: Sequence[str], marker: str) -> None:
     """Removes the `parts` of `out` an earlier run of the same tool wrote (folders or files),
     so that a run into the same folder is not mixed with the last one's leftovers (frames of
     another size, a val frame of the last run named as a train frame of this one); the rest of
-    `out` is left alone."""
+    `out` is left alone. The earlier run is told by its `marker` file among the parts: without
+    it, parts of those names are someone else's (the shared decks' train/, a folder of photos
+    in images/), and `OutputFolderError` says so before anything is removed."""
     earlier = [out / part for part in parts if (out / part).exists()]
+    if earlier and not (out / marker).is_file():
+        names = ", ".join(f"{path.name}/" if path.is_dir() else path.name for path in earlier)
+        raise OutputFolderError(
+            f"--out {out} already holds {names}, which no earlier run of this step wrote (no "
+            f"{marker}): give another --out"
+        )
     if earlier:
         logger.info("replacing the earlier run's %s in %s", ", ".join(p.name for p in earlier), out)
     for path in earlier:
@@ -425,7 +437,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         generate_dataset(
             args.out, args.count, args.seed, decks, backs, val_decks=val_decks, settings=settings
         )
-    except OSError as error:
+    except (OSError, OutputFolderError) as error:
         # An unwritable --out is the user's to fix: one line, not a traceback.
         parser.exit(1, f"{parser.prog}: error: {error}\n")
     return 0

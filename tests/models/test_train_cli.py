@@ -215,3 +215,21 @@ def test_crops_from_a_folder_that_holds_no_renders_stop_in_one_line(
     with pytest.raises(SystemExit, match=rf"^{step}: --renders .* holds no renders"):
         main([step, "--renders", str(tmp_path / "images"), "--out", str(tmp_path / "c")])
     assert not (tmp_path / "c").exists()
+
+
+def test_crops_never_empty_a_folder_of_card_designs(tmp_path: Path) -> None:
+    """'crops --out' aimed at shared/decks: its train/ and val/ are designs, not crops."""
+    renders = tmp_path / "renders"
+    (renders / "meta" / "train").mkdir(parents=True)
+    decks = tmp_path / "decks"
+    (decks / "train" / "kde").mkdir(parents=True)
+    (decks / "train" / "kde" / "AS.png").write_bytes(b"a design")
+    with pytest.raises(SystemExit, match=r"^crops: --out .* already holds train/, which no"):
+        main(["crops", "--renders", str(renders), "--out", str(decks)])
+    assert (decks / "train" / "kde" / "AS.png").read_bytes() == b"a design"
+
+
+def test_data_refuses_a_count_that_leaves_no_val_frame(tmp_path: Path) -> None:
+    (tmp_path / "decks").mkdir()
+    with pytest.raises(SystemExit, match=r"^data: --count 1 leaves the val split empty"):
+        main(["data", "--out", str(tmp_path / "r"), "--count", "1", "--shared", str(tmp_path)])

@@ -317,3 +317,19 @@ def test_a_second_run_into_one_folder_replaces_the_first_and_keeps_the_rest(
     # Left in place, the first run's 000002.jpg lay in train/ beside this run's val/ one.
     assert frames == ["images/train/000000.jpg", "images/val/000001.jpg"]
     assert (out / "notes.txt").read_text() == "mine"
+
+
+def test_folders_of_those_names_that_no_earlier_run_wrote_are_left_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A folder of photos in images/ (the shared real photos hold one) is not a render set."""
+    photos = tmp_path / "images"
+    photos.mkdir()
+    (photos / "photo1.jpg").write_bytes(b"a photo")
+    with pytest.raises(SystemExit):
+        main(["--out", str(tmp_path), "--count", "2", "--size", "160x90"])
+    assert capsys.readouterr().err.endswith(
+        f"error: --out {tmp_path} already holds images/, which no earlier run of this step "
+        "wrote (no data.yaml): give another --out\n"
+    )
+    assert (photos / "photo1.jpg").read_bytes() == b"a photo"
