@@ -17,6 +17,7 @@ import numpy as np
 
 from nerts.cli import main as nerts_main
 from simulator.render import VideoSink
+from simulator.timeline import frames_in
 
 FPS = 30
 
@@ -46,7 +47,7 @@ def main() -> None:
     )
     parser.add_argument("--seed", type=int, default=4, help="the game's seed (default %(default)s)")
     args = parser.parse_args()
-    frames = int(args.seconds * FPS)
+    frames = frames_in(args.seconds, FPS)
     with tempfile.TemporaryDirectory() as folder:
         common = [
             "simulate",

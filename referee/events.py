@@ -229,8 +229,11 @@ class _Reader:
         self.kind = kind
 
     def fail(self, key: str, expected: str) -> EventError:
-        value = self.data.get(key, "<missing>")
-        return EventError(f"{self.kind}: {key!r} must be {expected}, got {json_text(value)}")
+        if key not in self.data:
+            return EventError(f"{self.kind}: {key!r} is missing; it must be {expected}")
+        return EventError(
+            f"{self.kind}: {key!r} must be {expected}, got {json_text(self.data[key])}"
+        )
 
     # The checks compare exact types: JSON gives plain int, float and str, `type(...) is int`
     # refuses bools in one test, and these run several times for every line of a long log.

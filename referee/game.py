@@ -104,6 +104,11 @@ class GameReferee:
         # comes first in its frame, wherever the log lists it, so that the frame's other
         # events are judged in the new round whatever their order.
         starts_first = sorted(self._pending, key=lambda event: not isinstance(event, RoundStart))
+        deals = [event for event in starts_first if isinstance(event, RoundStart)]
+        if len(deals) > 1:  # one frame cannot show two deals, and their order would decide
+            raise EventError(
+                f"round_start at frame {deals[1].frame}: a second deal in one frame", deals[1]
+            )
         for event in starts_first:
             if isinstance(event, RoundStart):
                 out.extend(self._referee_batch(batch))

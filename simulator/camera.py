@@ -21,6 +21,7 @@ CAMERA_HEIGHT_MM = 1500.0
 FIT_FRACTION = 0.97
 """Share of the image (in the tighter direction) the watched region fills."""
 NEWTON_STEPS = 8
+"""Iterations to invert the lens model in `project`; converges to well under 0.01 px."""
 FRAME_SIDE_MIN = 64
 """Smallest frame side: below this the cards are a few pixels and nothing can be seen."""
 FRAME_ASPECT_MAX = 4.0
@@ -36,9 +37,6 @@ def frame_shape_refused(width: int, height: int) -> str | None:
     if max(width, height) > FRAME_ASPECT_MAX * min(width, height):
         return f"the long side may be at most {FRAME_ASPECT_MAX:g} times the short one"
     return None
-
-
-"""Iterations to invert the lens model in `project`; converges to well under 0.01 px."""
 
 
 def _rotation(pitch_deg: float, roll_deg: float, yaw_deg: float) -> np.ndarray:

@@ -256,7 +256,7 @@ class RoundSimulation:
 
     def _hurry_motions(self) -> None:
         """After a valid call, cards already on their way are put down within the grace time."""
-        # A frame inside the grace: one landing on its very end is late or not by rounding.
+        # A frame inside the grace, short of its very end: the card surely counts.
         grace = math.ceil(self.settings.options.in_air_grace_s * self.fps) - 1
         latest = self.frame + max(2, grace)
         for motion in self.motions:

@@ -39,7 +39,8 @@ def test_unknown_keys_are_ignored() -> None:
         ({"t": 10**400}, "'t' must be a finite number"),  # too large for a float
         ({"t": -0.5}, "'t' must be a finite number >= 0"),
         ({"card": "11H"}, "play: 'card': not a card: '11H'"),
-        ({"seat": None}, "'seat' must be an integer"),
+        ({"seat": None}, "'seat' must be an integer >= 0, got null"),
+        ({"frame": "1"}, "'frame' must be an integer >= 0, got \"1\""),
         ({"verdict": "maybe"}, "'verdict' must be one of"),
         ({"pile": ""}, "'pile' must be a non-empty string"),
     ],
@@ -47,6 +48,12 @@ def test_unknown_keys_are_ignored() -> None:
 def test_bad_events_name_key_and_value(change: dict[str, Any], message: str) -> None:
     with pytest.raises(EventError, match=message.replace("(", r"\(")):
         event_from_dict({**PLAY, **change})
+
+
+def test_a_missing_key_is_named_missing() -> None:
+    without_seat = {key: value for key, value in PLAY.items() if key != "seat"}
+    with pytest.raises(EventError, match=r"^play: 'seat' is missing; it must be an integer >= 0$"):
+        event_from_dict(without_seat)
 
 
 def test_not_an_object() -> None:
@@ -71,7 +78,9 @@ def test_round_start_seats_need_a_back() -> None:
     data = {"frame": 0, "t": 0, "type": "round_start", "round": 1, "nerts_pile": 13}
     for back in [None, 7, ""]:
         seat = {"seat": 0} if back is None else {"seat": 0, "back": back}
-        with pytest.raises(EventError, match="'back' must be a non-empty string"):
+        with pytest.raises(
+            EventError, match=r"'back' (is missing; it )?must be a non-empty string"
+        ):
             event_from_dict({**data, "seats": [seat]})
 
 

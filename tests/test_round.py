@@ -347,3 +347,9 @@ def test_a_seats_two_counts_in_one_frame_end_at_the_smaller() -> None:
 def test_a_count_that_does_not_go_down_is_no_progress_between_stucks() -> None:
     out = referee([start(), count(1, 0, 5), stuck(2), count(3, 0, 5), stuck(4)])
     assert [end.frame for end in round_ends(out)] == [4]
+
+
+def test_two_deals_in_one_frame_are_an_input_error() -> None:
+    """Which came first would decide which round is which: no camera sees two deals at once."""
+    with pytest.raises(EventError, match=r"^round_start at frame 5: a second deal in one frame"):
+        referee([start(), play(1, 0, "AS"), start(5, round_number=2), start(5, round_number=3)])
