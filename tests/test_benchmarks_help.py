@@ -6,6 +6,7 @@ in a help text) would otherwise surface only when someone asks one for help.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -29,5 +30,14 @@ def test_help_prints_the_options(script: Path) -> None:
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
-    assert "usage:" in done.stdout
-    assert "--" in done.stdout.split("usage:", 1)[1]
+    assert done.stdout.startswith(f"usage: {script.name}")
+    # Every option the script defines is explained (a line of its own, with words after it).
+    defined = set(re.findall(r'add_argument\(\s*"(--[a-z-]+)"', script.read_text()))
+    assert defined, f"{script.name} defines no options"
+    lines = done.stdout.splitlines()
+    for option in defined:
+        at = next(i for i, line in enumerate(lines) if line.lstrip().startswith(option))
+        following = " ".join(lines[at + 1 : at + 2])
+        wrapped = following.startswith(" " * 10) and not following.lstrip().startswith("-")
+        words = lines[at].split()[1:] + (following.split() if wrapped else [])
+        assert len(words) >= 3, f"{script.name} {option} has no help"

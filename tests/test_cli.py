@@ -356,7 +356,13 @@ def test_help_teaches(capsys) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(SystemExit):
         main(["--help"])
     text = capsys.readouterr().out
-    assert "referee" in text and "scores" in text and "examples:" in text
+    commands = ["demo", "referee", "scores", "simulate", "identify", "count", "box", "box-emulator"]
+    # Each command listed on a line of its own with what it does, and examples after them.
+    listed = [
+        line.split()[0] for line in text.splitlines() if line.startswith("    ") and line.split()
+    ]
+    assert [name for name in listed if name in commands] == commands
+    assert text.index("examples:") > text.index("box-emulator")
 
 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
