@@ -316,7 +316,8 @@ def test_ctrl_c_stops_whichever_thread_receives_it(command: str) -> None:
     )
     try:
         assert process.wait(timeout=EXIT_WAIT_S) == INTERRUPTED
-        assert process.stderr is not None and "interrupted" in process.stderr.read()
+        assert process.stderr is not None
+        assert process.stderr.read().splitlines()[-1] == "nerts: interrupted"
     finally:
         process.kill()
         if process.stderr:
