@@ -120,6 +120,12 @@ CASES: dict[str, list[tuple[bytes, list[str]]]] = {
         (framed(b"N2 PING")[:-1] + b"x\n", ["rs 2"]),  # something after the CRC
         (command(2, "PING"), ["ok 2"]),
     ],
+    "a NUL byte inside a command is part of it, not its end": [
+        (framed(b"N2 PING\x00junk"), ["er 2 UNKNOWN"]),
+        (framed(b"N3 SHOW ab\x00\x01"), ["er 3 ARG"]),
+        (framed(b"N7 HELLO\x00x"), ["rs 4"]),  # no HELLO: its number is not taken
+        (command(4, "PING"), ["ok 4"]),
+    ],
     "a carriage return before the newline is ignored": [
         (command(2, "PING")[:-1] + b"\r\n", ["ok 2"]),
     ],

@@ -6,6 +6,9 @@
 #ifndef SEATS
 #define SEATS 4                // lights and buttons fitted, 1 to 8
 #endif
+#if SEATS < 1 || SEATS > 8
+#error "SEATS must be 1 to 8: the protocol's seats, and the button pins wired"
+#endif
 #define BAUD_RATE 115200
 #define MAX_LINE_BYTES 64      // protocol: at most 64 bytes a line, newline included
 

@@ -210,6 +210,11 @@ static void handle_line(char *text, uint8_t length, bool overlong) {
     uint16_t crc = 0;
     for (uint8_t i = 1; i <= 4; i++) crc = crc << 4 | hex_value(star[i]);
     framed = crc == crc16(text, star - text);
+    // Read as a C string from here on: a NUL inside the command would end it early ("PING\0x"
+    // run as PING), so it becomes a byte every later check refuses, as the emulator's do.
+    for (char *c = text; c < star; c++) {
+      if (*c == '\0') *c = 0x7F;
+    }
     *star = '\0';
     seq = strtoul(text + 1, 0, 10);
   }
