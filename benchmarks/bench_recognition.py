@@ -45,7 +45,7 @@ from recognition_data import (
     render_val,
 )
 
-from models import CARDS_ONNX, CORNERS_ONNX, FACES_ONNX, INDEX_INT8_ONNX
+from models import CARDS_INT8_ONNX, CORNERS_INT8_ONNX, FACES_ONNX, INDEX_INT8_ONNX
 from models.dataset import read_image
 from vision.detections import CardDetection
 from vision.geometry import card_length
@@ -375,8 +375,8 @@ def main() -> None:
     parser.add_argument(
         "--cards",
         type=Path,
-        default=CARDS_ONNX,
-        help="detector to measure (default: the published one)",
+        default=CARDS_INT8_ONNX,
+        help="detector to measure (default: the runtime's, quantized)",
     )
     parser.add_argument(
         "--classifier",
@@ -387,9 +387,9 @@ def main() -> None:
     parser.add_argument(
         "--corners",
         type=lambda text: None if text == "none" else Path(text),
-        default=CORNERS_ONNX,
+        default=CORNERS_INT8_ONNX,
         help="index-corner detector to measure, or 'none' to measure without one (default: "
-        "the published one)",
+        "the runtime's, quantized)",
     )
     parser.add_argument(
         "--faces",

@@ -1,11 +1,13 @@
-"""The index classifier in 8 bits: what the runtime reads (`models.INDEX_INT8_ONNX`).
+"""The models in 8 bits: what the runtime reads (`models.QUANTIZED`).
 
-    python -m models.train quantize          # models/index_classifier.onnx -> .int8.onnx
+    python -m models.train quantize   # index_classifier, cards, index_corners -> .int8.onnx
 
 Reading index windows is most of `identify`'s time on photos of many small cards (hundreds of
 crops a photo). Static quantization (weights per channel, activations calibrated on crops of
 renders of decks/train) runs the same network in about 0.6 of the time with the same names on
-the tuning renders (`index_classifier.md`, session 25). Needs the `train` extra (onnx).
+the tuning renders (`index_classifier.md`, session 25). The two detectors, calibrated on the
+same renders as `identify` gives them photos, run in about 0.7 of the time with the same
+figures on the tuning renders (`cards.md`, session 42). Needs the `train` extra (onnx).
 """
 
 from __future__ import annotations
@@ -13,14 +15,16 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import re
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from models.dataset import labelled_crops, render_dataset
-from vision.onnx_models import TELEMETRY_SWITCH, IndexClassifier
+from models.dataset import labelled_crops, read_image, render_dataset
+from vision.onnx_models import TELEMETRY_SWITCH, CardDetector, IndexClassifier
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +42,10 @@ CALIBRATION_CROPS = 2000
 CALIBRATION_BATCH = 40
 """Crops per calibration batch; the histogram calibrator needs batches of one size."""
 
+
+CALIBRATION_METHODS = ("Percentile", "MinMax")
+"""onnxruntime's calibrators, tried in turn: activation ranges that leave out the rarest
+0.001% of values, else the whole ranges seen."""
 
 SOURCE_DIGEST_KEY = "quantized_from_sha256"
 """Metadata of the 8-bit model: the SHA-256 of the export it was made from, so that one left
@@ -74,11 +82,47 @@ def calibration_inputs(
     return classifier.tensor([crops[index] for index in chosen])
 
 
+def detector_calibration_inputs(
+    shared: Path, detector: CardDetector, renders: int, seed: int
+) -> list[np.ndarray]:
+    """The detector's input for `renders` renders of decks/train, as `identify` gives it a
+    photo at its own size: one tensor each. Not also at the closer look's size, which the card
+    detector takes too (`vision.identify.CLOSE_LOOK_SIDE`): the percentile calibrator's
+    histograms take inputs of one size, and with them the card detector counted the tuning
+    spreads as its float export did, where min-max ranges from both sizes counted one of 30
+    wrong (`cards.md`, session 42)."""
+    with tempfile.TemporaryDirectory() as folder:
+        render_dataset(Path(folder), renders, seed, shared, CALIBRATION_RENDER_SIZE)
+        photos = [read_image(path) for path in sorted(Path(folder).glob("images/*/*.jpg"))]
+    inputs = [detector.letterbox(photo)[0] for photo in photos]
+    if not inputs:
+        raise QuantizeError(f"{renders} renders gave no photo to calibrate the detector with")
+    return inputs
+
+
 def quantize_classifier(source: Path, target: Path, calibration: np.ndarray) -> None:
     """Writes `source` (a float classifier export) to `target` with int8 weights and uint8
     activations in quantize/dequantize pairs, ranges from `calibration` (its input batches).
-    The stem convolution and the head stay in floats (`_float_nodes`); the metadata (class
-    names, index window) is kept, and `source`'s digest added (`SOURCE_DIGEST_KEY`)."""
+    The stem convolution and the head stay in floats (`_classifier_float_nodes`); the metadata
+    (class names, index window) is kept, and `source`'s digest added (`SOURCE_DIGEST_KEY`)."""
+    batches = np.split(calibration, len(calibration) // CALIBRATION_BATCH)
+    _quantize(source, target, batches, _classifier_float_nodes, detector=False)
+
+
+def quantize_detector(source: Path, target: Path, calibration: list[np.ndarray]) -> None:
+    """As `quantize_classifier`, for a detector export (YOLOv8 pose): its stem and its whole
+    head stay in floats (`_detector_float_nodes`), ranges from `calibration` (one photo's input
+    each, all of one size)."""
+    _quantize(source, target, calibration, _detector_float_nodes, detector=True)
+
+
+def _quantize(
+    source: Path,
+    target: Path,
+    batches: list[np.ndarray],
+    float_nodes: Callable[[Any], list[str]],
+    detector: bool,
+) -> None:
     import onnx  # noqa: PLC0415  (the train extra)
     from onnx import version_converter  # noqa: PLC0415
 
@@ -94,23 +138,35 @@ def quantize_classifier(source: Path, target: Path, calibration: np.ndarray) -> 
     with tempfile.TemporaryDirectory() as folder:
         upgraded, prepared = Path(folder) / "upgraded.onnx", Path(folder) / "prepared.onnx"
         onnx.save(version_converter.convert_version(onnx.load(str(source)), QDQ_OPSET), upgraded)
-        quant_pre_process(str(upgraded), str(prepared))
+        # The card detector's input size is free: symbolic shapes cannot all be inferred.
+        quant_pre_process(str(upgraded), str(prepared), skip_symbolic_shape=detector)
         graph = onnx.load(str(prepared)).graph
-        quantize_static(
-            str(prepared),
-            str(target),
-            _Batches(graph.input[0].name, calibration),
-            quant_format=QuantFormat.QDQ,
-            per_channel=True,
-            activation_type=QuantType.QUInt8,
-            weight_type=QuantType.QInt8,
-            nodes_to_exclude=_float_nodes(graph),
-            calibrate_method=CalibrationMethod.Percentile,
-        )
+        for method in CALIBRATION_METHODS:
+            try:
+                quantize_static(
+                    str(prepared),
+                    str(target),
+                    _Batches(graph.input[0].name, batches),
+                    quant_format=QuantFormat.QDQ,
+                    per_channel=True,
+                    activation_type=QuantType.QUInt8,
+                    weight_type=QuantType.QInt8,
+                    nodes_to_exclude=float_nodes(graph),
+                    calibrate_method=getattr(CalibrationMethod, method),
+                )
+                break
+            except ValueError as error:
+                # The percentile calibrator cannot bin an activation that never changes (in a
+                # briefly trained model), nor take inputs of two sizes; min-max ranges can.
+                if method == CALIBRATION_METHODS[-1]:
+                    raise
+                log.warning(
+                    "%s: %s calibration failed (%s); trying the next", source, method, error
+                )
     quantized = onnx.load(str(target))
     quantized.metadata_props.add(key=SOURCE_DIGEST_KEY, value=file_digest(source))
     onnx.save(quantized, str(target))
-    log.info("quantized %s -> %s (%d calibration crops)", source, target, len(calibration))
+    log.info("quantized %s -> %s (%d calibration batches)", source, target, len(batches))
 
 
 def file_digest(path: Path) -> str:
@@ -118,7 +174,7 @@ def file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _float_nodes(graph) -> list[str]:  # type: ignore[no-untyped-def]
+def _classifier_float_nodes(graph) -> list[str]:  # type: ignore[no-untyped-def]
     """Nodes left unquantized: the first convolution, which sees the photo's own pixels, and
     the head (the linear layer and softmax), whose probabilities in 8 bits would be steps of
     1/255: the runtime's geometric mean of a window's cuts needs the small ones (with them
@@ -128,13 +184,30 @@ def _float_nodes(graph) -> list[str]:  # type: ignore[no-untyped-def]
     return convolutions[:1] + head
 
 
-class _Batches:
-    """onnxruntime's calibration data reader over `calibration`, `CALIBRATION_BATCH` at a time."""
+LAYER_NAME = re.compile(r"^/model\.(\d+)/")
+"""How an ultralytics export names a node of its N-th layer: `/model.N/...`."""
 
-    def __init__(self, input_name: str, calibration: np.ndarray) -> None:
-        self._batches: Iterator[np.ndarray] = iter(
-            np.split(calibration, len(calibration) // CALIBRATION_BATCH)
+
+def _detector_float_nodes(graph) -> list[str]:  # type: ignore[no-untyped-def]
+    """Nodes left unquantized: the first convolution, and every node of the last layer, the
+    pose head, whose output holds box sides and corners in pixels beside scores from 0 to 1:
+    in one 8-bit range the scores all fall to nothing (quantized too, the card detector found
+    no card in a photo of 58). Its convolutions quantized as well ran no faster."""
+    convolutions = [node.name for node in graph.node if node.op_type == "Conv"]
+    layers = [int(match[1]) for node in graph.node if (match := LAYER_NAME.match(node.name))]
+    if not layers:
+        raise QuantizeError(
+            "the detector's layers are not named /model.N/: not an ultralytics export"
         )
+    head = f"/model.{max(layers)}/"
+    return convolutions[:1] + [node.name for node in graph.node if node.name.startswith(head)]
+
+
+class _Batches:
+    """onnxruntime's calibration data reader over `batches`, one at a time."""
+
+    def __init__(self, input_name: str, batches: list[np.ndarray]) -> None:
+        self._batches: Iterator[np.ndarray] = iter(batches)
         self.input_name = input_name
 
     def get_next(self) -> dict[str, np.ndarray] | None:

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from models import CARDS_ONNX, CORNERS_ONNX, FACES_ONNX, INDEX_INT8_ONNX, INDEX_ONNX, MODELS_DIR
+from models import CARDS_ONNX, CORNERS_ONNX, FACES_ONNX, INDEX_ONNX, MODELS_DIR, QUANTIZED
 from models.dataset import crops_window
 from vision.onnx_models import INDEX_WINDOW_KEY
 
@@ -172,11 +172,12 @@ def publish_weights(
     shutil.copy2(exported, onnx_target)
     onnx_target.with_suffix(".metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
     log.info("published %s", onnx_target)
-    if onnx_target.name == INDEX_ONNX.name:
+    quantized = {export.name: int8.name for export, int8 in QUANTIZED.items()}
+    if onnx_target.name in quantized:
         log.warning(
             "the runtime reads %s, made from this export by `python -m models.train quantize "
-            "--models-dir %s` (the next step of `all`)",
-            INDEX_INT8_ONNX.name,
+            "--models-dir %s` (a later step of `all`)",
+            quantized[onnx_target.name],
             onnx_target.parent,
         )
 

@@ -10,12 +10,18 @@ from pathlib import Path
 
 import numpy as np
 
-from models import INDEX_INT8_ONNX, INDEX_ONNX
+from models import INDEX_ONNX, QUANTIZED
 from models.crop_mix import CropMixError, CropSource, mix_crops
 from models.dataset import ImageFileError, QuadFinder, render_dataset, write_crops
 from models.face_crops import write_faces
 from models.index_corners import CORNER_CLASSES, index_corner_dataset
-from models.quantize import QuantizeError, calibration_inputs, quantize_classifier
+from models.quantize import (
+    QuantizeError,
+    calibration_inputs,
+    detector_calibration_inputs,
+    quantize_classifier,
+    quantize_detector,
+)
 from models.real_photos import edje_dataset
 from models.runs import (
     CLASSIFIER_AUGMENTATION,
@@ -98,14 +104,22 @@ def command_publish(args: argparse.Namespace) -> None:
 
 
 def command_quantize(args: argparse.Namespace) -> None:
-    models_dir = Path(args.models_dir)
-    source, target = models_dir / INDEX_ONNX.name, models_dir / INDEX_INT8_ONNX.name
-    try:
-        classifier = IndexClassifier(source)
-        calibration = calibration_inputs(Path(args.shared), classifier, args.renders, args.seed)
-    except (QuantizeError, ModelFileError) as error:
-        raise SystemExit(f"quantize: {error}") from None
-    quantize_classifier(source, target, calibration)
+    """Every export the runtime reads in 8 bits (`QUANTIZED`), each calibrated on the same
+    renders of decks/train."""
+    models_dir, shared = Path(args.models_dir), Path(args.shared)
+    for export, quantized in QUANTIZED.items():
+        source, target = models_dir / export.name, models_dir / quantized.name
+        try:
+            if export == INDEX_ONNX:
+                crops = calibration_inputs(shared, IndexClassifier(source), args.renders, args.seed)
+                quantize_classifier(source, target, crops)
+            else:
+                photos = detector_calibration_inputs(
+                    shared, CardDetector(source), args.renders, args.seed
+                )
+                quantize_detector(source, target, photos)
+        except (QuantizeError, ModelFileError) as error:
+            raise SystemExit(f"quantize: {error}") from None
 
 
 def command_data(args: argparse.Namespace) -> None:

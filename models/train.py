@@ -11,7 +11,7 @@ r"""Train and export the recognition models: one documented command per step.
     python -m models.train mix --out build/mix.yaml --renders build/r1 build/r2 --real build/edje
     python -m models.train mix --out build/corners/data.yaml --renders build/r1 --index-corners
     python -m models.train corners --data build/corners/data.yaml --epochs 30  # index corners
-    python -m models.train quantize    # the index classifier in 8 bits, as the runtime reads it
+    python -m models.train quantize    # classifier and detectors in 8 bits, as the runtime reads
 
 Each training run keeps its checkpoints under --runs (default build/runs); run the same command
 with --resume to continue an interrupted run. The best weights are copied to models/ with their
@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None) -> None:
     publish.set_defaults(handler=steps.command_publish)
     quantize = sub.add_parser(
         "quantize",
-        help="the published index classifier in 8 bits (index_classifier.int8.onnx), what the "
+        help="the published index classifier and detectors in 8 bits (*.int8.onnx), what the "
         "runtime reads; calibrated on renders of decks/train",
     )
     quantize.add_argument("--models-dir", default=str(MODELS_DIR))
@@ -124,7 +124,8 @@ def main(argv: list[str] | None = None) -> None:
         "--renders",
         type=int,
         default=CALIBRATION_RENDERS,
-        help="renders of decks/train to cut calibration crops from (default %(default)s)",
+        help="renders of decks/train to calibrate with: the classifier on their index crops, "
+        "the detectors on the photos (default %(default)s)",
     )
     quantize.set_defaults(handler=steps.command_quantize)
     every = sub.add_parser(

@@ -9,7 +9,7 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
-from models import CARDS_ONNX, CORNERS_ONNX, FACES_ONNX, INDEX_INT8_ONNX
+from models import CARDS_INT8_ONNX, CORNERS_INT8_ONNX, FACES_ONNX, INDEX_INT8_ONNX
 from vision.detections import CardDetection
 from vision.geometry import (
     RECTIFIED_PX_PER_MM,
@@ -216,9 +216,9 @@ class CardReader:
 
     def __init__(
         self,
-        cards_model: Path = CARDS_ONNX,
+        cards_model: Path = CARDS_INT8_ONNX,
         index_model: Path = INDEX_INT8_ONNX,
-        corners_model: Path | None = CORNERS_ONNX,
+        corners_model: Path | None = CORNERS_INT8_ONNX,
         faces_model: Path | None = FACES_ONNX,
     ) -> None:
         self.detector = CardDetector(cards_model, iou_max=CARD_IOU_MAX)
