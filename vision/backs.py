@@ -8,6 +8,7 @@ back, each reference seen as small as the card.
 from __future__ import annotations
 
 import copy
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -23,6 +24,8 @@ from vision.back_features import (
     white_clipped,
 )
 from vision.geometry import RECTIFIED_SIZE
+
+log = logging.getLogger(__name__)
 
 OPAQUE_ALPHA = 128
 """Alpha (0-255) from which a pixel of a reference design file counts as printed."""
@@ -335,6 +338,14 @@ def read_reference(name: str, path: Path) -> np.ndarray:
     `BackReferenceError` if it cannot be used."""
     try:
         image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+        if image is not None and image.ndim == 2:
+            log.warning(
+                "back %r: %s is a greyscale picture, but backs are told apart by colour as "
+                "well as pattern, so the cards of a coloured back may not be matched to it; give "
+                "a colour photo or design file",
+                name,
+                path,
+            )
         if image is not None and not (image.ndim == 3 and image.shape[2] == 4):
             # Read again as photos are, turned as the camera's orientation tag says (which
             # IMREAD_UNCHANGED ignores); only a transparent design file needs its alpha.

@@ -364,6 +364,22 @@ def test_a_back_reference_is_turned_as_its_photo_says_like_a_photo(tmp_path: Pat
     assert np.array_equal(read_photo(path), reference)
 
 
+def test_a_greyscale_back_reference_is_used_with_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    grey, colour = tmp_path / "grey.png", tmp_path / "colour.png"
+    cv2.imwrite(str(grey), np.full((176, 126), 120, np.uint8))
+    cv2.imwrite(str(colour), np.full((176, 126, 3), 120, np.uint8))  # grey ink, colour file
+    assert read_reference("anna", colour).shape == (176, 126, 3)
+    assert not caplog.records
+    assert read_reference("anna", grey).shape == (176, 126, 3)
+    assert caplog.messages == [
+        f"back 'anna': {grey} is a greyscale picture, but backs are told apart by colour as "
+        "well as pattern, so the cards of a coloured back may not be matched to it; give a "
+        "colour photo or design file"
+    ]
+
+
 def test_identify_keys_photos_as_given_and_skips_those_it_cannot_read(
     files: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
