@@ -23,6 +23,9 @@ def back_references(specs: list[str]) -> dict[str, Path]:
     references: dict[str, Path] = {}
     for spec in specs:
         name, sep, path = spec.partition("=")
+        # Spaces round a name are a slip ("ben =back.jpg"): kept, "ben " and "ben" were two
+        # players, and a blank name a row of nothing.
+        name = name.strip()
         if not sep or not name or not path:
             raise UserError(f"--backs takes NAME=IMAGE, e.g. anna=back.jpg; got {spec!r}")
         taken = [given for given in references if given.casefold() == name.casefold()]

@@ -22,6 +22,22 @@ MIN_SIDE_PX = 32
 from about 50 px long); refused with a clear message."""
 
 
+SMALL_PHOTO_SIDE_PX = 640
+"""A photo whose longer side is shorter than this, where no card is found, is likely a preview
+or a thumbnail (a chat app's): its cards would be under about 50 px long, too small to find."""
+
+
+def small_photo_said(image: np.ndarray) -> str:
+    """Why no card is found in a photo too small (`SMALL_PHOTO_SIDE_PX`), or "" if not."""
+    height, width = image.shape[:2]
+    if max(height, width) >= SMALL_PHOTO_SIDE_PX:
+        return ""
+    return (
+        f"it is only {width} x {height} pixels, too small for cards to be found: give the "
+        "photo itself, not a preview (1280 pixels wide or more)"
+    )
+
+
 CUT_SHORT_SAID = "is cut short: the file ends before the picture does (copy it again)"
 """What is said of a photo or back reference `cut_short`, after its name."""
 
@@ -212,13 +228,13 @@ def picture_path(text: str) -> Path:
         refuse_name_not_utf8(path)
     except UserError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
-    # Only these carry the mark that lets a later run draw over its own picture.
-    if path.suffix.lower() not in ANNOTATION_SUFFIXES:
-        raise argparse.ArgumentTypeError(f"cannot write a picture to {text!r}: name a .png or .jpg")
     if path.is_dir():
         raise argparse.ArgumentTypeError(
             f"{text} is a folder: name a picture in it, e.g. {path / 'found.png'}"
         )
+    # Only these carry the mark that lets a later run draw over its own picture.
+    if path.suffix.lower() not in ANNOTATION_SUFFIXES:
+        raise argparse.ArgumentTypeError(f"cannot write a picture to {text!r}: name a .png or .jpg")
     # The folder it goes in is made when it is written; the nearest one that exists must let us.
     existing = next(folder for folder in path.absolute().parents if folder.exists())
     if not existing.is_dir():

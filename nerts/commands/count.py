@@ -21,6 +21,7 @@ from nerts.photos import (
     picture_path,
     read_photo,
     refuse_replacing_pictures,
+    small_photo_said,
     without_colour,
     write_annotated,
 )
@@ -184,10 +185,12 @@ def run(args: argparse.Namespace) -> int:
     images = read_backs(references)
     reader = load_reader()
     backs, matcher = registered_backs(references, images, reader)
+    alike = matcher.alike()  # warned of there
     counted = count_backs(image, reader, matcher)
     counts, cards = counted.counts, counted.cards
     if not cards:
-        nothing = f"no card found in {args.image}: a photo of the spread, from above, is asked for"
+        why = small_photo_said(image) or "a photo of the spread, from above, is asked for"
+        nothing = f"no card found in {args.image}: {why}"
         if sheet is not None:  # a lens cap or the wrong file must not score a round
             raise UserError(
                 f"{nothing}; nothing added to {args.sheet}. If no card was played this round, "
@@ -229,6 +232,18 @@ def run(args: argparse.Namespace) -> int:
             "missing from --backs, their cards were counted for another",
             "1 counted card looks" if len(unlike) == 1 else f"{len(unlike)} counted cards look",
         )
+    uncounted_backs = [name for name, count in counts.items() if count == 0]
+    if cards and uncounted_backs:
+        # A wrong reference (another deck's back, a card's face, a black and white copy)
+        # shows as no card counted for it, the others taking its cards.
+        log.warning(
+            "no card counted for %s: if %s cards to the foundations this round, check %s "
+            "reference (%s): a colour photo or design file of that back",
+            " or ".join(repr(name) for name in uncounted_backs),
+            "they played" if len(uncounted_backs) > 1 else f"{uncounted_backs[0]!r} played",
+            "each" if len(uncounted_backs) > 1 else "the",
+            ", ".join(str(references[name]) for name in uncounted_backs),
+        )
     doubted = [card for card in cards if card.back_also is not None]
     if doubted and not counted.too_close:
         pairs = Counter((card.back, card.back_also) for card in doubted)
@@ -264,9 +279,9 @@ def run(args: argparse.Namespace) -> int:
     if args.annotate and not args.json:
         sys.stdout.write(f"drawn in {args.annotate}\n")
     if sheet is not None and fingerprint is not None:
-        if counted.faces_shown or counted.too_close or counted.parts_uncounted:
-            # Each of those warnings asks for a new photo: a round added now would be scored
-            # again from it.
+        if counted.faces_shown or counted.too_close or counted.parts_uncounted or unlike or alike:
+            # Each of those warnings asks for a new photo or another reference: a round added
+            # now would be scored again from the new count.
             by_hand = " ".join(quote(f"{name}={number}") for name, number in points.items())
             raise UserError(
                 f"nothing added to {args.sheet}, as the count is likely wrong (warned above): "
@@ -284,6 +299,7 @@ def named_numbers(option: str, specs: list[str], names: list[str], maximum: int)
     numbers: dict[str, int] = {}
     for spec in specs:
         given, _, number = spec.partition("=")
+        given = given.strip()  # as --backs names are
         name = by_folded.get(given.casefold())
         if name is None:
             known = ", ".join(names)

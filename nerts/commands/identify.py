@@ -19,6 +19,7 @@ from nerts.photos import (
     picture_path,
     read_photo,
     refuse_replacing_pictures,
+    small_photo_said,
     write_annotated,
 )
 from referee.cards import Card
@@ -133,6 +134,8 @@ def run(args: argparse.Namespace) -> int:
                 unread.append(name)
                 continue
             cards = reader.read(image, tiled=args.tiled)
+            if not cards and small_photo_said(image):
+                log.warning("no card found in %s: %s", name, small_photo_said(image))
             if matcher is not None:
                 cards = with_backs(cards, image, matcher)
             results[name] = [card.to_json() for card in cards]

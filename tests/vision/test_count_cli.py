@@ -177,6 +177,40 @@ def test_count_cli_warns_of_cards_of_a_back_not_given(
     assert "2 counted cards look like a back not given" in err
 
 
+def test_count_cli_warns_of_a_back_no_card_was_counted_for(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert count_spread(tmp_path, capsys) == {"red": 3, "blue": 3}
+    assert "no card counted" not in capsys.readouterr().err
+    # A reference of a back not in the spread: another deck's, or a wrong file.
+    green = tmp_path / "green.png"
+    cv2.imwrite(str(green), back_from_spec("green:checks").image)
+    references = [f"{name}={tmp_path / name}.png" for name in ("red", "blue", "green")]
+    assert main(["count", str(tmp_path / "spread.png"), "--json", "--backs", *references]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out) == {"red": 3, "blue": 3, "green": 0}
+    assert (
+        f"no card counted for 'green': if 'green' played cards to the foundations this round, "
+        f"check the reference ({green}): a colour photo or design file of that back"
+    ) in err
+
+
+def test_count_and_identify_say_when_a_photo_is_too_small_to_find_cards(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    photo, back = tmp_path / "preview.jpg", tmp_path / "red.png"
+    cv2.imwrite(str(photo), np.full((90, 160, 3), 110, np.uint8))
+    cv2.imwrite(str(back), back_from_spec("red:lattice").image)
+    said = (
+        f"no card found in {photo}: it is only 160 x 90 pixels, too small for cards to be "
+        "found: give the photo itself, not a preview (1280 pixels wide or more)"
+    )
+    assert main(["count", str(photo), "--json", "--backs", f"red={back}"]) == 0
+    assert said in capsys.readouterr().err
+    assert main(["identify", str(photo)]) == 0
+    assert said in capsys.readouterr().err
+
+
 def _marked(doubts: dict[int, str], unlike: set[int], crowded: float = 0.0) -> CountFunction:
     """`count_backs` with the fixture's cards (left to right) marked: `doubts`, a back the
     photo's own cards name instead; `unlike`, like a back not given; `crowded` as given."""

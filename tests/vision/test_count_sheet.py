@@ -249,3 +249,29 @@ def test_a_count_that_asks_for_a_new_photo_adds_no_round(
         "add red=3 blue=3"
     )
     assert "red" in out and game.read_text() == before
+
+
+@pytest.mark.parametrize("mistake", ["backs alike", "a back not given"])
+def test_a_count_warned_to_mix_up_backs_adds_no_round(
+    mistake: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Either warning asks for another reference or another back given: the new count would
+    score the round again."""
+    specs = ("red:lattice", "blue:dots", "green:checks")
+    assert count_spread(tmp_path, capsys, specs=specs) == {"red": 2, "blue": 2, "green": 2}
+    game = tmp_path / "game.jsonl"
+    _new_sheet(game, "red", "blue")
+    capsys.readouterr()
+    if mistake == "backs alike":  # blue's reference given as red's too
+        twin = tmp_path / "twin.png"
+        shutil.copy(tmp_path / "blue.png", twin)
+        references = [f"red={twin}", f"blue={tmp_path / 'blue.png'}"]
+    else:  # green's cards are counted for red or blue
+        references = [f"{name}={tmp_path / name}.png" for name in ("red", "blue")]
+    before = game.read_text()
+    photo = str(tmp_path / "spread.png")
+    assert exit_status(["count", photo, "--backs", *references, "--sheet", str(game)]) == 2
+    err = capsys.readouterr().err
+    assert "look the same" in err if mistake == "backs alike" else "back not given" in err
+    assert f"nothing added to {game}, as the count is likely wrong (warned above)" in err
+    assert game.read_text() == before

@@ -104,6 +104,10 @@ CASES = {
         ["count", "{photo}", "--backs", "a={back}", "--annotate", "{shots}"],
         "{shots} is a folder: name a picture in it, e.g. {shots}/found.png",
     ),
+    "annotation a folder without an extension": (
+        ["identify", "{photo}", "--annotate", "{folder}"],
+        "{folder} is a folder: name a picture in it, e.g. {folder}/found.png",
+    ),
     "annotation inside a file": (
         ["count", "{photo}", "--backs", "a={back}", "--annotate", "{photo}/found.png"],
         "cannot write {photo}/found.png: {photo} is a file",
@@ -123,6 +127,14 @@ CASES = {
     "two backs named alike but for case": (
         ["count", "{photo}", "--backs", "anna={back}", "Anna={back}"],
         "back 'Anna' is given twice (as 'anna'; names are told apart ignoring case)",
+    ),
+    "two backs named alike but for a space": (
+        ["count", "{photo}", "--backs", "ben={back}", "ben ={folder}/other.png"],
+        "back 'ben' is given twice",
+    ),
+    "a back named by spaces alone": (
+        ["count", "{photo}", "--backs", " ={back}"],
+        "--backs takes NAME=IMAGE, e.g. anna=back.jpg; got ' ={back}'",
     ),
     "one image for two backs": (
         ["count", "{photo}", "--backs", "anna={back}", "ben={back}"],
@@ -391,7 +403,10 @@ def test_identify_keys_photos_as_given_and_skips_those_it_cannot_read(
     assert exit_status(["identify", *photos, "--json"]) == 2
     out, err = capsys.readouterr()
     assert json.loads(out) == {given: []}
-    said = err.splitlines()
+    # The fixture's table is a small blank picture: said so (once, as the photo is read once).
+    small = [line for line in err.splitlines() if line.startswith("WARNING")]
+    assert len(small) == 1 and "it is only 128 x 72 pixels" in small[0]
+    said = [line for line in err.splitlines() if not line.startswith("WARNING")]
     assert said[:2] == [
         f"ERROR nerts.commands.identify: cannot read image {broken[0]} (not a picture OpenCV "
         "can decode): skipped",
