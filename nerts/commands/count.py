@@ -61,7 +61,7 @@ So give every player's back: a card whose back is not given is counted for anoth
 when two or more cards counted for one back look unlike its other cards, as another back's
 would (it caught three in four missing backs in tests), and when two references look the same
 to it (one design printed twice, or two differing in shade alone): their cards cannot be told
-apart.
+apart. A back no card was counted for is named: its reference may be wrong.
 
 With --left, each player's round points are printed too: +1 for each of their cards counted,
 -2 for each card left in their Nerts pile, plus any --bonus. With --sheet, that round is added
@@ -139,7 +139,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=Path,
         metavar="GAME.jsonl",
         help="add the round's points to this score sheet ('nerts scores GAME new' starts one); "
-        "not where the count warns to count again (a card face up, a spread too close)",
+        "not where the count warns to count again (a card face up, a spread too close, "
+        "backs alike, cards of a back not given)",
     )
     parser.set_defaults(handler=run)
 
