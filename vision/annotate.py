@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import replace
 
 import cv2
@@ -79,7 +80,11 @@ def annotate(
             # Only the nearest of the backs given, or in doubt between two of them.
             doubt = "?" if card.back_unlike or card.back_also else ""
             _patch_label(
-                out, f"{card.back}{doubt}", card.quad.mean(axis=0), scale, backs[card.back]
+                out,
+                f"{drawable(card.back)}{doubt}",
+                card.quad.mean(axis=0),
+                scale,
+                backs[card.back],
             )
             continue
         if not card.face_up:
@@ -171,7 +176,7 @@ def with_legend(
     row = min(round(LEGEND_ROW_PX * scale), height // max(1, len(backs)))
     thumb_height = max(1, row - 2 * margin)
     thumb_width = max(1, round(thumb_height * CARD_ASPECT))
-    texts = [f"{name}: {count}" for name, _, count in backs]
+    texts = [f"{drawable(name)}: {count}" for name, _, count in backs]
     font_scale = LABEL_FONT_SCALE * scale * LEGEND_FONT_FACTOR
     stroke = max(1, round(LABEL_STROKE_PX * scale))
     text_width = max(
@@ -195,6 +200,18 @@ def with_legend(
             cv2.LINE_AA,
         )  # fmt: skip
     return np.hstack([image, panel])
+
+
+UNDRAWABLE_MARK = "_"
+"""Drawn for a letter of a name the picture's font lacks. OpenCV's own would be '?', which
+marks a card in doubt."""
+
+
+def drawable(name: str) -> str:
+    """`name` as OpenCV's font can draw it: accents dropped ("Bén" -> "Ben"), any other letter
+    past ASCII `UNDRAWABLE_MARK`."""
+    bare = "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
+    return "".join(c if " " <= c <= "~" else UNDRAWABLE_MARK for c in bare)
 
 
 def _label(

@@ -13,6 +13,7 @@ from vision.annotate import (
     LEGEND_BGR,
     annotate,
     back_colours,
+    drawable,
     for_drawing,
     with_legend,
 )
@@ -129,3 +130,11 @@ def test_a_small_photo_is_enlarged_to_be_drawn_on_and_a_large_one_kept() -> None
     strip = _plain((90, 90, 90), 40, 4000)  # enlarged 18 times, it would be 72,000 wide
     widened, [moved] = for_drawing(strip, [card])
     assert widened.shape == (round(40 * 8192 / 4000), 8192, 3)
+
+
+def test_a_name_is_drawn_without_letters_the_font_lacks_and_never_as_a_doubt() -> None:
+    assert drawable("Bén") == "Ben"
+    assert drawable("Zoë & Jörg") == "Zoe & Jorg"
+    assert drawable("ann\U0001f600") == "ann_"
+    assert drawable("さくら") == "___"
+    assert "?" not in drawable("\u00bf\U0001f0a1")
