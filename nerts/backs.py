@@ -9,9 +9,10 @@ from pathlib import Path
 import numpy as np
 
 from nerts.errors import UserError, refuse_name_not_utf8
+from nerts.limits import MAX_MEGAPIXELS
 from nerts.photos import CUT_SHORT_SAID, HEIC_SAID, cut_short, decoder_quiet, heic_photo
 from vision.back_references import ReferenceSource, back_image
-from vision.backs import BackMatcher, BackReferenceError, read_reference
+from vision.backs import BackMatcher, BackReferenceError, ReferenceTooLargeError, read_reference
 from vision.identify import CardReader
 
 log = logging.getLogger(__name__)
@@ -69,6 +70,10 @@ def read_backs(references: dict[str, Path]) -> dict[str, np.ndarray]:
         try:
             with decoder_quiet():
                 images[name] = read_reference(name, path)
+        except ReferenceTooLargeError:  # the limit the commands set, said as for photos
+            raise UserError(
+                f"back {name!r}: image {path} is larger than {MAX_MEGAPIXELS} megapixels"
+            ) from None
         except BackReferenceError as error:
             # Only where OpenCV cannot read it: an AVIF file may carry a HEIF brand too.
             hint = f" ({HEIC_SAID})" if heic_photo(path) else ""

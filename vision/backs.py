@@ -123,6 +123,10 @@ class BackReferenceError(ValueError):
     """A back reference that cannot be used: the message names the file."""
 
 
+class ReferenceTooLargeError(BackReferenceError):
+    """A back reference with more pixels than OpenCV is let decode (the caller's limit)."""
+
+
 class BackMatch(NamedTuple):
     """A card's nearest registered back."""
 
@@ -351,8 +355,11 @@ def read_reference(name: str, path: Path) -> np.ndarray:
             # IMREAD_UNCHANGED ignores); only a transparent design file needs its alpha.
             image = cv2.imread(str(path), cv2.IMREAD_COLOR | cv2.IMREAD_ANYDEPTH)
     except cv2.error as error:
-        too_large = "CV_IO_MAX_IMAGE_PIXELS" in str(error)
-        reason = "more pixels than OpenCV decodes" if too_large else str(error).strip()
+        if "CV_IO_MAX_IMAGE_PIXELS" in str(error):
+            raise ReferenceTooLargeError(
+                f"back {name!r}: cannot read image {path}: more pixels than OpenCV decodes"
+            ) from None
+        reason = str(error).strip()
         raise BackReferenceError(f"back {name!r}: cannot read image {path}: {reason}") from None
     if image is None:
         raise BackReferenceError(f"back {name!r}: cannot read image {path}")

@@ -168,7 +168,7 @@ CASES = {
     "an empty path": (["identify", "{photo}", ""], "an image path is empty"),
     "reference over the pixel limit": (
         ["count", "{photo}", "--backs", "a={giga}"],
-        "back 'a': cannot read image {giga}: more pixels than OpenCV decodes",
+        "back 'a': image {giga} is larger than 64 megapixels",
     ),
     "annotation over the photo": (
         ["identify", "{photo}", "--annotate", "{photo}"],
