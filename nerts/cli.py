@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import copy
 import errno
 import importlib
 import logging
@@ -187,11 +188,28 @@ class LogFileHandler(logging.FileHandler):
         self.failed = True
 
 
+class ConsoleFormatter(logging.Formatter):
+    """Messages on the terminal: "warning: ..." for the players; with -v or -vv, which part
+    of the program said it too ("WARNING nerts.commands.count: ...")."""
+
+    def __init__(self, verbosity: int) -> None:
+        super().__init__("%(levelname)s %(name)s: %(message)s" if verbosity else None)
+        self.plain = not verbosity
+
+    def format(self, record: logging.LogRecord) -> str:
+        if not self.plain:
+            return super().format(record)
+        # A copy: the log file's handler formats the same record after this one.
+        said = copy.copy(record)
+        said.msg, said.args = f"{record.levelname.lower()}: {record.getMessage()}", None
+        return super().format(said)
+
+
 def configure_logging(verbosity: int, log_file: str | None) -> None:
     level = [logging.WARNING, logging.INFO, logging.DEBUG][min(verbosity, 2)]
     console = logging.StreamHandler(sys.stderr)
     console.setLevel(level)
-    console.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    console.setFormatter(ConsoleFormatter(verbosity))
     handlers: list[logging.Handler] = [console]
     if log_file:
         make_folder(Path(log_file).parent)

@@ -148,11 +148,11 @@ def test_an_event_type_like_a_known_one_is_warned_of_others_pass_quietly(
     log.write_text("\n".join([lines[0], mistyped, diagnostic, mistyped, *lines[2:]]) + "\n")
     status, _, err = run(capsys, "referee", str(log))
     assert status == 0
-    assert [line for line in err.splitlines() if "WARNING" in line] == [
-        f"WARNING nerts.eventlog: {log}:2: event type 'plya' is not one the referee knows, so "
+    assert [line for line in err.splitlines() if line.startswith("warning: ")] == [
+        f"warning: {log}:2: event type 'plya' is not one the referee knows, so "
         "every event of it is ignored: did you mean 'play'?"
     ]
-    assert "WARNING" not in run(capsys, "referee", str(GOLDEN / "races.input.jsonl"))[2]
+    assert "warning:" not in run(capsys, "referee", str(GOLDEN / "races.input.jsonl"))[2]
 
 
 def test_a_log_whose_game_ends_under_a_lower_target_is_warned_of(
@@ -168,7 +168,7 @@ def test_a_log_whose_game_ends_under_a_lower_target_is_warned_of(
     status, out, err = run(capsys, "referee", str(log))
     assert status == 0 and "GAME OVER" not in out
     assert f"{log}:{line}: the log's game ends here, but no one reaches --target 100" in err
-    assert "WARNING" not in run(capsys, "referee", str(log), "--target", "20")[2]
+    assert "warning:" not in run(capsys, "referee", str(log), "--target", "20")[2]
 
 
 def test_demo_runs_on_built_in_material(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
@@ -262,7 +262,7 @@ def test_a_sheet_may_start_in_a_new_folder_and_warns_of_rounds_after_the_end(
     game = tmp_path / "club" / "2026.jsonl"
     run(capsys, "scores", str(game), "new", "--players", "Anna", "Ben", "--target", "10")
     status, stdout, err = run(capsys, "scores", str(game), "add", "Anna=12", "Ben=3")
-    assert status == 0 and "GAME OVER: Anna wins with 12." in stdout and "WARNING" not in err
+    assert status == 0 and "GAME OVER: Anna wins with 12." in stdout and "warning:" not in err
     status, _, err = run(capsys, "scores", str(game), "add", "Anna=1", "Ben=4")
     assert status == 0 and len(load_sheet(game).rounds) == 2
     assert "the game was over before this round (Anna had won with 12)" in err
@@ -329,8 +329,7 @@ def test_scores_from_refereed_events(tmp_path: Path, capsys) -> None:  # type: i
     run(capsys, "scores", short, "new", "--players", "A", "B", "C", "--target", "10")
     status, _, err = run(capsys, "scores", short, "add", "--from", str(events))
     assert status == 0 and err.startswith(
-        "WARNING nerts.commands.scores: round 3: the game was over before this round (B had "
-        "won with 10)"
+        "warning: round 3: the game was over before this round (B had won with 10)"
     )
     # A log given where a sheet belongs is named as what it is; one without round ends as
     # most likely not refereed.
@@ -675,3 +674,14 @@ def test_the_callers_bonus_reaches_round_ends_and_totals(
         {"0": 10, "1": 0, "2": 0},
         {"0": 0, "1": 10, "2": 0},
     ]
+
+
+def test_warnings_say_warning_and_with_verbose_which_part_said_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "typo.jsonl"
+    lines = (GOLDEN / "races.input.jsonl").read_text().splitlines()
+    log.write_text("\n".join([lines[0], lines[1].replace('"play"', '"plya"'), *lines[2:]]) + "\n")
+    said = f"{log}:2: event type 'plya' is not one the referee knows"
+    assert f"\nwarning: {said}" in "\n" + run(capsys, "referee", str(log))[2]
+    assert f"\nWARNING nerts.eventlog: {said}" in "\n" + run(capsys, "-v", "referee", str(log))[2]

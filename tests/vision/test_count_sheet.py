@@ -101,7 +101,7 @@ def test_a_photo_without_cards_scores_no_round(
     assert exit_status(["count", str(photo), "--backs", *references, "--json"]) == 0
     out, err = capsys.readouterr()
     assert json.loads(out) == {"red": 0, "blue": 0}
-    assert f"WARNING nerts.commands.count: no card found in {photo}" in err
+    assert f"warning: no card found in {photo}" in err
 
 
 def test_the_table_shows_points_and_bonus_columns_only_when_asked() -> None:

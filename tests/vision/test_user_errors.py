@@ -404,13 +404,12 @@ def test_identify_keys_photos_as_given_and_skips_those_it_cannot_read(
     out, err = capsys.readouterr()
     assert json.loads(out) == {given: []}
     # The fixture's table is a small blank picture: said so (once, as the photo is read once).
-    small = [line for line in err.splitlines() if line.startswith("WARNING")]
+    small = [line for line in err.splitlines() if line.startswith("warning: ")]
     assert len(small) == 1 and "it is only 128 x 72 pixels" in small[0]
-    said = [line for line in err.splitlines() if not line.startswith("WARNING")]
+    said = [line for line in err.splitlines() if not line.startswith("warning: ")]
     assert said[:2] == [
-        f"ERROR nerts.commands.identify: cannot read image {broken[0]} (not a picture OpenCV "
-        "can decode): skipped",
-        f"ERROR nerts.commands.identify: image {files['strip']} is 5000 x 1 pixels: too small "
+        f"error: cannot read image {broken[0]} (not a picture OpenCV can decode): skipped",
+        f"error: image {files['strip']} is 5000 x 1 pixels: too small "
         "to show a card (at least 32 each way): skipped",
     ]
     assert len(said) == 7 and "Traceback" not in err
