@@ -42,12 +42,15 @@ CUT_SHORT_SAID = "is cut short: the file ends before the picture does (copy it a
 """What is said of a photo or back reference `cut_short`, after its name."""
 
 
-def check_photo(path: Path) -> None:
+def check_photo(path: Path, several: bool = False) -> None:
     """A `UserError` unless `path` is a file of a kind OpenCV decodes (told from its first
-    bytes, without decoding it): every photo is checked before the first is worked on."""
+    bytes, without decoding it): every photo is checked before the first is worked on. For a
+    command taking `several` photos, a folder's are suggested all at once."""
     refuse_name_not_utf8(path)
     if path.is_dir():
-        raise UserError(f"{path} is a folder: give the photos in it, e.g. {path / '*.jpg'}")
+        example = path / "*.jpg" if several else path / "spread.jpg"
+        give = "the photos" if several else "one photo"
+        raise UserError(f"{path} is a folder: give {give} in it, e.g. {example}")
     if not path.is_file():
         found = path.exists()
         raise UserError(f"{path} is not a regular file" if found else f"image not found: {path}")

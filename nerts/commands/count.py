@@ -103,7 +103,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         nargs="+",
         action="extend",  # given twice, both count
         metavar="NAME=REF",
-        help="each player's back: a name and an image of that back",
+        help="each player's back: a name (as on the score sheet) and an image of that back: a "
+        "photo of one of its cards on the table, cropped or not, or the design file; in colour",
     )
     parser.add_argument(
         "--json",

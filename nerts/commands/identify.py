@@ -55,7 +55,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         usage="nerts identify IMAGE [IMAGE ...] [options]",
     )
     # Not required here: a photo that --backs took is named in `run`, not "IMAGE is required".
-    parser.add_argument("images", nargs="*", metavar="IMAGE")
+    parser.add_argument(
+        "images",
+        nargs="*",
+        metavar="IMAGE",
+        help="photos of cards on a table (JPEG, PNG, WebP, TIFF, BMP; a folder's as folder/*.jpg)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument(
         "--annotate",
@@ -107,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
         if not name:
             raise UserError("an image path is empty")
         try:
-            check_photo(Path(name))
+            check_photo(Path(name), several=True)
         except UserError:
             # A typo or a folder stops the run before any work; a file that is no picture
             # (a note a shell pattern took in) is named and skipped where its turn comes.

@@ -79,7 +79,14 @@ def _png_header(width: int, height: int) -> bytes:
 
 CASES = {
     "missing photo": (["identify", "{folder}/gone.jpg"], "image not found: {folder}/gone.jpg"),
-    "a folder": (["identify", "{folder}"], "{folder} is a folder: give the photos in it"),
+    "a folder": (
+        ["identify", "{folder}"],
+        "{folder} is a folder: give the photos in it, e.g. {folder}/*.jpg",
+    ),
+    "a folder to count": (
+        ["count", "{folder}", "--backs", "a={back}"],
+        "{folder} is a folder: give one photo in it, e.g. {folder}/spread.jpg",
+    ),
     "not a picture": (["identify", "{text}"], "cannot read image {text}"),
     "a JPEG cut short": (["identify", "{cut}"], "image {cut} is cut short"),
     "a photo and a note": (
