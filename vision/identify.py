@@ -272,14 +272,14 @@ class CardReader:
         slower, for small cards."""
         raw = detect_tiled(self.find, image) if tiled else self.find(image)
         face_up = [card for card in raw if card.face_up and not card.index_corner]
-        corners = [card for card in raw if card.index_corner]
+        found = self._face_down(image, [card for card in raw if not card.face_up])
+        found += self.name_cards(image, face_up)
+        corners = self._not_surely_named([card for card in raw if card.index_corner], found)
         extent = _read_extent(self.classifier.window_mm)
         # An index corner is read like the top-left corner of the card its window implies.
         implied = [card_from_window(corner.quad, CORNER_WINDOW_MM) for corner in corners]
         views = [rectify(image, quad, READ_MARGIN_MM, extent_mm=extent) for quad in implied]
         alone = self._read_windows(views)
-        found = self._face_down(image, [card for card in raw if not card.face_up])
-        found += self.name_cards(image, face_up)
         named_alone = [
             (named, corner.quad)
             for corner, quad, reading in zip(corners, implied, agreed(alone, axis=1), strict=True)
@@ -289,11 +289,30 @@ class CardReader:
         found = with_index_readings(found, named_alone, CORNER_WINDOW_MM)
         found += self.fanned_under(image, found)
         log.debug(
-            "%d face-up cards and %d index corners found; %d of the corners name a card",
-            len(face_up), len(corners), len(named_alone),
+            "%d face-up cards found; %d index corners read (of cards not named surely), %d "
+            "of them name a card", len(face_up), len(corners), len(named_alone),
         )  # fmt: skip
         # The referee's table markers look like cards to the detectors.
         return without_backs_over_faces(off_markers(without_duplicates(found), image))
+
+    def _not_surely_named(
+        self, corners: list[RawCard], found: list[CardDetection]
+    ) -> list[RawCard]:
+        """The index corners found on their own less those that are the own corner of a
+        card `found` named `sure_read_min` surely: read, such a corner could only name that
+        card again, or overrule so sure a name, and a photo of small cards holds dozens."""
+        sure = [
+            own
+            for card in found
+            if card.card is not None and card.card_score >= self.sure_read_min
+            for own in own_windows(card, CORNER_WINDOW_MM)
+        ]
+        return [
+            corner
+            for corner in corners
+            for window in [IndexWindow.of(corner.quad)]
+            if not any(own.overlaps(window, SAME_WINDOW_IOU) for own in sure)
+        ]
 
     def name_cards(self, image: np.ndarray, cards: list[RawCard]) -> list[CardDetection]:
         """Each card read as face up: named from its two index corners and its whole face

@@ -54,7 +54,13 @@ from vision.identify import (
     _stock_shares,
 )
 from vision.merging import with_index_readings
-from vision.onnx_models import DETECTION_IOU_MAX, DETECTION_SCORE_MIN, IndexClassifier, RawCard
+from vision.onnx_models import (
+    CORNER_WINDOW_MM,
+    DETECTION_IOU_MAX,
+    DETECTION_SCORE_MIN,
+    IndexClassifier,
+    RawCard,
+)
 from vision.votes import FACE_NONE_MAX, FACE_WEIGHT, INDEX_SURE_OVER_FACE, agreed, with_face
 
 FACE_UP = {
@@ -193,6 +199,17 @@ def test_an_index_corner_names_the_unnamed_card_it_belongs_to() -> None:
     assert [c.card for c in merged] == [None, "9C"]
     # The corner it was read at comes first.
     assert merged[1].quad[0] == pytest.approx(cards[1].quad[2])
+
+
+def test_index_corners_of_surely_named_cards_are_not_read_again(reader: CardReader) -> None:
+    sure, unsure, unnamed = _card(100, "6C", SURE_READ_MIN), _card(300, "9C", 0.9), _card(500)
+    fanned_under = _card(130)  # 15 mm to the right of the sure card: its own window
+    corners = [
+        RawCard(card_window(card.quad, corner, CORNER_WINDOW_MM), True, 0.8, index_corner=True)
+        for card, corner in [(sure, 0), (sure, 1), (unsure, 0), (unnamed, 1), (fanned_under, 0)]
+    ]
+    kept = reader._not_surely_named(corners, [sure, unsure, unnamed])
+    assert [id(corner) for corner in kept] == [id(corners[i]) for i in (2, 3, 4)]
 
 
 def test_the_more_confident_name_of_one_corner_wins() -> None:
