@@ -376,7 +376,9 @@ def main() -> None:
         "--cards",
         type=Path,
         default=CARDS_INT8_ONNX,
-        help="detector to measure (default: the runtime's, quantized)",
+        help="detector to measure (default: the runtime's, quantized; a float candidate is "
+        "measured as it is: to compare it as the runtime would read it, quantize it first, "
+        "python -m models.train quantize --models cards corners --models-dir ITS_FOLDER)",
     )
     parser.add_argument(
         "--classifier",

@@ -32,7 +32,8 @@ QDQ_OPSET = 13
 """Quantize/dequantize pairs with a per-channel axis need opset 13; the classifier is exported
 at 12 (`models.runs.publish_weights`), so it is converted first."""
 CALIBRATION_RENDERS = 24
-"""Renders of the train decks whose index crops calibrate the activations' ranges."""
+"""Renders of the train decks whose index crops (the classifier's) or photos (the detectors')
+calibrate the activations' ranges."""
 CALIBRATION_RENDER_SIZE = (1280, 720)
 """The photo size `identify` is measured at."""
 CALIBRATION_MIN_CARD_PX = 40.0

@@ -103,12 +103,24 @@ def command_publish(args: argparse.Namespace) -> None:
     )
 
 
+QUANTIZABLE = {name: export for name, export in PUBLISHED.items() if export in QUANTIZED}
+"""The models `quantize` makes 8-bit models of, by the names `publish` knows them by."""
+
+
 def command_quantize(args: argparse.Namespace) -> None:
-    """Every export the runtime reads in 8 bits (`QUANTIZED`), each calibrated on the same
-    renders of decks/train."""
+    """The chosen exports (`args.models`, names of `QUANTIZABLE`) in 8 bits, each calibrated
+    on the same renders of decks/train; every export is looked for before the first is made."""
     models_dir, shared = Path(args.models_dir), Path(args.shared)
-    for export, quantized in QUANTIZED.items():
-        source, target = models_dir / export.name, models_dir / quantized.name
+    exports = [QUANTIZABLE[name] for name in args.models]
+    missing = [models_dir / export.name for export in exports]
+    missing = [path for path in missing if not path.is_file()]
+    if missing:
+        raise SystemExit(
+            f"quantize: model file not found: {', '.join(map(str, missing))} (publish the "
+            "trained models first: python -m models.train publish --help)"
+        )
+    for export in exports:
+        source, target = models_dir / export.name, models_dir / QUANTIZED[export].name
         try:
             if export == INDEX_ONNX:
                 crops = calibration_inputs(shared, IndexClassifier(source), args.renders, args.seed)

@@ -118,6 +118,14 @@ def main(argv: list[str] | None = None) -> None:
         help="the published index classifier and detectors in 8 bits (*.int8.onnx), what the "
         "runtime reads; calibrated on renders of decks/train",
     )
+    quantize.add_argument(
+        "--models",
+        nargs="+",
+        choices=list(steps.QUANTIZABLE),
+        default=list(steps.QUANTIZABLE),
+        help="which to make (default: all: %(default)s); a model whose 8-bit file is not made "
+        "again keeps the one it has",
+    )
     quantize.add_argument("--models-dir", default=str(MODELS_DIR))
     quantize.add_argument("--shared", default=str(DEFAULT_SHARED), help="the shared/ folder")
     quantize.add_argument(
@@ -175,7 +183,8 @@ def main(argv: list[str] | None = None) -> None:
         "--calibration-renders",
         type=int,
         default=CALIBRATION_RENDERS,
-        help="renders whose index crops calibrate the 8-bit classifier (default %(default)s)",
+        help="renders of decks/train that calibrate the 8-bit models: their index crops the "
+        "classifier's, their photos the detectors' (default %(default)s)",
     )
     every.add_argument(
         "--device", default="cpu", help="cpu, or a CUDA device such as 0 (default %(default)s)"

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from models import CARDS_ONNX
+from models import CARDS_INT8_ONNX
 from models.dataset import MIN_CARD_LENGTH_PX
 from models.runs import CARDS_IMGSZ, DEFAULT_WARMUP_EPOCHS
 from models.steps import (
@@ -61,10 +61,20 @@ def command_all(args: argparse.Namespace) -> None:
         return argparse.Namespace(data=str(data), epochs=epochs, imgsz=imgsz, batch=batch, **common)
 
     def cutting(out: Path, **options: Any) -> argparse.Namespace:
-        # At the detector just trained: the classifiers learn its corner errors.
-        detector = str(Path(args.models_dir) / CARDS_ONNX.name)
+        # At the detector just trained, in 8 bits as the runtime reads it: the classifiers
+        # learn its corner errors.
+        detector = str(Path(args.models_dir) / CARDS_INT8_ONNX.name)
         return argparse.Namespace(
             renders=[str(renders)], out=str(out), seed=args.seed, detector=detector, **options
+        )
+
+    def quantizing(*models: str) -> argparse.Namespace:
+        return argparse.Namespace(
+            models=list(models),
+            models_dir=args.models_dir,
+            shared=args.shared,
+            renders=args.calibration_renders,
+            seed=args.seed,
         )
 
     steps: list[tuple[str, Any, argparse.Namespace]] = [
@@ -106,6 +116,8 @@ def command_all(args: argparse.Namespace) -> None:
             ),
         ),
         ("corners", command_corners, training(corners, args.card_epochs, CARDS_IMGSZ, 16)),
+        # Before the crops are cut, at the card detector as the runtime reads it.
+        ("quantize-detectors", command_quantize, quantizing("cards", "corners")),
         (
             "crops",
             command_crops,
@@ -118,16 +130,7 @@ def command_all(args: argparse.Namespace) -> None:
             command_classifier,
             training(crops, args.classifier_epochs, INDEX_CROP_PX, 128),
         ),
-        (
-            "quantize",
-            command_quantize,
-            argparse.Namespace(
-                models_dir=args.models_dir,
-                shared=args.shared,
-                renders=args.calibration_renders,
-                seed=args.seed,
-            ),
-        ),
+        ("quantize", command_quantize, quantizing("classifier")),
         ("face-crops", command_face_crops, cutting(faces)),
         ("faces", command_faces, training(faces, args.classifier_epochs, FACE_CROP_PX, 128)),
     ]

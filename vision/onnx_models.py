@@ -51,6 +51,10 @@ spun on through the next one's run: a 1280x720 photo read in 280-320 ms with spi
 165-175 ms without (2 cores, 15 reads, median)."""
 
 
+INT8_SUFFIX = ".int8.onnx"
+"""How the 8-bit models the runtime reads are named beside their exports (`models.QUANTIZED`)."""
+
+
 class ModelFileError(FileNotFoundError):
     """A model file is missing or unreadable; the message names it and how to get it."""
 
@@ -66,10 +70,13 @@ def _session(path: Path):  # type: ignore[no-untyped-def]
     import onnxruntime  # noqa: PLC0415  (imported late: a clear error if the extra is missing)
 
     if not path.is_file():
-        raise ModelFileError(
-            f"model file not found: {path} (it is committed in models/; "
-            "retrain with 'python -m models.train --help')"
+        # An 8-bit model is made from its export, no training needed.
+        remedy = (
+            "make it from its export with 'python -m models.train quantize'"
+            if path.name.endswith(INT8_SUFFIX)
+            else "retrain with 'python -m models.train --help'"
         )
+        raise ModelFileError(f"model file not found: {path} (it is committed in models/; {remedy})")
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = THREADS
     spin = "1" if SPIN_WAITING_THREADS else "0"

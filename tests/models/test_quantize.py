@@ -21,6 +21,7 @@ from models.quantize import (
     quantize_classifier,
     quantize_detector,
 )
+from models.train import main as train
 from simulator.backs import default_backs
 from simulator.faces import builtin_design
 from simulator.training import TrainingSettings, generate_dataset
@@ -181,3 +182,16 @@ def test_a_calibration_the_percentile_calibrator_cannot_take_falls_back_to_whole
     quantize_detector(CARDS_ONNX, target, two_sizes)
     assert "Percentile calibration failed" in caplog.text
     _same_cards(export, CardDetector(target), table_photos[0])
+
+
+def test_quantize_looks_for_every_chosen_export_before_it_makes_any(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / INDEX_ONNX.name).write_bytes(INDEX_ONNX.read_bytes())
+    with pytest.raises(SystemExit) as stopped:
+        train(["quantize", "--models", "classifier", "cards", "--models-dir", str(tmp_path)])
+    assert str(stopped.value) == (
+        f"quantize: model file not found: {tmp_path / CARDS_ONNX.name} (publish the trained "
+        "models first: python -m models.train publish --help)"
+    )
+    assert not (tmp_path / INDEX_INT8_ONNX.name).exists()

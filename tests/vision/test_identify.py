@@ -83,10 +83,10 @@ def reader() -> CardReader:
 
 @pytest.fixture(scope="module")
 def float_detectors() -> CardReader:
-    """A reader on the detectors' float exports. They miss cards fanned under others in the
-    fixtures below that the 8-bit detectors the runtime reads find (a different rounding, not
-    a better detector: on the tuning renders both find as many), and so show what the other
-    ways of finding a card add."""
+    """A reader on the detectors' float exports. In two fixtures below they miss cards fanned
+    under others that the 8-bit detectors the runtime reads find (in another they find one
+    the 8-bit ones miss: a different rounding, not a better detector; on the tuning renders
+    both find as many), and so show what the other ways of finding a card add."""
     return CardReader(CARDS_ONNX, corners_model=CORNERS_ONNX)
 
 
@@ -497,9 +497,8 @@ def test_looking_under_a_work_pile_names_the_cards_both_detectors_missed(
 
 
 def test_looking_left_under_a_hand_fan_names_a_card_both_detectors_missed(
-    float_detectors: CardReader,
+    reader: CardReader,
 ) -> None:
-    reader = float_detectors
     fan = _fan(15.0)
     without = _names(reader, fan, ())
     assert _names(reader, fan, FAN_LOOKS_MM) - without == {"JC"}

@@ -267,6 +267,9 @@ def test_a_folder_or_a_typo_among_photos_is_named_without_the_pattern_hint(
 def test_a_missing_or_broken_model_file_is_named(tmp_path: Path) -> None:
     with pytest.raises(ModelFileError, match=f"model file not found: {tmp_path / 'gone.onnx'}"):
         CardDetector(tmp_path / "gone.onnx")
+    # An 8-bit model is made again from its export: no training.
+    with pytest.raises(ModelFileError, match=r"make it from its export with 'python -m models"):
+        CardDetector(tmp_path / "gone.int8.onnx")
     broken = tmp_path / "broken.onnx"
     broken.write_bytes(b"not a model")
     with pytest.raises(ModelFileError, match=f"cannot load model {broken}"):
