@@ -123,8 +123,8 @@ def main(argv: list[str] | None = None) -> None:
         nargs="+",
         choices=list(steps.QUANTIZABLE),
         default=list(steps.QUANTIZABLE),
-        help="which to make (default: all: %(default)s); a model whose 8-bit file is not made "
-        "again keeps the one it has",
+        help="which to make (default: all three); a model whose 8-bit file is not made again "
+        "keeps the one it has",
     )
     quantize.add_argument("--models-dir", default=str(MODELS_DIR))
     quantize.add_argument("--shared", default=str(DEFAULT_SHARED), help="the shared/ folder")
