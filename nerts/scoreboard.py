@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from nerts.columns import left, shown_width
 from referee.events import Event, GameEnd, NertsCall, Play, RoundEnd, RoundStart, Stuck
+from referee.round import judging_key
 
 
 def format_scoreboard(events: Iterable[Event]) -> str:
@@ -16,6 +17,7 @@ def format_scoreboard(events: Iterable[Event]) -> str:
     verdicts: Counter[str] = Counter()
     caller: int | None = None
     call_frame = 0
+    first_call: NertsCall | None = None
     false_calls = 0
     stucks = 0
     stuck_frame: int | None = None
@@ -26,12 +28,15 @@ def format_scoreboard(events: Iterable[Event]) -> str:
         if isinstance(event, RoundStart):
             backs = {info.seat: info.back for info in event.seats}
             verdicts, caller, false_calls, stucks, stuck_frame = Counter(), None, 0, 0, None
+            first_call = None
             in_play = event
         elif isinstance(event, Play) and event.verdict is not None:
             verdicts[event.verdict.value] += 1
         elif isinstance(event, NertsCall):
-            if event.valid and caller is None:
-                caller, call_frame = event.seat, event.frame
+            # The first valid call ends the round; of two in one frame, the referee judged
+            # first the one `judging_key` puts first, whatever their order in the log.
+            if event.valid and (caller is None or _judged_before(event, first_call)):
+                caller, call_frame, first_call = event.seat, event.frame, event
             false_calls += not event.valid
         elif isinstance(event, Stuck):
             stucks += 1
@@ -60,6 +65,15 @@ def format_scoreboard(events: Iterable[Event]) -> str:
     if not lines:
         return "No round ended in this log (no valid Nerts call and no final stuck).\n"
     return "\n".join(lines)
+
+
+def _judged_before(call: NertsCall, earlier: NertsCall | None) -> bool:
+    """Whether `call`, in the same frame as the `earlier` valid call, was judged before it."""
+    return (
+        earlier is not None
+        and call.frame == earlier.frame
+        and (judging_key(call) < judging_key(earlier))
+    )
 
 
 def _how_it_ended(

@@ -100,3 +100,18 @@ def test_of_two_valid_calls_the_first_is_the_callers() -> None:
     )
     assert board.splitlines()[0].startswith("Round 1 (Nerts! called by seat 0 at frame 6;")
     assert board.count("Nerts!") == 2  # the heading's and the caller's mark in the table
+
+
+def test_of_two_valid_calls_in_one_frame_the_one_judged_first_is_the_callers() -> None:
+    """The log lists seat 1's call first; the referee judges one frame's calls by seat."""
+    events = refereed(
+        start(0, 1),
+        {"frame": 5, "t": 0.5, "type": "nerts_count", "seat": 0, "remaining": 0},
+        {"frame": 5, "t": 0.5, "type": "nerts_count", "seat": 1, "remaining": 0},
+        {"frame": 6, "t": 0.6, "type": "nerts_call", "seat": 1},
+        {"frame": 6, "t": 0.6, "type": "nerts_call", "seat": 0},
+    )
+    board = format_scoreboard(events)
+    assert board.splitlines()[0].startswith("Round 1 (Nerts! called by seat 0 at frame 6;")
+    caller_rows = [line for line in board.splitlines() if "<- Nerts!" in line]
+    assert len(caller_rows) == 1 and "red" in caller_rows[0]
