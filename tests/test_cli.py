@@ -685,3 +685,29 @@ def test_warnings_say_warning_and_with_verbose_which_part_said_it(
     said = f"{log}:2: event type 'plya' is not one the referee knows"
     assert f"\nwarning: {said}" in "\n" + run(capsys, "referee", str(log))[2]
     assert f"\nWARNING nerts.eventlog: {said}" in "\n" + run(capsys, "-v", "referee", str(log))[2]
+
+
+def test_ctrl_c_while_a_live_log_is_read_keeps_the_rounds_decided(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import nerts.commands.referee as referee_command  # noqa: PLC0415  (patched where it reads)
+
+    example = Path(__file__).parents[1] / "nerts" / "data" / "example_game.jsonl"
+    lines = example.read_text().splitlines()
+    second = [n for n, line in enumerate(lines, start=1) if '"round_start"' in line][1]
+    reader = referee_command.read_numbered_events
+
+    def interrupted(path: Path):  # type: ignore[no-untyped-def]
+        # The player presses Ctrl-C while the second round is played.
+        for number, event in reader(path):
+            if number > second + 10:
+                raise KeyboardInterrupt
+            yield number, event
+
+    monkeypatch.setattr(referee_command, "read_numbered_events", interrupted)
+    out_path = tmp_path / "refereed.jsonl"
+    status, out, err = run(capsys, "referee", str(example), "--out", str(out_path))
+    assert status == 130 and err.endswith("nerts: interrupted\n")
+    assert out.startswith("Round 1 (") and "Round 2 (not scored" in out
+    written = out_path.read_text().splitlines()
+    assert '"round_end"' in "".join(written) and len(written) > second + 5

@@ -147,6 +147,15 @@ def rule_options(args: argparse.Namespace) -> RuleOptions:
         raise UserError(str(error)) from None
 
 
+class RefereeingInterrupted(KeyboardInterrupt):
+    """Ctrl-C while a log was read: `decided` holds what was decided up to there (the frame
+    being read decided too, as at the log's end)."""
+
+    def __init__(self, decided: list[Event]) -> None:
+        super().__init__()
+        self.decided = decided
+
+
 def referee_log(
     log_path: Path, out_path: Path | None, options: RuleOptions, box: BoxAnnouncer | None = None
 ) -> list[Event]:
@@ -173,7 +182,16 @@ def referee_log(
 
         held: list[tuple[Event, int]] = []  # the events not yet decided, with their lines
         logged_end: int | None = None  # the line of the log's own first game end, if any
-        for line_number, event in events:
+        reading, interrupted = iter(events), False
+        while True:
+            try:
+                numbered = next(reading, None)
+            except KeyboardInterrupt:  # a live log stopped with Ctrl-C: as if it ended here
+                interrupted = True
+                break
+            if numbered is None:
+                break
+            line_number, event = numbered
             held.append((event, line_number))
             if logged_end is None and isinstance(event, GameEnd):
                 logged_end = line_number
@@ -191,6 +209,8 @@ def referee_log(
             raise UserError(f"{_where(log_path, error, held)}: {error}") from None
         for out in finished:
             publish(out)
+    if interrupted:
+        raise RefereeingInterrupted(decided)
     if logged_end is not None and not any(isinstance(out, GameEnd) for out in decided):
         log.warning(
             "%s:%d: the log's game ends here, but no one reaches --target %d: give the target "
@@ -219,7 +239,11 @@ def run(args: argparse.Namespace) -> int:
         box = BoxAnnouncer(args.box, drain_timeout=args.box_wait) if args.box else None
     except ValueError as error:  # a port URL pyserial does not understand
         raise UserError(f"--box {args.box}: {error}") from None
-    decided = referee_log(args.log, args.out, rule_options(args), box)
+    try:
+        decided = referee_log(args.log, args.out, rule_options(args), box)
+    except RefereeingInterrupted as stopped:  # the rounds decided so far are still told
+        sys.stdout.write(format_scoreboard(stopped.decided))
+        raise
     sys.stdout.write(format_scoreboard(decided))
     if args.out:
         sys.stdout.write(f"refereed events written to {args.out}\n")
