@@ -89,7 +89,26 @@ def read_numbered_events(path: Path) -> Iterator[tuple[int, Event]]:
         for line_number, raw in enumerate(handle, start=1):
             if not raw.strip():
                 continue
-            data = json_line(raw, path, line_number)
+            if line_number == 1 and not _text(raw):
+                raise UserError(
+                    f"{path}: not a log of table events: it does not begin with text (a video "
+                    f"or a picture?); {JSON_LINES_SAID}"
+                )
+            try:
+                data = json_line(raw, path, line_number)
+            except UserError:
+                if raw.endswith(b"\n") or line_number == 1:
+                    raise
+                # Only the last line can lack its line break: a log still being written, or
+                # one whose writer was stopped mid-line. The events before it still count.
+                log.warning(
+                    "%s:%d: the last line is cut short (a log still being written, or its "
+                    "writer stopped): left out",
+                    path,
+                    line_number,
+                )
+                return
+
             try:
                 event = event_from_dict(data)
             except RefereeInputError as error:
@@ -102,6 +121,14 @@ def read_numbered_events(path: Path) -> Iterator[tuple[int, Event]]:
                 told.add(event.type)
                 _tell_if_mistyped(event.type, f"{path}:{line_number}")
             yield line_number, event
+
+
+def _text(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 MISTYPED_SIMILARITY_MIN = 0.7
@@ -129,10 +156,15 @@ def _score_sheet_start(data: object) -> bool:
     return isinstance(data, dict) and data.get("type") == "game" and "players" in data
 
 
+JSON_LINES_SAID = "the file must hold one JSON object per line (JSON Lines)"
+"""How the form of a log or a score sheet is told where a file is not in it."""
+
+
 def json_line(raw: bytes, path: Path, line_number: int) -> object:
     """One line of a JSON Lines file, parsed; errors name the line."""
-    if line_number == 1:  # Windows editors start a file with a byte-order mark
-        raw = raw.removeprefix(codecs.BOM_UTF8)
+    # Windows editors start a file with a byte-order mark; two such files joined hold one
+    # in the middle.
+    raw = raw.removeprefix(codecs.BOM_UTF8)
     try:
         # Not "utf-8-sig" on every line: that codec's Python-level decoder took a third of
         # the time of reading a long log.
@@ -144,7 +176,9 @@ def json_line(raw: bytes, path: Path, line_number: int) -> object:
     except _NotJsonNumber as error:
         raise UserError(f"{path}:{line_number}: {error} is not a number a float holds") from None
     except json.JSONDecodeError as error:
-        raise UserError(f"{path}:{line_number}: not valid JSON ({error.msg})") from None
+        # A pretty-printed file or a JSON array opens with a bracket alone on its line.
+        hint = f"; {JSON_LINES_SAID}" if line.strip() in ("{", "[") else ""
+        raise UserError(f"{path}:{line_number}: not valid JSON ({error.msg}){hint}") from None
     except RecursionError:
         raise UserError(f"{path}:{line_number}: JSON nested too deeply") from None
     except ValueError:  # Python refuses to convert integers of thousands of digits

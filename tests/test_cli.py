@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import codecs
 import errno
 import io
 import json
@@ -17,7 +18,7 @@ import pytest
 
 from nerts.cli import BROKEN_PIPE_STATUS, build_parser, main, verbosity_of
 from nerts.commands import simulate
-from nerts.eventlog import read_events
+from nerts.eventlog import read_events, read_numbered_events
 from nerts.sheets import load_sheet
 from referee.game import GameReferee
 from referee.options import RuleOptions
@@ -78,6 +79,47 @@ def test_bad_line_names_file_and_line_and_keeps_what_was_decided(tmp_path: Path,
     assert f"{log}:6: play: 'card': not a card: '1H'" in err
     assert "Traceback" not in err
     assert len(out.read_text().splitlines()) == 4  # the frames decided before the bad line
+
+
+def test_a_cut_short_last_line_is_left_out_with_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    whole = (GOLDEN / "races.input.jsonl").read_text()
+    log = tmp_path / "live.jsonl"
+    log.write_text(whole + '{"frame": 900, "t": 30.0, "type": "pl')  # its writer stopped here
+    line = len(whole.splitlines()) + 1
+    status, out, err = run(capsys, "referee", str(log))
+    assert status == 0 and out == run(capsys, "referee", str(GOLDEN / "races.input.jsonl"))[1]
+    assert f"warning: {log}:{line}: the last line is cut short" in err
+    # A broken line with its line break is no writer stopped mid-line: an error.
+    log.write_text(whole + '{"frame": 900, "t": 30.0, "type": "pl\n')
+    assert run(capsys, "referee", str(log))[0] == 2
+
+
+def test_a_log_in_another_form_is_told_the_form_it_must_have(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    said = "the file must hold one JSON object per line (JSON Lines)"
+    video = tmp_path / "video.mp4"
+    video.write_bytes(b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom\xff\xfe\n")
+    status, _, err = run(capsys, "referee", str(video))
+    assert status == 2 and err.endswith(
+        f"error: {video}: not a log of table events: it does not begin with text (a video or a "
+        f"picture?); {said}\n"
+    )
+    pretty = tmp_path / "pretty.json"
+    pretty.write_text('{\n  "frame": 0,\n  "t": 0,\n  "type": "stuck"\n}\n')
+    status, _, err = run(capsys, "referee", str(pretty))
+    assert status == 2 and err.endswith(
+        f"{pretty}:1: not valid JSON (Expecting property name enclosed in double quotes); {said}\n"
+    )
+    # Two logs joined, each begun with a byte-order mark by a Windows editor.
+    joined = tmp_path / "joined.jsonl"
+    lines = (GOLDEN / "races.input.jsonl").read_bytes().splitlines(keepends=True)
+    joined.write_bytes(
+        codecs.BOM_UTF8 + b"".join(lines[:5]) + codecs.BOM_UTF8 + b"".join(lines[5:])
+    )
+    assert run(capsys, "referee", str(joined))[0] == 0
 
 
 def test_not_json_and_missing_file(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
@@ -695,11 +737,10 @@ def test_ctrl_c_while_a_live_log_is_read_keeps_the_rounds_decided(
     example = Path(__file__).parents[1] / "nerts" / "data" / "example_game.jsonl"
     lines = example.read_text().splitlines()
     second = [n for n, line in enumerate(lines, start=1) if '"round_start"' in line][1]
-    reader = referee_command.read_numbered_events
 
     def interrupted(path: Path):  # type: ignore[no-untyped-def]
         # The player presses Ctrl-C while the second round is played.
-        for number, event in reader(path):
+        for number, event in read_numbered_events(path):
             if number > second + 10:
                 raise KeyboardInterrupt
             yield number, event
