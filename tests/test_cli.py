@@ -264,7 +264,8 @@ def test_scores_journal_add_undo_fix(tmp_path: Path, capsys) -> None:  # type: i
     run(capsys, "scores", game, "add", "0=1000", "Ben=-1000")
     run(capsys, "scores", game, "undo")
     run(capsys, "scores", game, "add", "0=5", "Ben=9")
-    run(capsys, "scores", game, "undo")
+    # It says which round it took back: the last, not the last change.
+    assert run(capsys, "scores", game, "undo")[1].startswith("took back round 2 (Anna 5, Ben 9)\n")
     status, stdout, _ = run(capsys, "scores", game, "fix", "1", "Ben=4")
     assert status == 0
     assert stdout.splitlines()[-2:] == ["    1 +12=12   +4=4", "leader: Anna (12 of 20)"]

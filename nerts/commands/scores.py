@@ -33,7 +33,7 @@ actions:
   new --players NAME NAME...   start a sheet (seats 0, 1, ... in that order)
   add SEAT=POINTS ...          append a round (SEAT is a seat number or a player's name)
   add --from EVENTS.jsonl      append every round a refereed events file scored
-  undo                         take back the last round
+  undo                         take back the last round (not a fix: fix it back instead)
   fix ROUND SEAT=POINTS ...    correct one round's numbers
   show                         the sheet with running totals (the default)
 
@@ -92,16 +92,33 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     _check_order(args.game, args.action)
+    taken_back = ""
     try:
         if args.action == "new":
             sheet = _new(args)
         else:
             with sheet_to_change(args.game) as sheet:
+                if args.action == "undo" and sheet.rounds:
+                    taken_back = _round_said(sheet, len(sheet.rounds))
                 _change(args, sheet)
     except RefereeInputError as error:
         raise UserError(f"{args.game}: {error}") from None
+    if taken_back:  # undo takes back the last round, not the last change: say which
+        sys.stdout.write(f"took back {taken_back}\n")
     sys.stdout.write(format_sheet(sheet))
     return 0
+
+
+def _round_said(sheet: Scoresheet, number: int) -> str:
+    """Round `number` (from 1) of the sheet as its points: "round 2 (Anna 12, Ben -4)"."""
+    points = sheet.rounds[number - 1]
+    return (
+        f"round {number} ("
+        + ", ".join(
+            f"{sheet.players.get(seat, seat)} {value}" for seat, value in sorted(points.items())
+        )
+        + ")"
+    )
 
 
 def _check_order(game: Path, action: str) -> None:
