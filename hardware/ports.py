@@ -8,6 +8,7 @@ The special URL `auto` means: the first serial port whose device answers the han
 from __future__ import annotations
 
 import logging
+import re
 import time
 from typing import Protocol, cast
 from urllib.parse import parse_qs, urlsplit
@@ -71,6 +72,13 @@ def check_url(url: str) -> str:
     """Return `url` if pyserial understands its form, else raise ValueError with the reason."""
     if url == AUTO_URL:
         return url
+    bare = BARE_TCP_ADDRESS.fullmatch(url)
+    if bare is not None:  # pyserial would take it for a device file of that name
+        host = bare["host"] or "127.0.0.1"
+        raise ValueError(
+            f"{url!r} is not a serial port: for a box (or the emulator) on a TCP port give "
+            f"socket://{host}:{bare['port']}; for one on USB, its device (e.g. /dev/ttyUSB0)"
+        )
     scheme = url.partition("://")[0].lower()
     if scheme in NETWORK_SCHEMES:
         _check_network_url(url, scheme)
@@ -81,6 +89,8 @@ def check_url(url: str) -> str:
     return url
 
 
+BARE_TCP_ADDRESS = re.compile(r"(?:(?P<host>[A-Za-z0-9.-]+):)?(?P<port>[0-9]{1,5})")
+"""A TCP port given without its URL: `7791` or `localhost:7791`."""
 NETWORK_SCHEMES = ("socket", "rfc2217")
 """pyserial's URLs of a port across the network, which must name a host and a port."""
 

@@ -375,6 +375,12 @@ def test_timeout_must_be_finite_positive_and_bounded(
         ("rfc2217://localhost", "names no port number; give rfc2217://HOST:PORT"),
         ("RFC2217://:7000", "names no host; give rfc2217://HOST:PORT"),
         ("rfc2217://h:7000?bogus=1", "no option 'bogus'; rfc2217:// takes ?logging, "),
+        (
+            "7791",
+            "not a serial port: for a box (or the emulator) on a TCP port give "
+            "socket://127.0.0.1:7791; for one on USB, its device (e.g. /dev/ttyUSB0)",
+        ),
+        ("localhost:7791", "give socket://localhost:7791"),
     ],
 )
 def test_socket_urls_need_a_host_and_a_port(
