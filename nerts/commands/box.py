@@ -94,6 +94,20 @@ def tcp_port(text: str) -> int:
     return port
 
 
+SEND_DESCRIPTION = """\
+Sends each COMMAND (or each line of --file) to the box and waits for its acknowledgement.
+Quote each command as a whole: BUZZ BEEP unquoted is two commands, BUZZ and BEEP. The box
+knows (contracts/box-protocol.md; seats from 0, colours RRGGBB or OFF):
+  RESET                               all lights off, display cleared, buzzer silent
+  LIGHT SEAT COLOUR [SOLID|BLINK|PULSE]   a seat's light, e.g. LIGHT 0 FF0000 BLINK
+  BUZZ NERTS|LATE|ILLEGAL|STUCK|ROUND|WIN|BEEP
+  SHOW TEXT                           the display (printable ASCII, no '*')
+  SCORE SEAT POINTS                   a seat's score, e.g. SCORE 2 -7
+  NERTS SEAT                          a Nerts call: the caller's light blinks, fanfare
+  PING                                is the box there?
+"""
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     box = subparsers.add_parser(
         "box",
@@ -104,8 +118,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     actions = box.add_subparsers(dest="box_action", metavar="ACTION")
     actions.required = True
-    send = actions.add_parser("send", help="send commands; exit 0 only if all are acknowledged")
-    send.add_argument("commands", nargs="*", metavar="COMMAND", help='e.g. "LIGHT 0 FF0000"')
+    send = actions.add_parser(
+        "send",
+        help="send commands; exit 0 only if all are acknowledged",
+        description=SEND_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    send.add_argument(
+        "commands",
+        nargs="*",
+        metavar="COMMAND",
+        help='one command each, quoted as a whole: "LIGHT 0 FF0000" "BUZZ BEEP"',
+    )
     send.add_argument(
         "--file",
         type=Path,
@@ -139,7 +163,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     where.add_argument("--pty", action="store_true", help="serve on a new pty (the default)")
     where.add_argument("--tcp", type=tcp_port, metavar="PORT", help="serve on this TCP port")
     emulator.add_argument("--host", default="127.0.0.1", help="TCP address (default 127.0.0.1)")
-    emulator.add_argument("--seats", type=int, default=DEFAULT_SEATS, help="seats (1-8)")
+    emulator.add_argument(
+        "--seats", type=int, default=DEFAULT_SEATS, help="seats, 1-8 (default %(default)s)"
+    )
     emulator.add_argument(
         "--corrupt",
         type=float,
@@ -186,6 +212,8 @@ def _read_commands(args: argparse.Namespace) -> list[str]:
             raise UserError(
                 f"cannot read commands from {name}: {error.strerror or error}"
             ) from None
+        if b"\0" in data:  # a video or a picture given by mistake: not its bytes on the screen
+            raise UserError(f"{name} is not a text file of commands (one a line)")
         # A Windows editor starts the file with a byte-order mark.
         for number, raw in enumerate(data.removeprefix(codecs.BOM_UTF8).splitlines(), start=1):
             # Decoded, not refused, so that the check below names the command at fault.

@@ -76,6 +76,21 @@ def test_a_bad_command_in_a_file_is_named_by_its_line(
     commands.write_text("PING\n\nLIGHT  0 OFF\n", encoding="ascii")
     assert main(["box", "send", "--port", "loop://", "--file", str(commands)]) == 2
     assert f"{commands}:3: command 'LIGHT  0 OFF' must be" in capsys.readouterr().err
+    video = tmp_path / "video.mp4"
+    video.write_bytes(b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00\xff\nPING\n")
+    assert main(["box", "send", "--port", "loop://", "--file", str(video)]) == 2
+    assert capsys.readouterr().err == (
+        f"nerts box: error: {video} is not a text file of commands (one a line)\n"
+    )
+
+
+def test_send_help_lists_every_command_the_box_knows(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["box", "send", "--help"])
+    shown = capsys.readouterr().out
+    for command in ("RESET", "LIGHT", "BUZZ", "SHOW", "SCORE", "NERTS", "PING"):
+        assert f"\n  {command} " in shown
+    assert "BUZZ NERTS|LATE|ILLEGAL|STUCK|ROUND|WIN|BEEP" in shown
 
 
 def test_a_file_saved_with_a_byte_order_mark_and_accents_is_read_line_by_line(
