@@ -753,3 +753,14 @@ def test_ctrl_c_while_a_live_log_is_read_keeps_the_rounds_decided(
     assert out.startswith("Round 1 (") and "Round 2 (not scored" in out
     written = out_path.read_text().splitlines()
     assert '"round_end"' in "".join(written) and len(written) > second + 5
+
+
+def test_an_empty_log_is_said_to_hold_no_events_and_makes_no_out_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log, out = tmp_path / "empty.jsonl", tmp_path / "refereed.jsonl"
+    log.write_text("\n\n")
+    status, stdout, err = run(capsys, "referee", str(log), "--out", str(out))
+    assert (status, stdout) == (2, "")
+    assert err == f"nerts referee: error: {log} holds no events: nothing to referee\n"
+    assert not out.exists()

@@ -169,7 +169,9 @@ def referee_log(
     # The log's first event is read before --out is replaced: a mistyped log name, or a score
     # sheet given as the log, must not cost the events an earlier run wrote there.
     first = next(events, None)
-    events = itertools.chain([] if first is None else [first], events)
+    if first is None:  # and no --out is made: an empty one would look refereed
+        raise UserError(f"{log_path} holds no events: nothing to referee")
+    events = itertools.chain([first], events)
     if sys.stderr.isatty():  # a disabled bar still costs a generator step per event
         events = tqdm(events, unit=" events", desc="refereeing", leave=False)
     with EventWriter(out_path) as writer, box or contextlib.nullcontext():
