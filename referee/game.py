@@ -18,6 +18,7 @@ from referee.events import (
     PileComplete,
     RoundEnd,
     RoundStart,
+    TakeBack,
 )
 from referee.options import RuleOptions
 from referee.round import RoundReferee
@@ -38,6 +39,7 @@ class GameReferee:
         self._frame: int | None = None
         self._t = 0.0
         self._pending: list[Event] = []
+        self._unmatched: list[TakeBack] = []
 
     def _new_game(self) -> None:
         self.totals: dict[int, int] = {}
@@ -77,6 +79,16 @@ class GameReferee:
                 event,
             )
         self._t = event.t
+
+    def unmatched_take_backs(self) -> list[TakeBack]:
+        """The take-backs judged since the last call that found no card of their seat on
+        their pile to take back (ignored: there is nothing to undo). The log is likely wrong
+        there, so a tool may say so."""
+        found, self._unmatched = self._unmatched, []
+        if self.round is not None:
+            found += self.round.unmatched_take_backs
+            self.round.unmatched_take_backs = []
+        return found
 
     def finish(self) -> list[Event]:
         """The end of the input: refereed events still held, and the end of a called round."""
@@ -146,6 +158,8 @@ class GameReferee:
             out.extend(self._after_round(end))
         if self.game_end is not None:
             self._new_game()
+        if self.round is not None:
+            self._unmatched += self.round.unmatched_take_backs
         self.round = RoundReferee(start, self.options)
         out.append(start)
         return out

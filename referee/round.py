@@ -73,6 +73,8 @@ class RoundReferee:
         # Complete piles whose place a new pile has taken (their cards still score).
         self.set_aside: list[FoundationPile] = []
         self.nerts_left = {seat: start.pile_size(seat) for seat in self.seats}
+        # Take-backs of no card of theirs on that pile: nothing to undo, so ignored.
+        self.unmatched_take_backs: list[TakeBack] = []
         self.foundation = dict.fromkeys(self.seats, 0)
         # Late and illegal cards still lying on a pile, waiting for their owner to take them back.
         self.awaiting_take_back: Counter[tuple[int, str, str]] = Counter()
@@ -240,6 +242,7 @@ class RoundReferee:
         pile = self.piles.get(event.pile)
         removed = None if pile is None else pile.remove(event.seat, event.card)
         if pile is None or removed is None:
+            self.unmatched_take_backs.append(event)
             return
         self.foundation[event.seat] -= 1
         if not removed.joker:

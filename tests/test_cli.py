@@ -764,3 +764,22 @@ def test_an_empty_log_is_said_to_hold_no_events_and_makes_no_out_file(
     assert (status, stdout) == (2, "")
     assert err == f"nerts referee: error: {log} holds no events: nothing to referee\n"
     assert not out.exists()
+
+
+def test_a_take_back_of_no_card_on_its_pile_is_warned_of_by_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = (GOLDEN / "races.input.jsonl").read_text().splitlines()
+    never_played = (
+        '{"frame": 85, "t": 2.8333, "type": "take_back", "seat": 1, "card": "9C", "pile": "F0"}'
+    )
+    log = tmp_path / "odd.jsonl"
+    log.write_text("\n".join([*lines[:6], never_played, *lines[6:]]) + "\n")
+    status, out, err = run(capsys, "referee", str(log))
+    assert status == 0 and out == run(capsys, "referee", str(GOLDEN / "races.input.jsonl"))[1]
+    assert [line for line in err.splitlines() if line.startswith("warning: ")] == [
+        f"warning: {log}:7: seat 1's take_back of 9C from pile F0 took back nothing (no such "
+        "card of theirs lies there): ignored"
+    ]
+    # The golden log's own take-back (of a late 2H) is one the referee awaited: no warning.
+    assert "take_back" not in run(capsys, "referee", str(GOLDEN / "races.input.jsonl"))[2]

@@ -18,6 +18,7 @@ from referee.events import (
     SeatInfo,
 )
 from referee.foundations import FoundationPile
+from referee.game import GameReferee
 from referee.options import RuleOptions
 from tests.helpers import call, count, play, referee, round_ends, start, stuck, take_back, verdicts
 
@@ -353,3 +354,16 @@ def test_two_deals_in_one_frame_are_an_input_error() -> None:
     """Which came first would decide which round is which: no camera sees two deals at once."""
     with pytest.raises(EventError, match=r"^round_start at frame 5: a second deal in one frame"):
         referee([start(), play(1, 0, "AS"), start(5, round_number=2), start(5, round_number=3)])
+
+
+def test_take_backs_that_take_back_nothing_are_told_once_also_across_a_new_round() -> None:
+    game = GameReferee()
+    stray = take_back(20, 1, "9C")  # never played
+    undone = take_back(40, 0, "AH")  # played and taken back: a normal undo
+    gone = take_back(41, 0, "AH")  # the same card again: nothing left to take
+    for event in (start(0), play(10, 0, "AH"), stray, undone, gone):
+        game.feed(event)
+    assert game.unmatched_take_backs() == [stray]  # frame 41 is not decided yet
+    game.feed(start(60, round_number=2))  # decides frame 41 and ends round 1
+    assert game.unmatched_take_backs() == [gone]
+    assert game.unmatched_take_backs() == []

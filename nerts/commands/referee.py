@@ -201,6 +201,7 @@ def referee_log(
                 decisions = referee.feed(event)
             except RefereeInputError as error:
                 raise UserError(f"{_where(log_path, error, held)}: {error}") from None
+            _tell_unmatched(referee, log_path, held)
             if held[0][0].frame != event.frame:  # the frames before it are decided now
                 held = [held[-1]]
             for out in decisions:
@@ -209,6 +210,7 @@ def referee_log(
             finished = referee.finish()
         except RefereeInputError as error:  # the log's last frame, decided once it ends
             raise UserError(f"{_where(log_path, error, held)}: {error}") from None
+        _tell_unmatched(referee, log_path, held)
         for out in finished:
             publish(out)
     if interrupted:
@@ -222,6 +224,21 @@ def referee_log(
             options.target_score,
         )
     return decided
+
+
+def _tell_unmatched(referee: GameReferee, log_path: Path, held: list[tuple[Event, int]]) -> None:
+    """Warns of each take-back just judged that took back nothing: the rules ignore it, but
+    the camera (or whoever wrote the log) saw a card leave a pile it was not on."""
+    for take_back in referee.unmatched_take_backs():
+        line = next((number for event, number in held if event is take_back), None)
+        log.warning(
+            "%s: seat %d's take_back of %s from pile %s took back nothing (no such card of "
+            "theirs lies there): ignored",
+            log_path if line is None else f"{log_path}:{line}",
+            take_back.seat,
+            take_back.card,
+            take_back.pile,
+        )
 
 
 def _where(log_path: Path, error: RefereeInputError, held: list[tuple[Event, int]]) -> str:
