@@ -783,3 +783,21 @@ def test_a_take_back_of_no_card_on_its_pile_is_warned_of_by_line(
     ]
     # The golden log's own take-back (of a late 2H) is one the referee awaited: no warning.
     assert "take_back" not in run(capsys, "referee", str(GOLDEN / "races.input.jsonl"))[2]
+
+
+def test_a_round_dealt_again_under_its_number_is_warned_of_by_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = (GOLDEN / "races.input.jsonl").read_text().splitlines()
+    again = lines[0].replace('"frame": 0, "t": 0.0', '"frame": 100, "t": 3.3333')
+    log = tmp_path / "restarted.jsonl"
+    log.write_text("\n".join([*lines[:8], again, *lines[8:]]) + "\n")
+    status, out, err = run(capsys, "referee", str(log))
+    assert status == 0 and out.count("Round 1 (") == 2
+    assert [line for line in err.splitlines() if line.startswith("warning: ")] == [
+        f"warning: {log}:9: round 1 is dealt after round 1 of the same game (a logger "
+        "restarted?): the round in play ends as it stands"
+    ]
+    # The bundled example deals rounds 1 to 4 in turn: no warning.
+    example = Path(__file__).parents[1] / "nerts" / "data" / "example_game.jsonl"
+    assert "is dealt after" not in run(capsys, "referee", str(example))[2]

@@ -18,7 +18,7 @@ from nerts.errors import UserError, refuse_overwriting
 from nerts.eventlog import EventWriter, read_numbered_events
 from nerts.scoreboard import format_scoreboard
 from referee.errors import EventError, RefereeInputError
-from referee.events import Event, GameEnd
+from referee.events import Event, GameEnd, RoundStart
 from referee.game import GameReferee
 from referee.options import DEFAULT_IN_AIR_GRACE_S, DEFAULT_TARGET_SCORE, RuleOptions
 
@@ -175,10 +175,12 @@ def referee_log(
     if sys.stderr.isatty():  # a disabled bar still costs a generator step per event
         events = tqdm(events, unit=" events", desc="refereeing", leave=False)
     with EventWriter(out_path) as writer, box or contextlib.nullcontext():
+        deals = _DealOrder(log_path)
 
         def publish(out: Event) -> None:
             writer.write(out)
             decided.append(out)
+            deals.decided(out)
             if box is not None:
                 box.announce(out.to_dict())
 
@@ -195,6 +197,7 @@ def referee_log(
                 break
             line_number, event = numbered
             held.append((event, line_number))
+            deals.read(event, line_number)
             if logged_end is None and isinstance(event, GameEnd):
                 logged_end = line_number
             try:
@@ -224,6 +227,36 @@ def referee_log(
             options.target_score,
         )
     return decided
+
+
+class _DealOrder:
+    """Warns of a round dealt under a number no higher than the last one dealt in its game
+    (a logger restarted, or a number typed twice): the referee plays it as a new round all
+    the same, ending the one in play as it stands."""
+
+    def __init__(self, log_path: Path) -> None:
+        self.log_path = log_path
+        self.lines: dict[int, int] = {}  # the line of each deal read, by the event's id
+        self.last: int | None = None  # the last round dealt in the game in play
+
+    def read(self, event: Event, line: int) -> None:
+        if isinstance(event, RoundStart):
+            self.lines[id(event)] = line
+
+    def decided(self, event: Event) -> None:
+        if isinstance(event, GameEnd):
+            self.last = None
+        elif isinstance(event, RoundStart):
+            line = self.lines.pop(id(event), None)
+            if self.last is not None and event.round <= self.last:
+                log.warning(
+                    "%s: round %d is dealt after round %d of the same game (a logger "
+                    "restarted?): the round in play ends as it stands",
+                    self.log_path if line is None else f"{self.log_path}:{line}",
+                    event.round,
+                    self.last,
+                )
+            self.last = event.round
 
 
 def _tell_unmatched(referee: GameReferee, log_path: Path, held: list[tuple[Event, int]]) -> None:
