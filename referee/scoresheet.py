@@ -69,12 +69,21 @@ class Scoresheet:
 
     def apply(self, entry: Mapping[str, Any]) -> None:
         kind = entry.get("type")
+        needed = {"round": ("scores",), "fix": ("round", "scores")}.get(str(kind), ())
+        missing = [key for key in needed if key not in entry]
+        if missing:
+            raise ScoresheetError(f"a {kind} entry needs {' and '.join(map(repr, missing))}")
         if kind == "round":
-            self.add_round(self.scores_from(entry.get("scores"), complete=True), _origin(entry))
+            self.add_round(self.scores_from(entry["scores"], complete=True), _origin(entry))
         elif kind == "undo":
+            if "round" in entry:  # written by hand, meaning one round: undo takes the last
+                raise ScoresheetError(
+                    "an undo takes back the last round and names none; to change round "
+                    f"{json_text(entry['round'])}, write a fix"
+                )
             self.undo()
         elif kind == "fix":
-            self.fix(_int(entry.get("round"), "round"), self.scores_from(entry.get("scores")))
+            self.fix(_int(entry["round"], "round"), self.scores_from(entry["scores"]))
         else:
             raise ScoresheetError(f"unknown entry type {kind!r}")
 

@@ -86,3 +86,25 @@ def test_fixing_a_round_not_played_says_which_rounds_there_are(rounds: int, has:
         ScoresheetError, match=rf"^line 9: no round {rounds + 1} \(the sheet has {has}\)$"
     ):
         Scoresheet.from_journal([GAME, *played, fix], [f"line {n}" for n in range(8 - rounds, 10)])
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ({"type": "round"}, "a round entry needs 'scores'"),
+        ({"type": "fix", "scores": {"Ben": 2}}, "a fix entry needs 'round'"),
+        ({"type": "fix"}, "a fix entry needs 'round' and 'scores'"),
+        (
+            {"type": "undo", "round": 1},
+            "an undo takes back the last round and names none; to change round 1, write a fix",
+        ),
+        ({"type": "round", "scores": None}, "scores must be an object of seat -> points, got null"),
+    ],
+)
+def test_an_entry_written_by_hand_is_refused_with_what_it_lacks(
+    entry: dict[str, object], message: str
+) -> None:
+    journal = [GAME, {"type": "round", "scores": {"Anna": 1, "Ben": 2}}, entry]
+    with pytest.raises(ScoresheetError) as refused:
+        Scoresheet.from_journal(journal)
+    assert str(refused.value).endswith(message)
