@@ -20,6 +20,7 @@ from nerts.cli import BROKEN_PIPE_STATUS, build_parser, main, verbosity_of
 from nerts.commands import simulate
 from nerts.eventlog import read_events, read_numbered_events
 from nerts.sheets import load_sheet
+from referee.events import event_from_dict
 from referee.game import GameReferee
 from referee.options import RuleOptions
 
@@ -801,3 +802,22 @@ def test_a_round_dealt_again_under_its_number_is_warned_of_by_line(
     # The bundled example deals rounds 1 to 4 in turn: no warning.
     example = Path(__file__).parents[1] / "nerts" / "data" / "example_game.jsonl"
     assert "is dealt after" not in run(capsys, "referee", str(example))[2]
+
+
+def test_a_tick_of_a_later_frame_decides_a_live_log_frame_without_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As `referee --help` advises a live log's writer: a line of its own type each frame."""
+    referee = GameReferee()
+    lines = (GOLDEN / "races.input.jsonl").read_text().splitlines()[:2]  # the deal, then AH
+    for line in lines:
+        assert not [
+            e for e in referee.feed(event_from_dict(json.loads(line))) if e.type_name == "play"
+        ]
+    tick = '{"frame": 31, "t": 1.0333, "type": "tick"}'
+    decided = referee.feed(event_from_dict(json.loads(tick)))
+    assert [e.to_dict()["verdict"] for e in decided if e.type_name == "play"] == ["accepted"]
+    log = tmp_path / "ticks.jsonl"
+    log.write_text("\n".join([*lines, tick]) + "\n")
+    status, _, err = run(capsys, "referee", str(log))
+    assert status == 0 and "warning" not in err

@@ -34,6 +34,13 @@ scoreboard, and with --out writes the full refereed events file. Feeding that ou
 ended where no one reaches this run's --target is warned of. With --box, the exit status is 1
 where the box did not show every announcement: not acknowledged within --box-wait, refused, or
 for a seat the box lacks (the scoreboard is printed all the same).
+
+A frame is decided once an event of a later frame arrives, as more events of it may still come.
+A live log (LOG '-', piped in) whose writer sends events only when something happens would hold
+a late play's buzz until the next event: such a writer should send a line for every frame, of
+a type of its own (e.g. {"frame": 1234, "t": 41.13, "type": "tick"}), which the referee
+ignores but which decides the frames before it. Ctrl-C ends a live log: the frames read are
+decided and the scoreboard printed.
 """
 BOX_WAIT_DEFAULT_S = 10.0
 """How long the box is waited for once the log is refereed: a sound link acknowledges a round's
