@@ -4,7 +4,8 @@
 # (.gpu/data and .gpu/labels.txz), copying their weights to $OUT as they come (a run cut off
 # keeps its last ones). Needs torch and ultralytics; a machine without ultralytics gets its
 # wheels from .whl/. Then, here: `python -m models.train publish cards --run RUN` (RUN holding
-# weights/best.pt and results.csv from $OUT), and the same for corners.
+# weights/best.pt and results.csv from $OUT), the same for corners, then
+# `python -m models.train quantize --models cards corners` (the runtime reads them in 8 bits).
 # HOURS bounds each run's training time; ultralytics fits the epochs to it.
 set -u
 export PYTHONUNBUFFERED=1
