@@ -77,8 +77,11 @@ def read_events(path: Path) -> Iterator[Event]:
         yield event
 
 
-def read_numbered_events(path: Path) -> Iterator[tuple[int, Event]]:
-    """Yields (line number, event) pairs, so later errors can still name the line."""
+def read_numbered_events(path: Path, live: bool = False) -> Iterator[tuple[int, Event]]:
+    """Yields (line number, event) pairs, so later errors can still name the line. A `live`
+    log (one being refereed, maybe as it is written) may end in a line cut short: that line
+    is left out with a warning. Elsewhere (a log added to a score sheet) it is an error: the
+    file is not complete yet, and added again once it is, its rounds would count twice."""
     try:
         handle = path.open("rb")
     except OSError as error:
@@ -89,15 +92,12 @@ def read_numbered_events(path: Path) -> Iterator[tuple[int, Event]]:
         for line_number, raw in enumerate(handle, start=1):
             if not raw.strip():
                 continue
-            if line_number == 1 and not _text(raw):
-                raise UserError(
-                    f"{path}: not a log of table events: it does not begin with text (a video "
-                    f"or a picture?); {JSON_LINES_SAID}"
-                )
+            if line_number == 1:
+                _check_text(path, raw)
             try:
                 data = json_line(raw, path, line_number)
             except UserError:
-                if raw.endswith(b"\n") or line_number == 1:
+                if not live or raw.endswith(b"\n") or line_number == 1 or not _cut_off(raw):
                     raise
                 # Only the last line can lack its line break: a log still being written, or
                 # one whose writer was stopped mid-line. The events before it still count.
@@ -123,12 +123,34 @@ def read_numbered_events(path: Path) -> Iterator[tuple[int, Event]]:
             yield line_number, event
 
 
-def _text(raw: bytes) -> bool:
+UTF16_MARKS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+"""How a UTF-16 text file begins (Windows PowerShell 5 writes its redirected output so)."""
+
+
+def _check_text(path: Path, first: bytes) -> None:
+    """A `UserError` naming what a log's first line shows it is, where that is not UTF-8
+    text: UTF-16 text, or a file of binary data (a NUL byte: a video, a picture)."""
+    if first.startswith(UTF16_MARKS):
+        raise UserError(f"{path} is UTF-16 text: save it as UTF-8; {JSON_LINES_SAID}")
+    if b"\0" in first:
+        raise UserError(
+            f"{path}: not a log of table events but binary data (a video or a picture?); "
+            f"{JSON_LINES_SAID}"
+        )
+
+
+def _cut_off(last: bytes) -> bool:
+    """Whether a last line without its line break is JSON cut off (its parse fails only at
+    its very end), not a line written wrong (a missing comma fails before its end)."""
+    text = last.decode("utf-8", errors="replace").removeprefix("\ufeff").rstrip()
     try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError:
+        json.loads(text)
+    except json.JSONDecodeError as error:
+        # A string cut off is said where it starts; anything else where the parse stopped.
+        return error.msg.startswith("Unterminated string") or error.pos >= len(text)
+    except ValueError:
         return False
-    return True
+    return False
 
 
 MISTYPED_SIMILARITY_MIN = 0.7

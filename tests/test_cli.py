@@ -95,6 +95,22 @@ def test_a_cut_short_last_line_is_left_out_with_a_warning(
     # A broken line with its line break is no writer stopped mid-line: an error.
     log.write_text(whole + '{"frame": 900, "t": 30.0, "type": "pl\n')
     assert run(capsys, "referee", str(log))[0] == 2
+    # Nor is a last line written wrong (a comma missing), saved without a line break.
+    log.write_text(whole + '{"frame": 900, "t": 30.0, "type": "play" "seat": 0}')
+    assert run(capsys, "referee", str(log))[0] == 2
+    # Cut short after a number, it is left out again.
+    log.write_text(whole + '{"frame": 900, "t": 30')
+    assert run(capsys, "referee", str(log))[0] == 0
+    # A score sheet takes no log still being written: added again when whole, its rounds
+    # would count twice.
+    refereed = tmp_path / "refereed.jsonl"
+    assert run(capsys, "referee", str(GOLDEN / "races.input.jsonl"), "--out", str(refereed))[0] == 0
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text(refereed.read_text()[:-20])
+    game = tmp_path / "game.jsonl"
+    assert run(capsys, "scores", str(game), "new", "--players", "A", "B", "C")[0] == 0
+    status, _, err = run(capsys, "scores", str(game), "add", "--from", str(cut))
+    assert status == 2 and "not valid JSON" in err
 
 
 def test_a_log_in_another_form_is_told_the_form_it_must_have(
@@ -105,9 +121,18 @@ def test_a_log_in_another_form_is_told_the_form_it_must_have(
     video.write_bytes(b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom\xff\xfe\n")
     status, _, err = run(capsys, "referee", str(video))
     assert status == 2 and err.endswith(
-        f"error: {video}: not a log of table events: it does not begin with text (a video or a "
-        f"picture?); {said}\n"
+        f"error: {video}: not a log of table events but binary data (a video or a picture?); "
+        f"{said}\n"
     )
+    powershell = tmp_path / "ps.jsonl"
+    powershell.write_bytes((GOLDEN / "races.input.jsonl").read_text().encode("utf-16"))
+    status, _, err = run(capsys, "referee", str(powershell))
+    assert status == 2 and err.endswith(
+        f"error: {powershell} is UTF-16 text: save it as UTF-8; {said}\n"
+    )
+    latin = tmp_path / "latin.jsonl"
+    latin.write_bytes(b'{"frame": 0, "t": 0, "type": "caf\xe9"}\n')
+    assert run(capsys, "referee", str(latin))[2].endswith(f"{latin}:1: not UTF-8 text\n")
     pretty = tmp_path / "pretty.json"
     pretty.write_text('{\n  "frame": 0,\n  "t": 0,\n  "type": "stuck"\n}\n')
     status, _, err = run(capsys, "referee", str(pretty))
@@ -740,9 +765,9 @@ def test_ctrl_c_while_a_live_log_is_read_keeps_the_rounds_decided(
     lines = example.read_text().splitlines()
     second = [n for n, line in enumerate(lines, start=1) if '"round_start"' in line][1]
 
-    def interrupted(path: Path):  # type: ignore[no-untyped-def]
+    def interrupted(path: Path, live: bool = False):  # type: ignore[no-untyped-def]
         # The player presses Ctrl-C while the second round is played.
-        for number, event in read_numbered_events(path):
+        for number, event in read_numbered_events(path, live):
             if number > second + 10:
                 raise KeyboardInterrupt
             yield number, event
@@ -752,6 +777,7 @@ def test_ctrl_c_while_a_live_log_is_read_keeps_the_rounds_decided(
     status, out, err = run(capsys, "referee", str(example), "--out", str(out_path))
     assert status == 130 and err.endswith("nerts: interrupted\n")
     assert out.startswith("Round 1 (") and "Round 2 (not scored" in out
+    assert out.endswith(f"refereed events written to {out_path}\n")
     written = out_path.read_text().splitlines()
     assert '"round_end"' in "".join(written) and len(written) > second + 5
 
@@ -797,8 +823,12 @@ def test_a_round_dealt_again_under_its_number_is_warned_of_by_line(
     assert status == 0 and out.count("Round 1 (") == 2
     assert [line for line in err.splitlines() if line.startswith("warning: ")] == [
         f"warning: {log}:9: round 1 is dealt after round 1 of the same game (a logger "
-        "restarted?): the round in play ends as it stands"
+        "restarted?): refereed as a round of its own"
     ]
+    # After the log's own game end, a round 1 begins a new game, whatever --target says.
+    game_end = '{"frame": 95, "t": 3.1667, "type": "game_end", "winner": 0, "totals": {"0": 5}}'
+    log.write_text("\n".join([*lines[:8], game_end, again, *lines[8:]]) + "\n")
+    assert "is dealt after" not in run(capsys, "referee", str(log))[2]
     # The bundled example deals rounds 1 to 4 in turn: no warning.
     example = Path(__file__).parents[1] / "nerts" / "data" / "example_game.jsonl"
     assert "is dealt after" not in run(capsys, "referee", str(example))[2]

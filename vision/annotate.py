@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import unicodedata
+import zlib
 from dataclasses import replace
 
 import cv2
@@ -209,9 +210,13 @@ marks a card in doubt."""
 
 def drawable(name: str) -> str:
     """`name` as OpenCV's font can draw it: accents dropped ("Bén" -> "Ben"), any other letter
-    past ASCII `UNDRAWABLE_MARK`."""
+    past ASCII `UNDRAWABLE_MARK`; a name left with no letter or digit ("李", "王") is drawn as
+    a number of its own, so that two such names are still told apart ("#37")."""
     bare = "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
-    return "".join(c if " " <= c <= "~" else UNDRAWABLE_MARK for c in bare)
+    drawn = "".join(c if " " <= c <= "~" else UNDRAWABLE_MARK for c in bare)
+    if any(c.isalnum() for c in drawn):
+        return drawn
+    return f"#{zlib.crc32(name.encode()) % 100:02d}"
 
 
 def _label(

@@ -212,6 +212,8 @@ def _read_commands(args: argparse.Namespace) -> list[str]:
             raise UserError(
                 f"cannot read commands from {name}: {error.strerror or error}"
             ) from None
+        if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # PowerShell 5's '>'
+            raise UserError(f"{name} is UTF-16 text: save it as UTF-8")
         if b"\0" in data:  # a video or a picture given by mistake: not its bytes on the screen
             raise UserError(f"{name} is not a text file of commands (one a line)")
         # A Windows editor starts the file with a byte-order mark.

@@ -172,7 +172,7 @@ def referee_log(
     so the referee never waits for the box); it is started and closed here."""
     referee = GameReferee(options)
     decided: list[Event] = []
-    events: Iterator[tuple[int, Event]] = read_numbered_events(log_path)
+    events: Iterator[tuple[int, Event]] = read_numbered_events(log_path, live=True)
     # The log's first event is read before --out is replaced: a mistyped log name, or a score
     # sheet given as the log, must not cost the events an earlier run wrote there.
     first = next(events, None)
@@ -239,7 +239,7 @@ def referee_log(
 class _DealOrder:
     """Warns of a round dealt under a number no higher than the last one dealt in its game
     (a logger restarted, or a number typed twice): the referee plays it as a new round all
-    the same, ending the one in play as it stands."""
+    the same. A game's end, the referee's or the log's own, starts the numbers again."""
 
     def __init__(self, log_path: Path) -> None:
         self.log_path = log_path
@@ -249,6 +249,8 @@ class _DealOrder:
     def read(self, event: Event, line: int) -> None:
         if isinstance(event, RoundStart):
             self.lines[id(event)] = line
+        elif isinstance(event, GameEnd):  # the log's own: its next round 1 is a new game's
+            self.last = None
 
     def decided(self, event: Event) -> None:
         if isinstance(event, GameEnd):
@@ -258,7 +260,7 @@ class _DealOrder:
             if self.last is not None and event.round <= self.last:
                 log.warning(
                     "%s: round %d is dealt after round %d of the same game (a logger "
-                    "restarted?): the round in play ends as it stands",
+                    "restarted?): refereed as a round of its own",
                     self.log_path if line is None else f"{self.log_path}:{line}",
                     event.round,
                     self.last,
@@ -302,6 +304,8 @@ def run(args: argparse.Namespace) -> int:
         decided = referee_log(args.log, args.out, rule_options(args), box)
     except RefereeingInterrupted as stopped:  # the rounds decided so far are still told
         sys.stdout.write(format_scoreboard(stopped.decided))
+        if args.out:
+            sys.stdout.write(f"refereed events written to {args.out}\n")
         raise
     sys.stdout.write(format_scoreboard(decided))
     if args.out:

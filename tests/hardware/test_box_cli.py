@@ -82,6 +82,12 @@ def test_a_bad_command_in_a_file_is_named_by_its_line(
     assert capsys.readouterr().err == (
         f"nerts box: error: {video} is not a text file of commands (one a line)\n"
     )
+    commands.write_bytes("PING\nBUZZ BEEP\n".encode("utf-16"))
+    assert main(["box", "send", "--port", "loop://", "--file", str(commands)]) == 2
+    assert (
+        capsys.readouterr().err
+        == f"nerts box: error: {commands} is UTF-16 text: save it as UTF-8\n"
+    )
 
 
 def test_send_help_lists_every_command_the_box_knows(capsys: pytest.CaptureFixture[str]) -> None:

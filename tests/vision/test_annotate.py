@@ -136,5 +136,8 @@ def test_a_name_is_drawn_without_letters_the_font_lacks_and_never_as_a_doubt() -
     assert drawable("Bén") == "Ben"
     assert drawable("Zoë & Jörg") == "Zoe & Jorg"
     assert drawable("ann\U0001f600") == "ann_"
-    assert drawable("さくら") == "___"
+    assert drawable("ann\u674e") == "ann_"
+    # Names of no Latin letter at all are drawn as numbers of their own.
+    assert drawable("さくら").startswith("#") and drawable("\u674e") != drawable("\u738b")
+    assert drawable("\u674e") == drawable("\u674e")
     assert "?" not in drawable("\u00bf\U0001f0a1")
