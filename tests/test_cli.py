@@ -20,7 +20,7 @@ from nerts.cli import BROKEN_PIPE_STATUS, build_parser, main, verbosity_of
 from nerts.commands import simulate
 from nerts.eventlog import read_events, read_numbered_events
 from nerts.sheets import load_sheet
-from referee.events import event_from_dict
+from referee.events import Event, event_from_dict
 from referee.game import GameReferee
 from referee.options import RuleOptions
 
@@ -851,3 +851,22 @@ def test_a_tick_of_a_later_frame_decides_a_live_log_frame_without_a_warning(
     log.write_text("\n".join([*lines, tick]) + "\n")
     status, _, err = run(capsys, "referee", str(log))
     assert status == 0 and "warning" not in err
+
+
+def test_ctrl_c_while_a_frame_is_judged_keeps_what_was_decided(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    example = Path(__file__).parents[1] / "nerts" / "data" / "example_game.jsonl"
+    feed = GameReferee.feed
+    fed = []
+
+    def judging(self: GameReferee, event: Event) -> list[Event]:
+        fed.append(event)
+        if len(fed) == 60:  # the player presses Ctrl-C as a frame is judged
+            raise KeyboardInterrupt
+        return feed(self, event)
+
+    monkeypatch.setattr(GameReferee, "feed", judging)
+    status, out, err = run(capsys, "referee", str(example))
+    assert status == 130 and err.endswith("nerts: interrupted\n")
+    assert out.startswith("Round 1 (") and "(not scored" in out

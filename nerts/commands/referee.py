@@ -156,7 +156,7 @@ def rule_options(args: argparse.Namespace) -> RuleOptions:
 
 class RefereeingInterrupted(KeyboardInterrupt):
     """Ctrl-C while a log was read: `decided` holds what was decided up to there (the frame
-    being read decided too, as at the log's end)."""
+    being read decided too, as at the log's end, unless it came while a frame was judged)."""
 
     def __init__(self, decided: list[Event]) -> None:
         super().__init__()
@@ -193,7 +193,7 @@ def referee_log(
 
         held: list[tuple[Event, int]] = []  # the events not yet decided, with their lines
         logged_end: int | None = None  # the line of the log's own first game end, if any
-        reading, interrupted = iter(events), False
+        reading, interrupted, judged_whole = iter(events), False, True
         while True:
             try:
                 numbered = next(reading, None)
@@ -208,21 +208,26 @@ def referee_log(
             if logged_end is None and isinstance(event, GameEnd):
                 logged_end = line_number
             try:
-                decisions = referee.feed(event)
-            except RefereeInputError as error:
+                try:
+                    decisions = referee.feed(event)
+                except RefereeInputError as error:
+                    raise UserError(f"{_where(log_path, error, held)}: {error}") from None
+                _tell_unmatched(referee, log_path, held)
+                if held[0][0].frame != event.frame:  # the frames before it are decided now
+                    held = [held[-1]]
+                for out in decisions:
+                    publish(out)
+            except KeyboardInterrupt:  # mid-judgement: what was decided stands, no more
+                interrupted, judged_whole = True, False
+                break
+        if judged_whole:
+            try:
+                finished = referee.finish()
+            except RefereeInputError as error:  # the log's last frame, decided once it ends
                 raise UserError(f"{_where(log_path, error, held)}: {error}") from None
             _tell_unmatched(referee, log_path, held)
-            if held[0][0].frame != event.frame:  # the frames before it are decided now
-                held = [held[-1]]
-            for out in decisions:
+            for out in finished:
                 publish(out)
-        try:
-            finished = referee.finish()
-        except RefereeInputError as error:  # the log's last frame, decided once it ends
-            raise UserError(f"{_where(log_path, error, held)}: {error}") from None
-        _tell_unmatched(referee, log_path, held)
-        for out in finished:
-            publish(out)
     if interrupted:
         raise RefereeingInterrupted(decided)
     if logged_end is not None and not any(isinstance(out, GameEnd) for out in decided):
