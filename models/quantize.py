@@ -18,6 +18,7 @@ import os
 import re
 import tempfile
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -57,47 +58,51 @@ class QuantizeError(RuntimeError):
     """Quantization cannot proceed; the message says why and with which files."""
 
 
-def calibration_inputs(
-    shared: Path, classifier: IndexClassifier, renders: int, seed: int
-) -> np.ndarray:
-    """The classifier's input for up to `CALIBRATION_CROPS` index crops (and covered corners,
-    its `none` class) of `renders` renders of decks/train, cut at jittered true corners as its
-    training crops were: whole batches of `CALIBRATION_BATCH`."""
-    rng = np.random.default_rng(seed)
+@contextmanager
+def calibration_renders(shared: Path, renders: int, seed: int) -> Iterator[Path]:
+    """A folder of `renders` renders of decks/train at `CALIBRATION_RENDER_SIZE`, removed
+    after: every model of one `quantize` run is calibrated on the same renders, made once."""
     with tempfile.TemporaryDirectory() as folder:
         render_dataset(Path(folder), renders, seed, shared, CALIBRATION_RENDER_SIZE)
-        crops = [
-            crop
-            for split in ("train", "val")
-            for _, crop in labelled_crops(
-                Path(folder), split, rng, min_card_length_px=CALIBRATION_MIN_CARD_PX
-            )
-        ]
+        yield Path(folder)
+
+
+def _photos(renders: Path) -> list[Path]:
+    return sorted(renders.glob("images/*/*.jpg"))
+
+
+def calibration_inputs(renders: Path, classifier: IndexClassifier, seed: int) -> np.ndarray:
+    """The classifier's input for up to `CALIBRATION_CROPS` index crops (and covered corners,
+    its `none` class) of the `calibration_renders`, cut at jittered true corners as its
+    training crops were: whole batches of `CALIBRATION_BATCH`."""
+    rng = np.random.default_rng(seed)
+    crops = [
+        crop
+        for split in ("train", "val")
+        for _, crop in labelled_crops(
+            renders, split, rng, min_card_length_px=CALIBRATION_MIN_CARD_PX
+        )
+    ]
     usable = min(len(crops), CALIBRATION_CROPS) // CALIBRATION_BATCH * CALIBRATION_BATCH
     if not usable:
         raise QuantizeError(
-            f"{renders} renders gave {len(crops)} index crops; calibration needs at least "
-            f"{CALIBRATION_BATCH}: make more renders"
+            f"{len(_photos(renders))} renders gave {len(crops)} index crops; calibration needs "
+            f"at least {CALIBRATION_BATCH}: make more renders"
         )
     chosen = rng.choice(len(crops), size=usable, replace=False)
     return classifier.tensor([crops[index] for index in chosen])
 
 
-def detector_calibration_inputs(
-    shared: Path, detector: CardDetector, renders: int, seed: int
-) -> list[np.ndarray]:
-    """The detector's input for `renders` renders of decks/train, as `identify` gives it a
-    photo at its own size: one tensor each. Not also at the closer look's size, which the card
-    detector takes too (`vision.identify.CLOSE_LOOK_SIDE`): the percentile calibrator's
+def detector_calibration_inputs(renders: Path, detector: CardDetector) -> list[np.ndarray]:
+    """The detector's input for the photos of the `calibration_renders`, as `identify` gives
+    it a photo at its own size: one tensor each. Not also at the closer look's size, which the
+    card detector takes too (`vision.identify.CLOSE_LOOK_SIDE`): the percentile calibrator's
     histograms take inputs of one size, and with them the card detector counted the tuning
     spreads as its float export did, where min-max ranges from both sizes counted one of 30
     wrong (`cards.md`, session 42)."""
-    with tempfile.TemporaryDirectory() as folder:
-        render_dataset(Path(folder), renders, seed, shared, CALIBRATION_RENDER_SIZE)
-        photos = [read_image(path) for path in sorted(Path(folder).glob("images/*/*.jpg"))]
-    inputs = [detector.letterbox(photo)[0] for photo in photos]
+    inputs = [detector.letterbox(read_image(path))[0] for path in _photos(renders)]
     if not inputs:
-        raise QuantizeError(f"{renders} renders gave no photo to calibrate the detector with")
+        raise QuantizeError("no render to calibrate the detector with: make more renders")
     return inputs
 
 

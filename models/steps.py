@@ -18,6 +18,7 @@ from models.index_corners import CORNER_CLASSES, index_corner_dataset
 from models.quantize import (
     QuantizeError,
     calibration_inputs,
+    calibration_renders,
     detector_calibration_inputs,
     quantize_classifier,
     quantize_detector,
@@ -119,19 +120,18 @@ def command_quantize(args: argparse.Namespace) -> None:
             f"quantize: model file not found: {', '.join(map(str, missing))} (publish the "
             "trained models first: python -m models.train publish --help)"
         )
-    for export in exports:
-        source, target = models_dir / export.name, models_dir / QUANTIZED[export].name
-        try:
-            if export == INDEX_ONNX:
-                crops = calibration_inputs(shared, IndexClassifier(source), args.renders, args.seed)
-                quantize_classifier(source, target, crops)
-            else:
-                photos = detector_calibration_inputs(
-                    shared, CardDetector(source), args.renders, args.seed
-                )
-                quantize_detector(source, target, photos)
-        except (QuantizeError, ModelFileError) as error:
-            raise SystemExit(f"quantize: {error}") from None
+    with calibration_renders(shared, args.renders, args.seed) as renders:
+        for export in exports:
+            source, target = models_dir / export.name, models_dir / QUANTIZED[export].name
+            try:
+                if export == INDEX_ONNX:
+                    crops = calibration_inputs(renders, IndexClassifier(source), args.seed)
+                    quantize_classifier(source, target, crops)
+                else:
+                    photos = detector_calibration_inputs(renders, CardDetector(source))
+                    quantize_detector(source, target, photos)
+            except (QuantizeError, ModelFileError) as error:
+                raise SystemExit(f"quantize: {error}") from None
 
 
 def command_data(args: argparse.Namespace) -> None:

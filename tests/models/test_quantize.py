@@ -17,6 +17,8 @@ from models.quantize import (
     QuantizeError,
     _detector_float_nodes,
     calibration_inputs,
+    calibration_renders,
+    detector_calibration_inputs,
     file_digest,
     quantize_classifier,
     quantize_detector,
@@ -99,8 +101,11 @@ def test_quantizing_keeps_the_classes_the_window_and_the_sure_names(
 
 @pytest.mark.skipif(not (SHARED / "decks").is_dir(), reason="needs ../shared/decks")
 def test_too_few_renders_to_calibrate_is_a_clear_error() -> None:
-    with pytest.raises(QuantizeError, match="0 renders gave 0 index crops"):
-        calibration_inputs(SHARED, IndexClassifier(INDEX_ONNX), 0, seed=0)
+    with calibration_renders(SHARED, 0, seed=0) as renders:
+        with pytest.raises(QuantizeError, match="0 renders gave 0 index crops"):
+            calibration_inputs(renders, IndexClassifier(INDEX_ONNX), seed=0)
+        with pytest.raises(QuantizeError, match="no render to calibrate the detector with"):
+            detector_calibration_inputs(renders, CardDetector(CARDS_ONNX))
 
 
 @pytest.fixture(scope="module")
