@@ -79,7 +79,7 @@ def annotate(
     for card in cards:
         if not card.face_up and card.back in backs:
             # Only the nearest of the backs given, or in doubt between two of them.
-            doubt = "?" if card.back_unlike or card.back_also else ""
+            doubt = DOUBT_MARK if card.back_unlike or card.back_also else ""
             _patch_label(
                 out,
                 f"{drawable(card.back)}{doubt}",
@@ -92,7 +92,7 @@ def annotate(
             continue  # its outline's colour says all that is known
         x, y = (int(v) for v in card.quad[0])
         at = (x + 3, y + int(LABEL_HEIGHT_PX * scale))
-        text = card.card or "?"
+        text = card.card or DOUBT_MARK
         outline, stroke = (
             max(2, round(LABEL_OUTLINE_PX * scale)),
             max(1, round(LABEL_STROKE_PX * scale)),
@@ -204,16 +204,18 @@ def with_legend(
 
 
 UNDRAWABLE_MARK = "_"
-"""Drawn for a letter of a name the picture's font lacks. OpenCV's own would be '?', which
-marks a card in doubt."""
+"""Drawn for a letter of a name the picture's font lacks, and for a '?' in a name: OpenCV's
+own mark would be '?', and a '?' after a back's name marks a card in doubt."""
+DOUBT_MARK = "?"
 
 
 def drawable(name: str) -> str:
     """`name` as OpenCV's font can draw it: accents dropped ("Bén" -> "Ben"), any other letter
-    past ASCII `UNDRAWABLE_MARK`; a name left with no letter or digit ("李", "王") is drawn as
-    a number of its own, so that two such names are still told apart ("#37")."""
+    past ASCII, and the doubt mark itself ("Who?" -> "Who_"), `UNDRAWABLE_MARK`; a name left
+    with no letter or digit ("李", "王") is drawn as a number of its own, so that two such names
+    are still told apart ("#37")."""
     bare = "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
-    drawn = "".join(c if " " <= c <= "~" else UNDRAWABLE_MARK for c in bare)
+    drawn = "".join(c if " " <= c <= "~" and c != DOUBT_MARK else UNDRAWABLE_MARK for c in bare)
     if any(c.isalnum() for c in drawn):
         return drawn
     return f"#{zlib.crc32(name.encode()) % 100:02d}"

@@ -141,3 +141,6 @@ def test_a_name_is_drawn_without_letters_the_font_lacks_and_never_as_a_doubt() -
     assert drawable("さくら").startswith("#") and drawable("\u674e") != drawable("\u738b")
     assert drawable("\u674e") == drawable("\u674e")
     assert "?" not in drawable("\u00bf\U0001f0a1")
+    # A '?' of the name's own would read as the doubt mark drawn after a back's name.
+    assert drawable("Who?") == "Who_"
+    assert drawable("??").startswith("#")
