@@ -36,6 +36,11 @@ class FoundationPile:
         """Whether `card` is the rank and suit that already took the top place."""
         return card.suit == self.suit and card.rank == self.top
 
+    def took_place_of(self, card: Card) -> bool:
+        """Whether a card of `card`'s rank and suit already took its place on this pile, at
+        the top or under cards played on it since: `card` lost the race for that place."""
+        return card.suit == self.suit and card.rank <= self.top
+
     def place(self, seat: int, card: Card, frame: int, joker: bool = False) -> None:
         if card.rank != self.top:
             self.top, self.top_frame = card.rank, frame

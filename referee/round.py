@@ -1,7 +1,8 @@
 """One round: verdicts for foundation plays, Nerts counts and calls, stuck rotations, the score.
 
 Plays are judged frame by frame. The earlier frame wins a place on a pile; a card that wanted a
-place already taken in an earlier frame is `late`; cards of the same rank and suit that reach the
+place already taken in an earlier frame is `late` (also when cards were played on it since: it
+lost a race, it is not the wrong rank for the top); cards of the same rank and suit that reach the
 same place in the same frame are all `tie` and all stay.
 
 A frame's events happened at once as far as the camera can tell, so their order in the log says
@@ -163,8 +164,10 @@ class RoundReferee:
         pile = self.piles.get(play.pile)
         if pile is not None and pile.complete and not pile.holds_top(play.card):
             pile = None  # a complete pile was set aside: its place may start a new one
-        if pile is not None and pile.holds_top(play.card):
-            if self.ended is None and pile.top_frame == play.frame:
+        # A card whose place was taken lost a race, also when the pile has grown over it since
+        # (the 5H that came after the 5H and the 6H): late, not the wrong rank of the top.
+        if pile is not None and pile.took_place_of(play.card):
+            if self.ended is None and pile.holds_top(play.card) and pile.top_frame == play.frame:
                 placed = self._placed_this_frame.setdefault(play.pile, [])
                 for other in placed:
                     tied = self._results[other][0]

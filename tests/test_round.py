@@ -190,6 +190,34 @@ def test_take_back_of_a_staying_card_undoes_it() -> None:
     assert round_ends(out)[0].foundation == {0: 2, 1: 0}
 
 
+def test_a_card_whose_place_the_pile_has_grown_over_is_late_not_the_wrong_rank() -> None:
+    """The 5H that lost the race to a 5H and a 6H played on it since lost a race all the
+    same: late (red, taken back), not an illegal wrong rank; a card no card of its rank and
+    suit came before is still illegal."""
+    events = [
+        start(seats=3),
+        play(1, 0, "AH"),
+        play(2, 0, "2H"),
+        play(3, 1, "3H"),
+        play(4, 0, "4H"),
+        play(11, 1, "5H"),
+        play(12, 0, "6H"),
+        play(13, 2, "5H"),
+        play(14, 2, "AH"),
+        play(15, 2, "8H"),
+        take_back(16, 2, "5H"),
+        play(17, 1, "7H"),
+    ]
+    out = referee(events)
+    assert verdicts(out)[-5:] == [
+        "0:6H:accepted",
+        "2:5H:late",
+        "2:AH:late",
+        "2:8H:illegal:wrong_rank",
+        "1:7H:accepted",
+    ]
+
+
 def test_late_card_take_back_does_not_touch_the_pile() -> None:
     events = [
         start(),
