@@ -19,8 +19,8 @@ What each event sends (`box_commands`); seats are those of the events, colours R
 - `round_start`: RESET, SHOW "Round <n>".
 - `play` `late`: BUZZ LATE, LIGHT <seat> red. `illegal`: BUZZ ILLEGAL, LIGHT <seat> orange BLINK.
   `accepted`/`tie` from a seat whose light a late or illegal play lit: LIGHT <seat> OFF.
-- `nerts_call` valid: NERTS <seat>; not valid: BUZZ ILLEGAL, SHOW "Seat <s> not out"; after the
-  round's end, nothing (its scores are showing).
+- `nerts_call` valid: NERTS <seat>; not valid: BUZZ ILLEGAL, SHOW "Seat <s> not out", but
+  after the round's end nothing (its scores are showing; the referee finds no call valid then).
 - `stuck`: BUZZ STUCK, SHOW "Stuck: new stock".
 - `round_end`: BUZZ ROUND, SCORE <seat> <game total> for every seat, SHOW the leader ("Seat <s>
   leads <total>", or "Tie 0,2 at <total>", or "4 tie at <total>").
@@ -122,10 +122,10 @@ class BoxCommands:
             return self._play(_seat(event), event.get("verdict"))
         if kind == "nerts_call":
             seat = _seat(event)
+            if event.get("valid") is True:  # the contract asks for it on every valid call
+                return [f"NERTS {seat}"]
             if self._round_over:  # scores are up: a call now changes nothing
                 return []
-            if event.get("valid") is True:
-                return [f"NERTS {seat}"]
             return ["BUZZ ILLEGAL", _show(f"Seat {seat} not out")]
         if kind == "stuck":
             return ["BUZZ STUCK", _show("Stuck: new stock")]

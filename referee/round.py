@@ -268,8 +268,10 @@ class RoundReferee:
             self.nerts_left[event.seat] = event.remaining
 
     def _nerts_call(self, call: NertsCall) -> NertsCall:
-        valid = self.nerts_left[call.seat] == 0
-        if valid and self.ended is None and self.caller is None:
+        # Valid only with an empty Nerts pile, and only while there is a round to end: a call
+        # after the round's end (its scores up) is too late, as a play then is.
+        valid = self.nerts_left[call.seat] == 0 and self.ended is None
+        if valid and self.caller is None:
             self.caller = call.seat
             self.call_deadline = call.t + self.options.in_air_grace_s
         return replace(call, valid=valid)

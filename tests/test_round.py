@@ -218,6 +218,15 @@ def test_a_card_whose_place_the_pile_has_grown_over_is_late_not_the_wrong_rank()
     ]
 
 
+def test_a_call_after_the_rounds_end_is_not_valid_even_with_an_empty_pile() -> None:
+    """Valid only while there is a round to end: the box then leaves the scores showing."""
+    out = referee([start(), count(1, 0, 0), call(2, 0), play(40, 1, "AS"), call(41, 0)])
+    calls = [(e.frame, e.valid) for e in out if isinstance(e, NertsCall)]
+    assert calls == [(2, True), (41, False)]
+    assert [e.frame for e in round_ends(out)] == [2]  # the last frame seen in the grace
+    assert verdicts(out) == ["1:AS:late"]
+
+
 def test_late_card_take_back_does_not_touch_the_pile() -> None:
     events = [
         start(),

@@ -251,11 +251,17 @@ def test_every_text_shows_whole_on_a_16_character_display(total: int) -> None:
 
 
 def test_a_nerts_call_after_the_rounds_end_leaves_the_scores_showing() -> None:
+    """The referee finds no call valid after the end; a log that says one is gets its NERTS,
+    as the contract asks for every valid call."""
     mapper = BoxCommands()
     mapper.for_event(round_end({"0": 3, "1": 5}))
-    assert mapper.for_event({"type": "nerts_call", "seat": 0, "valid": True}) == []
-    mapper.for_event({"type": "round_start", "round": 2})
+    assert mapper.for_event({"type": "nerts_call", "seat": 1, "valid": False}) == []
     assert mapper.for_event({"type": "nerts_call", "seat": 0, "valid": True}) == ["NERTS 0"]
+    mapper.for_event({"type": "round_start", "round": 2})
+    assert mapper.for_event({"type": "nerts_call", "seat": 1, "valid": False}) == [
+        "BUZZ ILLEGAL",
+        "SHOW Seat 1 not out",
+    ]
 
 
 def test_ctrl_c_while_waiting_for_the_box_stops_the_wait_only(
