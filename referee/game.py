@@ -80,6 +80,15 @@ class GameReferee:
             )
         self._t = event.t
 
+    def seats_in_play(self) -> tuple[int, ...]:
+        """The seats of the round that the frame being read belongs to (a deal among its
+        events counts); () before any deal. A call heard outside the log, such as a Nerts!
+        button's, may come only from one of them."""
+        deal = next((e for e in self._pending if isinstance(e, RoundStart)), None)
+        if deal is not None:
+            return tuple(info.seat for info in deal.seats)
+        return () if self.round is None else self.round.seats
+
     def unmatched_take_backs(self) -> list[TakeBack]:
         """The take-backs judged since the last call that found no card of their seat on
         their pile to take back (ignored: there is nothing to undo). The log is likely wrong

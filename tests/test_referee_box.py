@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import os
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -10,6 +15,9 @@ from hardware.device import BoxDevice
 from hardware.emulator import PtyEmulator
 from hardware.faults import FaultPlan, FaultyDevice
 from nerts.cli import main
+from nerts.commands.referee import referee_log
+from referee.events import NertsCall, RoundEnd
+from referee.options import RuleOptions
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -105,3 +113,115 @@ def test_box_wait_takes_seconds(value: str, capsys: pytest.CaptureFixture[str]) 
         main(["referee", str(GOLDEN / "races.input.jsonl"), "--box-wait", value])
     err = capsys.readouterr().err
     assert f"argument --box-wait: give seconds from 0 to 3600, e.g. 10; got {value!r}" in err
+
+
+def _line(frame: int, kind: str, **keys: object) -> str:
+    return json.dumps({"frame": frame, "t": frame / 30, "type": kind, **keys}) + "\n"
+
+
+BUTTON_LOG = [
+    _line(
+        0,
+        "round_start",
+        round=1,
+        seats=[{"seat": 0, "back": "red"}, {"seat": 1, "back": "blue"}],
+        nerts_pile=13,
+    ),
+    _line(5, "nerts_count", seat=0, remaining=0),
+    _line(6, "tick"),
+    _line(40, "tick"),
+]
+"""Seat 0's Nerts pile empties at frame 5; nobody calls in the log: the buttons do."""
+
+
+class _PressedBox:
+    """Stands in for `BoxAnnouncer`: `presses[n]` are the seats whose buttons were pressed
+    before the referee asked the (n+1)th time."""
+
+    def __init__(self, presses: dict[int, list[int]]) -> None:
+        self.presses = presses
+        self.asked = 0
+        self.announced: list[dict[str, object]] = []
+
+    def __enter__(self) -> _PressedBox:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        return None
+
+    def announce(self, event: dict[str, object]) -> None:
+        self.announced.append(event)
+
+    def button_presses(self) -> list[int]:
+        self.asked += 1
+        return self.presses.get(self.asked, [])
+
+
+def test_a_nerts_button_is_its_seats_call_in_the_frame_being_read(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Seat 1 presses during the deal (its pile is full: not valid), seat 5 is not at the
+    table (warned, ignored), seat 0 presses at frame 6 with its pile empty: the round ends."""
+    log, out = tmp_path / "live.jsonl", tmp_path / "out.jsonl"
+    log.write_text("".join(BUTTON_LOG))
+    box = _PressedBox({1: [1, 5], 3: [0]})
+    decided = referee_log(log, out, RuleOptions(), box)  # type: ignore[arg-type]
+    calls = [e.to_dict() for e in decided if isinstance(e, NertsCall)]
+    assert [(c["frame"], c["seat"], c["valid"]) for c in calls] == [(0, 1, False), (6, 0, True)]
+    (end,) = [e for e in decided if isinstance(e, RoundEnd)]
+    assert end.scores == {0: 0, 1: -26} and end.frame == 6
+    written = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [e for e in written if e["type"] == "nerts_call"] == calls
+    assert [e["type"] for e in box.announced].count("nerts_call") == 2
+    assert (
+        "seat 5 pressed its Nerts! button at frame 0, but the round has seats 0, 1" in caplog.text
+    )
+
+
+def test_a_button_before_any_deal_is_ignored(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    log = tmp_path / "live.jsonl"
+    log.write_text(_line(0, "tick") + "".join(BUTTON_LOG[:1]))
+    decided = referee_log(log, None, RuleOptions(), _PressedBox({1: [0]}))  # type: ignore[arg-type]
+    assert not any(isinstance(e, NertsCall) for e in decided)
+    assert "seat 0 pressed its Nerts! button at frame 0, but no deal yet: ignored" in caplog.text
+
+
+def test_a_button_pressed_on_the_emulated_box_calls_nerts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """End to end: a live log through a FIFO, the button pressed on the emulator once the
+    pile is empty; the box plays the fanfare for seat 0."""
+    fifo, out, log_file = tmp_path / "live.fifo", tmp_path / "out.jsonl", tmp_path / "run.log"
+    os.mkfifo(fifo)
+    device = BoxDevice()
+    emulator = PtyEmulator(FaultyDevice(device, FaultPlan()))
+    emulator.start()
+    argv = ["--log-file", str(log_file), "referee", str(fifo), "--box", emulator.url]
+    status: list[int] = []
+    runner = threading.Thread(target=lambda: status.append(main([*argv, "--out", str(out)])))
+    runner.start()
+    try:
+        with fifo.open("w") as writer:
+            writer.writelines(BUTTON_LOG[:2])
+            writer.flush()
+            _wait_for(lambda: device.state.display == "Round 1")
+            emulator.press_button(0)
+            _wait_for(lambda: "Nerts! button of seat 0" in log_file.read_text())
+            writer.writelines(BUTTON_LOG[2:])
+        runner.join(timeout=60)
+    finally:
+        emulator.close()
+    capsys.readouterr()
+    assert status == [0]
+    assert "NERTS 0" in device.executed
+    calls = [json.loads(line) for line in out.read_text().splitlines() if "nerts_call" in line]
+    assert [(c["frame"], c["seat"], c["valid"]) for c in calls] == [(6, 0, True)]
+
+
+def _wait_for(condition: Callable[[], bool], seconds: float = 20.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)

@@ -404,3 +404,14 @@ def test_take_backs_that_take_back_nothing_are_told_once_also_across_a_new_round
     game.feed(start(60, round_number=2))  # decides frame 41 and ends round 1
     assert game.unmatched_take_backs() == [gone]
     assert game.unmatched_take_backs() == []
+
+
+def test_seats_in_play_follow_the_deal_of_the_frame_being_read() -> None:
+    referee_ = GameReferee()
+    assert referee_.seats_in_play() == ()
+    referee_.feed(start(seats=3))  # not judged yet: its frame may hold more events
+    assert referee_.seats_in_play() == (0, 1, 2)
+    referee_.feed(play(1, 0, "AS"))
+    assert referee_.seats_in_play() == (0, 1, 2)
+    referee_.feed(start(frame=2, seats=2, round_number=2))
+    assert referee_.seats_in_play() == (0, 1)

@@ -18,7 +18,7 @@ from nerts.errors import UserError, refuse_overwriting
 from nerts.eventlog import EventWriter, read_numbered_events
 from nerts.scoreboard import format_scoreboard
 from referee.errors import EventError, RefereeInputError
-from referee.events import Event, GameEnd, RoundStart
+from referee.events import Event, GameEnd, NertsCall, RoundStart
 from referee.game import GameReferee
 from referee.options import DEFAULT_IN_AIR_GRACE_S, DEFAULT_TARGET_SCORE, RuleOptions
 
@@ -33,7 +33,9 @@ scoreboard, and with --out writes the full refereed events file. Feeding that ou
 (with the same --target and --caller-bonus) gives the same verdicts and scores; a log whose game
 ended where no one reaches this run's --target is warned of. With --box, the exit status is 1
 where the box did not show every announcement: not acknowledged within --box-wait, refused, or
-for a seat the box lacks (the scoreboard is printed all the same).
+for a seat the box lacks (the scoreboard is printed all the same). A seat's Nerts! button on
+the box is that seat's Nerts call, in the frame being read when it is pressed: it is refereed
+and written to --out as a nerts_call of the log would be.
 
 A frame is decided once an event of a later frame arrives, as more events of it may still come.
 A live log (LOG '-', piped in) whose writer sends events only when something happens would hold
@@ -215,6 +217,8 @@ def referee_log(
                 _tell_unmatched(referee, log_path, held)
                 if held[0][0].frame != event.frame:  # the frames before it are decided now
                     held = [held[-1]]
+                if box is not None:
+                    decisions += _button_calls(box, referee, event)
                 for out in decisions:
                     publish(out)
             except KeyboardInterrupt:  # mid-judgement: what was decided stands, no more
@@ -271,6 +275,27 @@ class _DealOrder:
                     self.last,
                 )
             self.last = event.round
+
+
+def _button_calls(box: BoxAnnouncer, referee: GameReferee, event: Event) -> list[Event]:
+    """Each Nerts! button pressed on the box since the last event is that seat's Nerts call,
+    refereed in the frame of the event just read (the camera cannot see a call; the button
+    is how one is made): the box answers it with NERTS, or BUZZ ILLEGAL when the seat's Nerts
+    pile is not empty. A press from a seat not dealt in is warned of and ignored."""
+    decided: list[Event] = []
+    for seat in box.button_presses():
+        seats = referee.seats_in_play()
+        if seat not in seats:
+            log.warning(
+                "seat %d pressed its Nerts! button at frame %d, but %s: ignored",
+                seat,
+                event.frame,
+                f"the round has seats {', '.join(map(str, seats))}" if seats else "no deal yet",
+            )
+            continue
+        log.info("seat %d pressed its Nerts! button: a Nerts call at frame %d", seat, event.frame)
+        decided += referee.feed(NertsCall(event.frame, event.t, seat))
+    return decided
 
 
 def _tell_unmatched(referee: GameReferee, log_path: Path, held: list[tuple[Event, int]]) -> None:
