@@ -9,10 +9,13 @@ import importlib
 import logging
 import os
 import re
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 from nerts.errors import UserError, make_folder
 from nerts.limits import DECODE_PIXELS_MAX
@@ -236,6 +239,29 @@ def _stdout_to_devnull() -> None:
     os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
+SIGNAL_STATUS_BASE = 128
+"""A run ended by a signal exits with this plus the signal's number, as a shell reports it."""
+STOPPING_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+"""Signals that end a run as Ctrl-C does (`kill`, a closed terminal): what was made so far is
+closed and kept (a playable video, the events written), not cut off mid-write."""
+
+
+def _stop_on_signals(stopped_by: list[int]) -> dict[int, Any]:
+    """Makes each of `STOPPING_SIGNALS` raise KeyboardInterrupt, noting its number in
+    `stopped_by`; returns the handlers replaced. Only the main thread may handle signals (tests
+    run the command line from others)."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+
+    def stop(number: int, _frame: object) -> None:
+        stopped_by.append(number)
+        raise KeyboardInterrupt
+
+    return {number: signal.signal(number, stop) for number in STOPPING_SIGNALS}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     # Before the commands' modules import OpenCV, which reads it once: a photo too large to
     # use is refused from its header, not decoded into gigabytes first.
@@ -262,14 +288,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UserError as error:
         sys.stderr.write(f"nerts: error: {error}\n")
         return 2
+    stopped_by: list[int] = []  # the signal that ended the run as Ctrl-C would, if any
+    previous = _stop_on_signals(stopped_by)
     try:
         status: int = args.handler(args)
     except UserError as error:
         sys.stderr.write(f"nerts {args.command}: error: {error}\n")
         return 2
     except KeyboardInterrupt:
+        if stopped_by:
+            sys.stderr.write(f"nerts: stopped by {signal.Signals(stopped_by[0]).name}\n")
+            return SIGNAL_STATUS_BASE + stopped_by[0]
         sys.stderr.write("nerts: interrupted\n")
-        return 130
+        return SIGNAL_STATUS_BASE + signal.SIGINT
     except BrokenPipeError:  # the reader stopped early ('nerts demo --example | head')
         _stdout_to_devnull()
         return BROKEN_PIPE_STATUS
@@ -283,6 +314,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 1
     finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
         logging.shutdown()
     log_files = [h for h in logging.getLogger().handlers if isinstance(h, LogFileHandler)]
     # The run's own work is done, but the log asked for was not all written.

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
+import cv2
 import pytest
 
 from nerts.cli import main
@@ -161,10 +164,14 @@ def test_footage_not_simulated_here_is_never_filmed_over(
         (out / simulate.TRUTH_FILE).write_bytes(truth)
     for command in (["simulate", "--out", str(out), *FAST], ["demo", "--out", str(out)]):
         line = fails(capsys, *command)
+        beside = (
+            "the truth.jsonl beside it is empty, as a run killed before its first event leaves it"
+            if truth == b""
+            else "no truth.jsonl of table events beside it"
+        )
         assert line.endswith(
-            f"{out / simulate.VIDEO_FILE} is not footage of a round simulated here (no "
-            "truth.jsonl of table events beside it): filming would replace it; give another "
-            "--out, or remove it first"
+            f"{out / simulate.VIDEO_FILE} is not footage of a round simulated here ({beside}): "
+            "filming would replace it; give another --out, or remove it first"
         )
         assert (out / simulate.VIDEO_FILE).read_bytes() == b"a camera's recording"
     # Nor is a truth written beside it, which would let the next run film over it.
@@ -210,3 +217,47 @@ def test_an_interrupted_run_keeps_the_frame_the_referee_held(
     assert main(["simulate", "--out", str(out), "--no-video", "--players", "2"]) == 130
     written = (out / simulate.TRUTH_FILE).read_text().splitlines()
     assert len(written) == len(fed) and json.loads(written[-1])["frame"] == fed[-1]
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGHUP])
+def test_a_run_killed_or_hung_up_on_keeps_what_it_made(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    stop: signal.Signals,
+) -> None:
+    """`kill` or a closed terminal ends a run as Ctrl-C does: the truth written so far and a
+    playable video are kept (they had been left empty and unreadable), and the status says
+    which signal; the signal's own handling is given back afterwards."""
+    frames = RoundSimulation.frames
+    fed: list[int] = []
+
+    def killed(self: RoundSimulation, with_scenes: bool = True) -> Iterator[FrameState]:
+        for state in frames(self, with_scenes):
+            fed.extend(event.frame for event in state.events)
+            yield state
+            if len(fed) >= 12:
+                os.kill(os.getpid(), stop)
+
+    monkeypatch.setattr(RoundSimulation, "frames", killed)
+
+    def ignored(_number: int, _frame: object) -> None:  # not pytest's death, should main not
+        return None
+
+    before = signal.signal(stop, ignored)
+    try:
+        out = tmp_path / "s"
+        status = main(["simulate", "--out", str(out), "--players", "2", "--size", "160x90"])
+        assert signal.getsignal(stop) is ignored
+    finally:
+        signal.signal(stop, before)
+    assert status == 128 + stop
+    assert capsys.readouterr().err.endswith(f"nerts: stopped by {stop.name}\n")
+    written = (out / simulate.TRUTH_FILE).read_text().splitlines()
+    assert len(written) == len(fed)
+    video = cv2.VideoCapture(str(out / simulate.VIDEO_FILE))
+    try:
+        shown, _ = video.read()
+        assert shown and video.get(cv2.CAP_PROP_FRAME_COUNT) > 0
+    finally:
+        video.release()

@@ -250,9 +250,15 @@ def make_out_dir(out: Path, files: tuple[str, ...] = ()) -> None:
             if VIDEO_FILE in files
             else f"a {TRUTH_FILE} written beside it would make it look so"
         )
+        truth = out / TRUTH_FILE
+        beside = (
+            f"the {TRUTH_FILE} beside it is empty, as a run killed before its first event leaves it"
+            if truth.is_file() and truth.stat().st_size == 0
+            else f"no {TRUTH_FILE} of table events beside it"
+        )
         raise UserError(
-            f"{video} is not footage of a round simulated here (no {TRUTH_FILE} of table events "
-            f"beside it): {harm}; give another --out, or remove it first"
+            f"{video} is not footage of a round simulated here ({beside}): {harm}; give another "
+            "--out, or remove it first"
         )
 
 
