@@ -103,6 +103,12 @@ class BoxDriver(Service):
         return self._protocol.identity
 
     @property
+    def resets_announced(self) -> int:
+        """How many times the box said it reset (`HELLO`), which clears its lights and display."""
+        with self._lock:
+            return self._protocol.resets_announced
+
+    @property
     def pending(self) -> list[str]:
         """The commands not yet acknowledged, in order."""
         with self._lock:

@@ -290,12 +290,21 @@ def run_test(args: argparse.Namespace) -> int:
                 "(no 'ID nertsbox ...' line): is it a nerts box?\n"
             )
             return 1
+        # A box resets as its port opens (an Arduino does): only a reset announced after the
+        # first commands were acknowledged clears what the test showed.
+        resets_before = driver.resets_announced
         texts = [
             f"LIGHT {seat} {TEST_COLOURS[seat % len(TEST_COLOURS)]}"
             for seat in range(driver.identity.seats)
         ] + ["BUZZ BEEP"]
         deliveries = [driver.send(command) for command in texts]
         status = _report(driver, deliveries, texts, max(0.0, deadline - time.monotonic()))
+        if status == 0 and driver.resets_announced > resets_before:
+            sys.stderr.write(
+                "nerts box: the box reset during the test (it said HELLO again), which turned "
+                "off what it had shown: check its power and cable, and run the test again\n"
+            )
+            return 1
         if status == 0:
             sys.stdout.write(
                 f"box OK: nertsbox {driver.identity.version}, "

@@ -176,6 +176,21 @@ def test_box_test_lights_every_seat_and_beeps(box: tuple[TcpEmulator, BoxDevice]
     assert executed(device)[-1] == "BUZZ BEEP"
 
 
+def test_box_test_fails_when_the_box_resets_during_it(capsys: pytest.CaptureFixture[str]) -> None:
+    """Every command delivered, yet the reset after the third light put the first three out:
+    not 'box OK'."""
+    device = BoxDevice()
+    with TcpEmulator(FaultyDevice(device, FaultPlan(reset_every=7))) as emulator:
+        assert main(["box", "test", "--port", emulator.url]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.endswith(
+        "nerts box: the box reset during the test (it said HELLO again), which turned off what "
+        "it had shown: check its power and cable, and run the test again\n"
+    )
+    assert [light.colour for light in device.state.lights][:3] == ["OFF"] * 3
+
+
 class IdLostOnce(BoxDevice):
     """A box whose first ID line is lost on the wire."""
 
