@@ -229,23 +229,36 @@ def resized_to(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     return resized
 
 
+MISSING_NAMED_MAX = 8
+"""Missing card files named in a deck folder's error: the rest are counted."""
+_NAMED_HOW = " (each named <RANK><SUIT>.png, e.g. AS.png, 10H.png)"
+
+
 def load_design(folder: Path) -> CardDesign:
-    """Load a deck folder (`<RANK><SUIT>.png` for all 52 cards); names every missing file."""
+    """Load a deck folder (`<RANK><SUIT>.png` for all 52 cards); names the missing files."""
     folder = Path(folder)
     if not folder.is_dir():
         raise FileNotFoundError(f"deck folder not found: {folder}")
-    missing = [f"{card}.png" for card in ALL_CARDS if not (folder / f"{card}.png").is_file()]
-    if missing:
+    absent = [card for card in ALL_CARDS if not (folder / f"{card}.png").is_file()]
+    if absent:
+        missing = [f"{card}.png" for card in absent]
         named = {path.name.upper() for path in folder.iterdir()}
         # A folder of "as.png" or "AS.jpg": the cards are there, named otherwise.
-        otherwise = any(f"{card}.PNG" in named or f"{card}.JPG" in named for card in ALL_CARDS)
+        otherwise = any(f"{card}.PNG" in named or f"{card}.JPG" in named for card in absent)
         hint = (
             " (the cards are there under other names or as JPEG: each must be <RANK><SUIT>.png, "
             "in capitals, e.g. AS.png, 10H.png)"
             if otherwise
             else ""
         )
-        raise FileNotFoundError(f"deck folder {folder} is missing {', '.join(missing)}{hint}")
+        if len(missing) == len(ALL_CARDS):
+            raise FileNotFoundError(
+                f"deck folder {folder} holds none of the 52 card images{hint or _NAMED_HOW}"
+            )
+        listed = ", ".join(missing[:MISSING_NAMED_MAX])
+        more = len(missing) - MISSING_NAMED_MAX
+        listed += f" and {more} more" if more > 0 else ""
+        raise FileNotFoundError(f"deck folder {folder} is missing {listed}{hint}")
     faces = {card: read_bgra(folder / f"{card}.png", FACE_SIZE) for card in ALL_CARDS}
     index_boxes = find_index_boxes(faces)
     if index_boxes is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -51,6 +52,20 @@ def test_load_design_names_the_missing_file(tmp_path: Path) -> None:
     cv2.imwrite(str(tmp_path / "7H.png"), builtin_design().faces["7H"][..., :3])
     design = load_design(tmp_path)
     assert design.faces["7H"].shape == (FACE_SIZE[1], FACE_SIZE[0], 4)
+
+
+def test_a_deck_folder_without_cards_says_so_and_a_long_list_is_cut(tmp_path: Path) -> None:
+    message = f"deck folder {tmp_path} holds none of the 52 card images (each named "
+    with pytest.raises(FileNotFoundError, match=re.escape(message)):
+        load_design(tmp_path)
+    for card in ("AS", "2S"):
+        cv2.imwrite(str(tmp_path / f"{card}.png"), np.zeros((88, 63, 3), np.uint8))
+    with pytest.raises(FileNotFoundError) as missing:
+        load_design(tmp_path)
+    assert str(missing.value) == (
+        f"deck folder {tmp_path} is missing 3S.png, 4S.png, 5S.png, 6S.png, 7S.png, 8S.png, "
+        "9S.png, 10S.png and 42 more"
+    )
 
 
 def test_load_design_from_shared_decks() -> None:
