@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import logging
 import math
 import re
@@ -106,14 +107,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=0.0,
         metavar="P",
-        help="chance that another seat races a foundation play for the same place (0-1)",
+        help="chance that another seat races a foundation play for the same place (0-1; "
+        "default 0: no races)",
     )
     parser.add_argument(
         "--mistake-rate",
         type=float,
         default=0.0,
         metavar="P",
-        help="chance of an illegal foundation play (or a false Nerts call) per decision (0-1)",
+        help="chance of an illegal foundation play (or a false Nerts call) per decision (0-1; "
+        "default 0: no mistakes)",
     )
     parser.add_argument(
         "--deck",
@@ -146,7 +149,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="F",
         help=f"{MIN_FPS:g} to {MAX_FPS:g} (default 30)",
     )
-    parser.add_argument("--table", choices=TABLES, default="wood", help="table surface")
+    parser.add_argument(
+        "--table", choices=TABLES, default="wood", help="table surface (default wood)"
+    )
     parser.add_argument("--no-video", action="store_true", help="write truth.jsonl only")
 
 
@@ -271,7 +276,7 @@ def run(args: argparse.Namespace) -> int:
         log.warning(
             "%s is left from an earlier run: it does not show this round", args.out / VIDEO_FILE
         )
-    settings = SimulationSettings(**{**settings.__dict__, "backs": tuple(b.name for b in backs)})
+    settings = dataclasses.replace(settings, backs=tuple(b.name for b in backs))
     simulation = RoundSimulation(settings)
     renderer = None
     if not args.no_video:
