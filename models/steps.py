@@ -140,6 +140,7 @@ def command_data(args: argparse.Namespace) -> None:
     val = len(val_frames(args.count, TrainingSettings().val_fraction))
     if not 0 < val < args.count:  # data.yaml names both splits; training needs both
         raise SystemExit(f"data: --count {args.count} leaves the val split empty; give 2 or more")
+    Path(args.out).mkdir(parents=True, exist_ok=True)  # before the designs load: said at once
     with output_folder_checked("data"):
         render_dataset(
             Path(args.out),

@@ -31,7 +31,7 @@ from models.inputs import check_inputs
 from models.quantize import CALIBRATION_RENDERS
 from models.runs import CARDS_IMGSZ, DEFAULT_RUNS, DEFAULT_WARMUP_EPOCHS, PUBLISHED, REPO
 from models.train_all import RENDER_SIZE, command_all
-from simulator.training import frame_size, share, weight, whole_number
+from simulator.training import frame_size, positive, share, weight, whole_number
 from simulator.training_scenes import SceneMix
 from vision.geometry import FACE_CROP_PX, INDEX_CROP_PX, INDEX_WINDOW_MM
 
@@ -245,7 +245,7 @@ def main(argv: list[str] | None = None) -> None:
     crops.add_argument(
         "--window-mm",
         nargs=2,
-        type=float,
+        type=positive,
         default=INDEX_WINDOW_MM,
         metavar=("WIDTH", "HEIGHT"),
         help="size of the corner cut that holds the index; the classifier trained on these "
@@ -283,7 +283,9 @@ def main(argv: list[str] | None = None) -> None:
             "--imgsz", type=int, default=imgsz, help="input side in pixels (default: %(default)s)"
         )
         step.add_argument("--batch", type=int, default=batch, help="default: %(default)s")
-        step.add_argument("--fraction", type=float, default=1.0, help="share of the data to use")
+        step.add_argument(
+            "--fraction", type=share, default=1.0, help="share of the data to use (0-1)"
+        )
         step.add_argument(
             "--runs", default=str(DEFAULT_RUNS), help="where runs keep their epochs and logs"
         )
@@ -291,14 +293,14 @@ def main(argv: list[str] | None = None) -> None:
         step.add_argument("--init", metavar="WEIGHTS.pt", help="start from these weights")
         step.add_argument(
             "--warmup-epochs",
-            type=float,
+            type=weight,
             default=DEFAULT_WARMUP_EPOCHS,
             help="epochs over which the learning rate rises to its full value (default: "
             "%(default)s); short runs continuing trained weights spend most of 3 warming up",
         )
         step.add_argument(
             "--lr0",
-            type=float,
+            type=positive,
             help="AdamW's learning rate (default: ultralytics chooses; for a few epochs on top "
             "of well-trained weights a tenth of its choice keeps what they learnt)",
         )
@@ -311,7 +313,7 @@ def main(argv: list[str] | None = None) -> None:
         )
         step.add_argument(
             "--hours",
-            type=float,
+            type=positive,
             metavar="H",
             help="stop after this much training time, fitting the epochs to it "
             "(default: the epochs alone decide)",
@@ -319,7 +321,7 @@ def main(argv: list[str] | None = None) -> None:
         step.add_argument("--device", default="cpu", help="cpu, or a CUDA device such as 0")
         step.add_argument(
             "--workers",
-            type=int,
+            type=whole_number(0),
             help="data loading processes (default: 2 on cpu, every core on a GPU; "
             "give each of two runs sharing a machine half)",
         )
@@ -344,7 +346,14 @@ def main(argv: list[str] | None = None) -> None:
         )
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     with steps.train_extra_needed(args.step):  # torch, ultralytics, onnx: one line, no traceback
-        args.handler(args)
+        try:
+            args.handler(args)
+        except OSError as error:
+            if error.filename is None:  # not about a path the user gave: a fault to show whole
+                raise
+            parser.exit(
+                1, f"{parser.prog} {args.step}: error: {error.filename}: {error.strerror}\n"
+            )
 
 
 if __name__ == "__main__":

@@ -375,6 +375,11 @@ def share(text: str) -> float:
     return _number_within(text, lambda value: 0.0 <= value <= 1.0, "a share from 0 to 1")
 
 
+def positive(text: str) -> float:
+    """argparse type: a finite number above 0 (a size, a learning rate, hours)."""
+    return _number_within(text, lambda value: 0.0 < value < math.inf, "a number > 0")
+
+
 def weight(text: str) -> float:
     """argparse type: a finite weight of 0 or more."""
     return _number_within(text, lambda value: 0.0 <= value < math.inf, "a number >= 0")

@@ -233,3 +233,43 @@ def test_data_refuses_a_count_that_leaves_no_val_frame(tmp_path: Path) -> None:
     (tmp_path / "decks").mkdir()
     with pytest.raises(SystemExit, match=r"^data: --count 1 leaves the val split empty"):
         main(["data", "--out", str(tmp_path / "r"), "--count", "1", "--shared", str(tmp_path)])
+
+
+@pytest.mark.parametrize(
+    ("arguments", "said"),
+    [
+        (["crops", "--renders", "{here}", "--out", "{here}/c", "--window-mm", "-1", "0"],
+         "argument --window-mm: expected a number > 0, got '-1'"),
+        (["cards", "--data", "{here}", "--fraction", "5"],
+         "argument --fraction: expected a share from 0 to 1, got '5'"),
+        (["cards", "--data", "{here}", "--hours", "-1"],
+         "argument --hours: expected a number > 0, got '-1'"),
+        (["cards", "--data", "{here}", "--lr0", "0"],
+         "argument --lr0: expected a number > 0, got '0'"),
+        (["cards", "--data", "{here}", "--warmup-epochs", "nan"],
+         "argument --warmup-epochs: expected a number >= 0, got 'nan'"),
+        (["cards", "--data", "{here}", "--workers", "-4"],
+         "argument --workers: expected a whole number >= 0, got '-4'"),
+    ],
+)  # fmt: skip
+def test_training_numbers_out_of_range_stop_with_usage(
+    arguments: list[str], said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main([part.format(here=tmp_path) for part in arguments])
+    assert stopped.value.code == 2
+    assert said in capsys.readouterr().err
+
+
+def test_an_out_folder_that_cannot_be_made_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Under a file: no traceback, the path and the reason."""
+    (tmp_path / "decks").mkdir()
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    with pytest.raises(SystemExit) as stopped:
+        main(["data", "--out", str(blocker / "r"), "--count", "2", "--shared", str(tmp_path)])
+    assert stopped.value.code == 1
+    err = capsys.readouterr().err
+    assert err.startswith("python -m models.train data: error: ") and "Not a directory" in err
