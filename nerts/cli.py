@@ -141,14 +141,16 @@ def refuse_logging_into_other_files(path: Path) -> None:
 
 def refuse_logging_into_files_used(log_file: Path, args: argparse.Namespace) -> None:
     """A `UserError` where the log file is also a file or folder the command is given (its
-    input, --out, --annotate, --sheet): opened first, the log would be written into it."""
+    input, --out, --annotate, --sheet) or writes in its --out folder (`files_written`, a
+    command's default): opened first, the log would be written into it."""
     given = [value for value in vars(args).values() if isinstance(value, Path)]
     given += [v for value in vars(args).values() if isinstance(value, list) for v in value]
+    written = args.files_written(args) if hasattr(args, "files_written") else []
     target = log_file.resolve()
-    for path in given:
+    for path, how in [*((p, "is given") for p in given), *((p, "writes") for p in written)]:
         if isinstance(path, Path) and path.resolve() == target:
             raise UserError(
-                f"--log-file {log_file} is also a file the command is given ({path}): name "
+                f"--log-file {log_file} is also a file the command {how} ({path}): name "
                 "another file for the log"
             )
 

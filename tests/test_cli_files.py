@@ -90,6 +90,29 @@ def test_a_log_file_is_never_a_file_the_command_is_given(
     assert status == 2 and f"is also a file the command is given ({deck})" in err
 
 
+@pytest.mark.parametrize(
+    ("command", "name"),
+    [
+        (["simulate", "--seconds", "1", "--no-video"], "truth.jsonl"),
+        (["simulate", "--seconds", "1"], "video.mp4"),
+        (["demo"], "events.jsonl"),
+        (["demo", "--example"], "events.jsonl"),
+    ],
+)
+def test_a_log_file_is_never_a_file_the_command_writes_in_its_out_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str], name: str
+) -> None:
+    """Both would write the one file: truth.jsonl turned into log lines and events."""
+    out = tmp_path / "o6"
+    log_file = out / name
+    status, err = run(capsys, *command, "--out", str(out), "--log-file", str(log_file))
+    assert status == 2 and err.splitlines()[-1] == (
+        f"nerts: error: --log-file {log_file} is also a file the command writes ({log_file}): "
+        "name another file for the log"
+    )
+    assert not out.exists()
+
+
 def test_a_log_file_gathers_the_runs_logged_to_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

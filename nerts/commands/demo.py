@@ -51,15 +51,24 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help=f"referee the bundled example game log (3 players, 4 rounds, to {EXAMPLE_TARGET})",
     )
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=run, files_written=files_written)
+
+
+def _names_written(example: bool) -> tuple[str, ...]:
+    return (EVENTS_FILE,) if example else (EVENTS_FILE, *simulate.written_files(no_video=False))
+
+
+def files_written(args: argparse.Namespace) -> list[Path]:
+    """The files a run with `args` writes (the command line keeps its --log-file off them)."""
+    out = args.out or (EXAMPLE_OUT_DIR if args.example else DEFAULT_OUT_DIR)
+    return [out / name for name in _names_written(args.example)]
 
 
 def run(args: argparse.Namespace) -> int:
     if args.out is None:
         args.out = EXAMPLE_OUT_DIR if args.example else DEFAULT_OUT_DIR
     # Checked now, not minutes later when the simulated round is written.
-    written = () if args.example else simulate.written_files(no_video=False)
-    simulate.make_out_dir(args.out, (EVENTS_FILE, *written))
+    simulate.make_out_dir(args.out, _names_written(args.example))
     refuse_replacing_other_than_events(args.out / EVENTS_FILE)
     if args.example:
         out_path = args.out / EVENTS_FILE

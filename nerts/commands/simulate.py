@@ -73,7 +73,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_arguments(parser)
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=run, files_written=files_written)
+
+
+def files_written(args: argparse.Namespace) -> list[Path]:
+    """The files a run with `args` writes (the command line keeps its --log-file off them)."""
+    return [args.out / name for name in written_files(args.no_video)]
 
 
 def build_parser_defaults(**overrides: object) -> argparse.Namespace:
