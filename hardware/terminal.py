@@ -82,8 +82,13 @@ def read_keys(
     stop: threading.Event,
     seats: int,
     keys: TextIO,
+    *,
+    say: Callable[[str], None] | None = None,
 ) -> None:
-    """Until `q` or `stop`: digits press seat buttons, `r` resets. Needs a terminal on `keys`."""
+    """Until `q` or `stop`: digits press seat buttons, `r` resets. Needs a terminal on `keys`.
+    `say`, if given, is told each press and reset, and a digit with no seat, in words: a press
+    changes nothing on the box itself, so the screen would not show it otherwise."""
+    tell = say or (lambda _message: None)
     descriptor = keys.fileno()
     saved = termios.tcgetattr(descriptor)
     tty.setcbreak(descriptor)
@@ -96,8 +101,12 @@ def read_keys(
             if key == QUIT_KEY:
                 return
             if key == RESET_KEY:
+                tell("reset: the box powers up again")
                 on_reset()
             elif key.isdecimal() and int(key) < seats:
+                tell(f"seat {key}'s Nerts! button pressed")
                 on_button(int(key))
+            elif key.isdecimal():
+                tell(f"no seat {key} on this box: seats 0-{seats - 1}")
     finally:
         termios.tcsetattr(descriptor, termios.TCSADRAIN, saved)

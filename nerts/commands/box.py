@@ -350,8 +350,10 @@ def run_emulator(args: argparse.Namespace) -> int:
     with frontend:
         display.show(f"nerts box emulator ({args.seats} seats) on {frontend.url}")
         if sys.stdin.isatty() and in_foreground(sys.stdin):
-            display.show("keys: 0-7 seat button, r reset, q quit")
-            read_keys(frontend.press_button, frontend.reset, stop, args.seats, sys.stdin)
+            display.show(f"keys: 0-{args.seats - 1} seat button, r reset, q quit")
+            read_keys(
+                frontend.press_button, frontend.reset, stop, args.seats, sys.stdin, say=display.show
+            )
         else:
             while not stop.wait(INTERRUPT_POLL_S):
                 pass

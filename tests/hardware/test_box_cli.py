@@ -284,6 +284,7 @@ def test_keys_press_seat_buttons_reset_and_quit() -> None:
     master, slave = os.openpty()
     pressed: list[int] = []
     resets: list[bool] = []
+    said: list[str] = []
     # Typed once the keyboard is in cbreak mode; x and 9 (no such seat) are ignored.
     typist = threading.Timer(0.2, os.write, (master, b"2x9r1q3"))
     stop = threading.Event()
@@ -292,7 +293,7 @@ def test_keys_press_seat_buttons_reset_and_quit() -> None:
         with os.fdopen(os.dup(slave), "r") as keys:
             typist.start()
             safety.start()
-            read_keys(pressed.append, lambda: resets.append(True), stop, 4, keys)
+            read_keys(pressed.append, lambda: resets.append(True), stop, 4, keys, say=said.append)
     finally:
         typist.join()
         safety.cancel()
@@ -300,6 +301,12 @@ def test_keys_press_seat_buttons_reset_and_quit() -> None:
         os.close(slave)
     assert pressed == [2, 1]
     assert resets == [True]
+    assert said == [
+        "seat 2's Nerts! button pressed",
+        "no seat 9 on this box: seats 0-3",
+        "reset: the box powers up again",
+        "seat 1's Nerts! button pressed",
+    ]
 
 
 SCREEN = ["HELLO", "LIGHT 0 FF0000", "LIGHT 2 00FF00 PULSE", "SHOW hi", "SCORE 1 -4"]
