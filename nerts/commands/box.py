@@ -136,7 +136,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="commands, one a line (a line starting with '#' is a comment); - reads them from "
         "standard input",
     )
-    test = actions.add_parser("test", help="light every seat, each in its own colour, and beep")
+    test = actions.add_parser(
+        "test",
+        help="light every seat, each in its own colour, and beep",
+        description="Checks a box: resets it, shows 'nerts box test', beeps, asks which box it "
+        "is, lights every seat in its own colour and beeps again. Prints 'box OK' and exits 0 "
+        "only if the box took every command and did not reset on the way.",
+    )
     for parser in (send, test):
         parser.add_argument("--port", required=True, metavar="URL", help="the box's pyserial URL")
         parser.add_argument(
@@ -199,9 +205,10 @@ def _driver_url(url: str) -> str:
         raise UserError(f"--port {error}") from None
 
 
-def _read_commands(args: argparse.Namespace) -> list[str]:
-    """The commands given as arguments, then those of --file; a bad one is named where it is
-    (a file's comment lines start with '#': a '#' further on is text, as SHOW may print it)."""
+def _read_commands(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """The commands given as arguments, then those of --file, each with where it was given
+    ("FILE:LINE: ", or "" for an argument); a bad one is named there (a file's comment lines
+    start with '#': a '#' further on is text, as SHOW may print it)."""
     given = [("", text) for text in args.commands]
     if args.file is not None:
         piped = str(args.file) == "-"
@@ -229,7 +236,7 @@ def _read_commands(args: argparse.Namespace) -> list[str]:
             check_command_text(command)
         except ValueError as error:
             raise UserError(f"{where}{error}") from error
-    return [command for _, command in given]
+    return given
 
 
 def _wait_interruptibly(deliveries: list[Delivery], timeout: float) -> None:
@@ -241,8 +248,15 @@ def _wait_interruptibly(deliveries: list[Delivery], timeout: float) -> None:
         pending = [delivery for delivery in pending if not delivery.done()]
 
 
-def _report(driver: BoxDriver, deliveries: list[Delivery], texts: list[str], timeout: float) -> int:
-    """Wait for the deliveries; say what failed; 0 only if every command was acknowledged."""
+def _report(
+    driver: BoxDriver,
+    deliveries: list[Delivery],
+    texts: list[str],
+    timeout: float,
+    places: list[str] | None = None,
+) -> int:
+    """Wait for the deliveries; say what failed, where it was given (`places`, "FILE:LINE: "
+    for each text); 0 only if every command was acknowledged."""
     _wait_interruptibly(deliveries, timeout)
     if not driver.connections:  # one line, not one per command never sent
         # No reason yet: the first try to open it has not ended ('auto' asks every port).
@@ -251,22 +265,22 @@ def _report(driver: BoxDriver, deliveries: list[Delivery], texts: list[str], tim
         sys.stderr.write(f"nerts box: could not open {driver.url}{why}: nothing was sent\n")
         return 1
     failed = 0
-    for text, delivery in zip(texts, deliveries, strict=True):
+    for text, delivery, place in zip(texts, deliveries, places or [""] * len(texts), strict=True):
         if not delivery.done():
             failed += 1
-            sys.stderr.write(f"nerts box: not acknowledged within {timeout:g} s: {text}\n")
+            sys.stderr.write(f"nerts box: {place}not acknowledged within {timeout:g} s: {text}\n")
         elif isinstance(delivery.exception(), CommandRejected):
             failed += 1
-            sys.stderr.write(f"nerts box: {delivery.exception()}\n")
+            sys.stderr.write(f"nerts box: {place}{delivery.exception()}\n")
     log.info("%d of %d commands acknowledged", len(texts) - failed, len(texts))
     return 1 if failed else 0
 
 
 def run_send(args: argparse.Namespace) -> int:
-    commands = _read_commands(args)
+    places, commands = (list(column) for column in zip(*_read_commands(args), strict=True))
     with BoxDriver(_driver_url(args.port), absent_level=logging.INFO) as driver:
         deliveries = [driver.send(command) for command in commands]
-        return _report(driver, deliveries, commands, args.timeout)
+        return _report(driver, deliveries, commands, args.timeout, places)
 
 
 def run_test(args: argparse.Namespace) -> int:

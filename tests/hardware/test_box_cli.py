@@ -127,6 +127,17 @@ def test_send_exits_1_when_a_command_is_rejected(
     assert executed(device) == ["PING"]
 
 
+def test_a_command_of_a_file_the_box_rejects_is_named_by_its_line(
+    box: tuple[TcpEmulator, BoxDevice], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    emulator, _device = box
+    commands = tmp_path / "show.txt"
+    commands.write_text("# a show\nPING\n\nBOGUS 1\n")
+    assert main(["box", "send", "--port", emulator.url, "--file", str(commands)]) == 1
+    err = capsys.readouterr().err
+    assert f"nerts box: {commands}:4: box rejected 'BOGUS 1': UNKNOWN" in err
+
+
 def test_send_exits_1_when_the_box_is_absent(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["box", "send", "--port", "socket://127.0.0.1:1", "--timeout", "0.3", "PING"]) == 1
     error = capsys.readouterr().err
