@@ -4,7 +4,7 @@ No I/O, no clock, no OpenCV. It consumes table events (`referee.events`) and ret
 derived events as values. The simulator's bots play by the same rules (`referee.layout`).
 """
 
-from referee.cards import Card, Joker, Rank, Suit, full_deck
+from referee.cards import Card, Rank, Suit, full_deck
 from referee.errors import EventError, InvalidCardError, RefereeInputError
 from referee.events import Event, event_from_dict
 from referee.game import GameReferee
@@ -16,7 +16,6 @@ __all__ = [
     "EventError",
     "GameReferee",
     "InvalidCardError",
-    "Joker",
     "Rank",
     "RefereeInputError",
     "RuleOptions",

@@ -100,41 +100,6 @@ class Card:
         return self._text
 
 
-JOKER_TEXT = "JK"
-
-
-@dataclass(frozen=True)
-class Joker:
-    """The jokers variant: a joker stands for any card once its rank and suit are declared.
-
-    Written "JK" undeclared and "JK=5H" declared. Before a foundation play it must be declared;
-    on the foundation it then behaves exactly as the declared card.
-    """
-
-    declared: Card | None = None
-
-    @classmethod
-    def parse(cls, text: str) -> Joker:
-        if not isinstance(text, str):
-            raise InvalidCardError(f"not a joker: {text!r} (expected 'JK' or e.g. 'JK=5H')")
-        if text.upper() == JOKER_TEXT:
-            return cls()
-        head, sep, declared = text.partition("=")
-        if head.upper() != JOKER_TEXT or not sep:
-            raise InvalidCardError(f"not a joker: {text!r} (expected 'JK' or e.g. 'JK=5H')")
-        return cls(Card.parse(declared))
-
-    def __str__(self) -> str:
-        return JOKER_TEXT if self.declared is None else f"{JOKER_TEXT}={self.declared}"
-
-
-def parse_any(text: str) -> Card | Joker:
-    """A card or a joker, as written in logs and on the command line."""
-    if isinstance(text, str) and text.upper().startswith(JOKER_TEXT):
-        return Joker.parse(text)
-    return Card.parse(text)
-
-
 def full_deck() -> list[Card]:
     """The 52 cards in a fixed order (suits S H D C, ranks A..K)."""
     return [Card(rank, suit) for suit in Suit for rank in Rank]

@@ -38,7 +38,8 @@ class RefereeInputError(ValueError):
 
 
 class InvalidCardError(RefereeInputError):
-    """A card string that is not `<rank><suit>` (e.g. "10H", "QS") or a joker ("JK", "JK=5H")."""
+    """A card string that is not `<rank><suit>` (e.g. "10H", "QS"); a joker is played as its
+    declared card, marked `"joker": true` on its play."""
 
 
 class EventError(RefereeInputError):

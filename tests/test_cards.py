@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from referee.cards import Card, Joker, Rank, Suit, full_deck, parse_any
+from referee.cards import Card, Rank, Suit, full_deck
 from referee.errors import InvalidCardError
 
 cards = st.builds(Card, st.sampled_from(Rank), st.sampled_from(Suit))
@@ -13,13 +13,6 @@ cards = st.builds(Card, st.sampled_from(Rank), st.sampled_from(Suit))
 @given(cards)
 def test_parse_str_round_trip(card: Card) -> None:
     assert Card.parse(str(card)) == card
-
-
-@given(cards)
-def test_joker_round_trip(card: Card) -> None:
-    joker = Joker(card)
-    assert Joker.parse(str(joker)) == joker
-    assert parse_any(str(joker)) == joker
 
 
 @pytest.mark.parametrize(
@@ -50,15 +43,3 @@ def test_full_deck_is_52_distinct_cards() -> None:
     deck = full_deck()
     assert len(deck) == 52 == len(set(deck))
     assert str(deck[0]) == "AS" and str(deck[-1]) == "KC"
-
-
-def test_undeclared_joker() -> None:
-    assert str(Joker()) == "JK" and parse_any("JK") == Joker()
-    with pytest.raises(InvalidCardError):
-        Joker.parse("JK=ZZ")
-
-
-@pytest.mark.parametrize("text", [5, None, ["JK"]])
-def test_a_joker_that_is_no_text_is_an_input_error(text: object) -> None:
-    with pytest.raises(InvalidCardError, match="not a joker"):
-        Joker.parse(text)  # type: ignore[arg-type]
