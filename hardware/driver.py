@@ -4,7 +4,7 @@ Modelled on pyserial's `serial.threaded`: one background reader thread owns the 
 protocol object (`HostProtocol`), framing is done by `LineSplitter`, and writes happen on the
 caller's thread under a lock, so `send` returns at once (a write is bounded by WRITE_TIMEOUT_S).
 
-    with BoxDriver("socket://127.0.0.1:7000", on_button=print) as box:
+    with BoxDriver("socket://127.0.0.1:7000", on_button=calls.put) as box:   # a queue.Queue
         done = box.send("LIGHT 0 FF0000")   # a concurrent.futures.Future; never blocks
         done.result(timeout=1)              # None on `ok`; raises CommandRejected on `er`
 

@@ -89,7 +89,8 @@ def jpeg_roundtrip(image: np.ndarray, quality: int) -> np.ndarray:
     if not ok:
         raise RuntimeError("JPEG encoding failed")
     decoded = cv2.imdecode(encoded, cv2.IMREAD_COLOR)
-    assert decoded is not None
+    if decoded is None:
+        raise RuntimeError("JPEG decoding failed")
     return decoded
 
 

@@ -92,8 +92,9 @@ def test_rejected_cards_are_taken_back_by_their_owner() -> None:
         and e.frame < call_frame
     ]
     taken = [(e.seat, e.card, e.pile) for e in truth if isinstance(e, TakeBack)]
-    assert len(rejected) >= 5
-    assert Counter(rejected) == Counter(taken[: len(rejected)]) or set(rejected) <= set(taken)
+    assert len(rejected) >= 5  # the case this test is about occurs
+    # Every rejected card taken back, as often as it was rejected, by its owner from its pile.
+    assert not Counter(rejected) - Counter(taken)
 
 
 def test_nerts_referee_reproduces_the_truth_and_video_is_written(
