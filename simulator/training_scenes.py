@@ -72,9 +72,13 @@ def _placed(drawn: tuple[str, int], at: np.ndarray, angle: float, face_up: bool)
     return CardPose(drawn[0], drawn[1], float(at[0]), float(at[1]), angle, face_up)
 
 
+UPRIGHT_TURN_DEG = 4.0
+"""Standard deviation of an upright pile's turn away from its seat's way up, in degrees."""
+
+
 def _pile_angle(rng: np.random.Generator, mix: SceneMix) -> float:
     if rng.random() < mix.upright_share:
-        return float(rng.choice([0.0, 90.0, 180.0, -90.0]) + rng.normal(0, 4))
+        return float(rng.choice([0.0, 90.0, 180.0, -90.0]) + rng.normal(0, UPRIGHT_TURN_DEG))
     return float(rng.uniform(-180, 180))
 
 
@@ -96,6 +100,35 @@ TIGHT_FAN_STEP_MM = (5.0, 9.0)
 """Range of the sideways step of a tight fan (`SceneMix.tight_fan_share`)."""
 TIGHT_FAN_DROP = (-0.6, 0.6)
 """Range of a tight fan's step down the card, as a share of its sideways step."""
+HAND_FAN_CARDS = (3, 14)
+"""Cards in a hand fan: at least the first, fewer than the second (numpy's `integers`)."""
+HAND_FAN_TURN_DEG = 5.0
+"""Most a hand fan turns from one card to the next, either way, in degrees."""
+LAID_TURN_DEG = 1.5
+"""Standard deviation of a fanned card's turn away from its fan's, in degrees."""
+HAND_FAN_JITTER_MM = 1.0
+"""Standard deviation of a hand-fan card's place away from its step, in mm."""
+FANNED_STEP_MM = (12.0, 26.0)
+"""Range of the step down the card between the cards of a fanned work pile."""
+FANNED_CARDS = (2, 7)
+"""Cards in a fanned work pile (as `HAND_FAN_CARDS`)."""
+FANNED_JITTER_MM = 0.8
+"""Standard deviation of a work-pile card's place away from its step, in mm."""
+STACK_CARDS = (1, 9)
+"""Cards in a stack (as `HAND_FAN_CARDS`)."""
+STACK_MESS_DEG = (1.0, 12.0)
+"""Range of a stack's untidiness: each card turned with this standard deviation in degrees,
+and moved with half of it in mm."""
+SPREAD_STEP_MM = (8.0, 40.0)
+"""Range of the step between the cards of a face-down spread pushed into a row or heap."""
+SPREAD_CARDS = (4, 16)
+"""Cards in such a spread (as `HAND_FAN_CARDS`)."""
+SPREAD_JITTER_MM, SPREAD_TURN_DEG = 6.0, 15.0
+"""Standard deviations of a spread card's place (mm) and turn (degrees)."""
+NERTS_PILE_CARDS = (2, 14)
+"""Cards in a Nerts pile, its top card face up (as `HAND_FAN_CARDS`)."""
+NERTS_PILE_JITTER_MM, NERTS_PILE_TURN_DEG = 0.7, 1.0
+"""Standard deviations of a Nerts pile card's place (mm) and turn (degrees): a tidy pile."""
 
 
 def _hand_fan(
@@ -105,20 +138,21 @@ def _hand_fan(
     its index, turning a little from card to card: a hand spread on the table (as bridge
     deals are photographed); a share of them tight, each step also a little down the card."""
     seat = int(rng.integers(len(dealer.decks)))
-    step, turn = rng.uniform(*HAND_FAN_STEP_MM), rng.uniform(-5, 5)
+    step, turn = rng.uniform(*HAND_FAN_STEP_MM), rng.uniform(-HAND_FAN_TURN_DEG, HAND_FAN_TURN_DEG)
     drop = 0.0
     # Drawn only when asked for, so that renders made before tight fans stay reproducible.
     if tight_share > 0 and rng.random() < tight_share:
         step = rng.uniform(*TIGHT_FAN_STEP_MM)
         drop = step * rng.uniform(*TIGHT_FAN_DROP)
     cards = []
-    for i in range(int(rng.integers(3, 14))):
+    for i in range(int(rng.integers(*HAND_FAN_CARDS))):
         drawn = dealer.draw(seat)
         if drawn is None:
             break
-        card_angle = angle + turn * i + float(rng.normal(0, 1.5))
+        card_angle = angle + turn * i + float(rng.normal(0, LAID_TURN_DEG))
         bend = angle + turn * i / 2
-        pos = at + step * i * _sideways(bend) + drop * i * _along(bend) + rng.normal(0, 1.0, 2)
+        pos = at + step * i * _sideways(bend) + drop * i * _along(bend)
+        pos = pos + rng.normal(0, HAND_FAN_JITTER_MM, 2)
         cards.append(_placed(drawn, pos, card_angle, True))
     return cards
 
@@ -127,23 +161,23 @@ def _fanned(
     dealer: _Dealer, at: np.ndarray, angle: float, rng: np.random.Generator
 ) -> list[CardPose]:
     seat = int(rng.integers(len(dealer.decks)))
-    step = rng.uniform(12, 26) * _along(angle)
+    step = rng.uniform(*FANNED_STEP_MM) * _along(angle)
     cards = []
-    for i in range(int(rng.integers(2, 7))):
+    for i in range(int(rng.integers(*FANNED_CARDS))):
         drawn = dealer.draw(seat)
         if drawn is None:
             break
-        pos = at + step * i + rng.normal(0, 0.8, 2)
-        cards.append(_placed(drawn, pos, angle + float(rng.normal(0, 1.5)), True))
+        pos = at + step * i + rng.normal(0, FANNED_JITTER_MM, 2)
+        cards.append(_placed(drawn, pos, angle + float(rng.normal(0, LAID_TURN_DEG)), True))
     return cards
 
 
 def _stack(
     dealer: _Dealer, at: np.ndarray, angle: float, rng: np.random.Generator
 ) -> list[CardPose]:
-    messy = rng.uniform(1, 12)
+    messy = rng.uniform(*STACK_MESS_DEG)
     cards = []
-    for _ in range(int(rng.integers(1, 9))):
+    for _ in range(int(rng.integers(*STACK_CARDS))):
         drawn = dealer.draw()
         if drawn is None:
             break
@@ -157,14 +191,14 @@ def _spread(
 ) -> list[CardPose]:
     """Face-down cards pushed into a rough row or heap, as when a round's centre is counted."""
     direction = np.array([math.cos(math.radians(angle)), -math.sin(math.radians(angle))])
-    step = rng.uniform(8, 40)
+    step = rng.uniform(*SPREAD_STEP_MM)
     cards = []
-    for i in range(int(rng.integers(4, 16))):
+    for i in range(int(rng.integers(*SPREAD_CARDS))):
         drawn = dealer.draw()
         if drawn is None:
             break
-        pos = at + direction * step * i + rng.normal(0, 6, 2)
-        cards.append(_placed(drawn, pos, angle + float(rng.normal(0, 15)), False))
+        pos = at + direction * step * i + rng.normal(0, SPREAD_JITTER_MM, 2)
+        cards.append(_placed(drawn, pos, angle + float(rng.normal(0, SPREAD_TURN_DEG)), False))
     return cards
 
 
@@ -181,15 +215,31 @@ def _nerts_pile(
     dealer: _Dealer, at: np.ndarray, angle: float, rng: np.random.Generator
 ) -> list[CardPose]:
     seat = int(rng.integers(len(dealer.decks)))
-    count = int(rng.integers(2, 14))
+    count = int(rng.integers(*NERTS_PILE_CARDS))
     cards = []
     for i in range(count):
         drawn = dealer.draw(seat)
         if drawn is None:
             break
-        pos = at + rng.normal(0, 0.7, 2)
-        cards.append(_placed(drawn, pos, angle + float(rng.normal(0, 1.0)), i == count - 1))
+        pos = at + rng.normal(0, NERTS_PILE_JITTER_MM, 2)
+        turn = angle + float(rng.normal(0, NERTS_PILE_TURN_DEG))
+        cards.append(_placed(drawn, pos, turn, i == count - 1))
     return cards
+
+
+COUNT_SPREAD_SQUARE_SHARE = 0.7
+"""Share of count spreads whose rows run along the view's sides; the rest at any angle."""
+COUNT_STEP_SHARE = (0.2, 1.1)
+"""Range of the step between a count row's cards, as a share of their length along the row:
+from mostly covered to apart."""
+COUNT_ROW_STEP_SHARE = (0.5, 1.15)
+"""Range of the step between count rows, as a share of a card's length across the row."""
+COUNT_ROW_FILL = (0.5, 0.95)
+"""Range of how much of the view's longer side a count row covers."""
+COUNT_ROWS = (1, 7)
+"""Rows of a count spread (as `HAND_FAN_CARDS`)."""
+COUNT_JITTER_MM, COUNT_TURN_DEG = 3.0, 8.0
+"""Standard deviations of a counted card's place (mm) and turn (degrees) in its row."""
 
 
 def _count_spread(
@@ -199,17 +249,18 @@ def _count_spread(
     count: mostly (`across_share`) long side across the row, sides overlapping; otherwise long
     side along the row, ends overlapping. Rows lie anything from overlapping to apart."""
     width, height = table_mm
-    angle = float(rng.choice([0.0, 90.0])) if rng.random() < 0.7 else float(rng.uniform(0, 180))
+    square = rng.random() < COUNT_SPREAD_SQUARE_SHARE
+    angle = float(rng.choice([0.0, 90.0])) if square else float(rng.uniform(0, 180))
     along = _sideways(angle)
     across = np.array([-along[1], along[0]])
     across_row = bool(rng.random() < across_share)
     length_along, length_across = (
         (CARD_WIDTH_MM, CARD_HEIGHT_MM) if across_row else (CARD_HEIGHT_MM, CARD_WIDTH_MM)
     )
-    step = length_along * rng.uniform(0.2, 1.1)
-    row_step = length_across * rng.uniform(0.5, 1.15)
-    per_row = max(2, int(rng.uniform(0.5, 0.95) * max(width, height) / step))
-    rows = int(rng.integers(1, 7))
+    step = length_along * rng.uniform(*COUNT_STEP_SHARE)
+    row_step = length_across * rng.uniform(*COUNT_ROW_STEP_SHARE)
+    per_row = max(2, int(rng.uniform(*COUNT_ROW_FILL) * max(width, height) / step))
+    rows = int(rng.integers(*COUNT_ROWS))
     centre = np.array([width, height]) / 2
     origin = centre - along * step * (per_row - 1) / 2 - across * row_step * (rows - 1) / 2
     # At `angle` a card's width runs along the row (`_sideways`); either way up, as backs need
@@ -221,10 +272,17 @@ def _count_spread(
             drawn = dealer.draw()
             if drawn is None:
                 return cards
-            pos = origin + along * step * column + across * row_step * row + rng.normal(0, 3, 2)
-            turn = base_turn + float(rng.choice([0.0, 180.0])) + float(rng.normal(0, 8))
+            pos = origin + along * step * column + across * row_step * row
+            pos = pos + rng.normal(0, COUNT_JITTER_MM, 2)
+            turn = (
+                base_turn + float(rng.choice([0.0, 180.0])) + float(rng.normal(0, COUNT_TURN_DEG))
+            )
             cards.append(_placed(drawn, pos, turn, False))
     return cards
+
+
+FOUNDATION_CARDS = (4, 48)
+"""Cards on the foundations of a mid-round layout (as `HAND_FAN_CARDS`)."""
 
 
 def _game_layout(
@@ -237,9 +295,15 @@ def _game_layout(
     cards: list[CardPose] = []
     for seat in range(n_seats):
         cards += seat_layout(seat, n_seats, layout_mm, rng)
-    cards += foundation_cards(n_seats, layout_mm, int(rng.integers(4, 48)), rng)
+    cards += foundation_cards(n_seats, layout_mm, int(rng.integers(*FOUNDATION_CARDS)), rng)
     dx, dy = (table_mm[0] - layout_mm[0]) / 2, (table_mm[1] - layout_mm[1]) / 2
     return [replace(c, x=c.x + dx, y=c.y + dy) for c in cards]
+
+
+CARRIED_LIFT_MM = (5.0, 60.0)
+"""Range of a carried card's height above the table."""
+CARRIED_FACE_UP_SHARE = 0.8
+"""Share of carried cards face up (on their way to a foundation)."""
 
 
 def random_scene(
@@ -303,8 +367,8 @@ def random_scene(
                             hand.x,
                             hand.y,
                             _pile_angle(rng, mix),
-                            bool(rng.random() < 0.8),
-                            lift=float(rng.uniform(5, 60)),
+                            bool(rng.random() < CARRIED_FACE_UP_SHARE),
+                            lift=float(rng.uniform(*CARRIED_LIFT_MM)),
                         )
                     )
     return Scene(tuple(cards), tuple(hands))
