@@ -252,16 +252,29 @@ closed and kept (a playable video, the events written), not cut off mid-write.""
 
 def _stop_on_signals(stopped_by: list[int]) -> dict[int, Any]:
     """Makes each of `STOPPING_SIGNALS` raise KeyboardInterrupt, noting its number in
-    `stopped_by`; returns the handlers replaced. Only the main thread may handle signals (tests
-    run the command line from others)."""
+    `stopped_by`; returns the handlers replaced. Only the first signal stops the run: a
+    second (a closed terminal may send SIGHUP twice) would cut short the closing of what was
+    made. A signal ignored already stays ignored (`nohup`). Only the main thread may handle
+    signals (tests run the command line from others)."""
     if threading.current_thread() is not threading.main_thread():
         return {}
 
     def stop(number: int, _frame: object) -> None:
         stopped_by.append(number)
-        raise KeyboardInterrupt
+        if len(stopped_by) == 1:
+            raise KeyboardInterrupt
 
-    return {number: signal.signal(number, stop) for number in STOPPING_SIGNALS}
+    return {
+        number: signal.signal(number, stop)
+        for number in STOPPING_SIGNALS
+        if signal.getsignal(number) is not signal.SIG_IGN
+    }
+
+
+def _stopped(number: int) -> int:
+    """Says which signal stopped the run; the exit status a shell gives a run it ended."""
+    sys.stderr.write(f"nerts: stopped by {signal.Signals(number).name}\n")
+    return SIGNAL_STATUS_BASE + number
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -299,8 +312,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         if stopped_by:
-            sys.stderr.write(f"nerts: stopped by {signal.Signals(stopped_by[0]).name}\n")
-            return SIGNAL_STATUS_BASE + stopped_by[0]
+            return _stopped(stopped_by[0])
         sys.stderr.write("nerts: interrupted\n")
         return SIGNAL_STATUS_BASE + signal.SIGINT
     except BrokenPipeError:  # the reader stopped early ('nerts demo --example | head')
@@ -319,6 +331,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for number, handler in previous.items():
             signal.signal(number, handler)
         logging.shutdown()
+    if stopped_by:  # the command caught the interrupt itself (to stop waiting for the box)
+        return _stopped(stopped_by[0])
     log_files = [h for h in logging.getLogger().handlers if isinstance(h, LogFileHandler)]
     # The run's own work is done, but the log asked for was not all written.
     return 1 if status == 0 and any(handler.failed for handler in log_files) else status

@@ -5,17 +5,20 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import cv2
 import pytest
 
-from nerts.cli import main
+from nerts.cli import _stop_on_signals, main
 from nerts.commands import simulate
 from simulator.render import VideoSink
 from simulator.timeline import FrameState, RoundSimulation
 
+RACES = Path(__file__).parent / "golden" / "races.input.jsonl"
 # The smallest, quickest round that still runs the whole command.
 FAST = ("--seconds", "1", "--players", "2", "--size", "160x90")
 
@@ -261,3 +264,63 @@ def test_a_run_killed_or_hung_up_on_keeps_what_it_made(
         assert shown and video.get(cv2.CAP_PROP_FRAME_COUNT) > 0
     finally:
         video.release()
+
+
+def test_a_signal_ignored_already_stays_ignored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`nohup nerts simulate ...`: a closed terminal's SIGHUP does not stop the run."""
+    frames = RoundSimulation.frames
+
+    def hung_up_on(self: RoundSimulation, with_scenes: bool = True) -> Iterator[FrameState]:
+        for number, state in enumerate(frames(self, with_scenes)):
+            yield state
+            if number == 3:
+                os.kill(os.getpid(), signal.SIGHUP)
+
+    monkeypatch.setattr(RoundSimulation, "frames", hung_up_on)
+    before = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        status = main(["simulate", "--out", str(tmp_path / "s"), *FAST, "--no-video"])
+        assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGHUP, before)
+    assert status == 0 and "stopped" not in capsys.readouterr().err
+
+
+def test_only_the_first_signal_stops_a_run() -> None:
+    """A second, while what was made is closed, would cut the closing short."""
+    stopped_by: list[int] = []
+    replaced = _stop_on_signals(stopped_by)
+    try:
+        handler = signal.getsignal(signal.SIGTERM)
+        assert callable(handler)
+        with pytest.raises(KeyboardInterrupt):
+            handler(signal.SIGTERM, None)
+        handler(signal.SIGHUP, None)  # noted, no second interrupt
+        assert stopped_by == [signal.SIGTERM, signal.SIGHUP]
+    finally:
+        for number, previous in replaced.items():
+            signal.signal(number, previous)
+
+
+def test_a_run_that_stops_waiting_for_the_box_on_a_signal_says_so() -> None:
+    """The referee catches the interrupt to stop waiting for an absent box: the status still
+    says the run was stopped (143), not only that the box was not told everything (1)."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "nerts", "referee", str(RACES), "--box", "socket://127.0.0.1:1",
+         "--box-wait", "60"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert process.stderr is not None
+    try:
+        for line in process.stderr:  # the box is looked for only once the handlers are set
+            if "not available" in line:
+                break
+        process.send_signal(signal.SIGTERM)
+        status = process.wait(timeout=30)
+        rest = process.stderr.read()
+    finally:
+        process.kill()
+    assert status == 128 + signal.SIGTERM
+    assert rest.endswith("nerts: stopped by SIGTERM\n")
