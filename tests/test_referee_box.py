@@ -16,7 +16,7 @@ from hardware.emulator import PtyEmulator
 from hardware.faults import FaultPlan, FaultyDevice
 from nerts.cli import main
 from nerts.commands.referee import referee_log
-from referee.events import NertsCall, RoundEnd
+from referee.events import Event, NertsCall, RoundEnd, RoundStart
 from referee.options import RuleOptions
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -119,14 +119,9 @@ def _line(frame: int, kind: str, **keys: object) -> str:
     return json.dumps({"frame": frame, "t": frame / 30, "type": kind, **keys}) + "\n"
 
 
+TWO_SEATS = [{"seat": 0, "back": "red"}, {"seat": 1, "back": "blue"}]
 BUTTON_LOG = [
-    _line(
-        0,
-        "round_start",
-        round=1,
-        seats=[{"seat": 0, "back": "red"}, {"seat": 1, "back": "blue"}],
-        nerts_pile=13,
-    ),
+    _line(0, "round_start", round=1, seats=TWO_SEATS, nerts_pile=13),
     _line(5, "nerts_count", seat=0, remaining=0),
     _line(6, "tick"),
     _line(40, "tick"),
@@ -136,11 +131,12 @@ BUTTON_LOG = [
 
 class _PressedBox:
     """Stands in for `BoxAnnouncer`: `presses[n]` are the seats whose buttons were pressed
-    before the referee asked the (n+1)th time."""
+    before the referee looked the nth time (it looks as each new frame begins, and at the
+    log's end)."""
 
     def __init__(self, presses: dict[int, list[int]]) -> None:
         self.presses = presses
-        self.asked = 0
+        self.looked = 0
         self.announced: list[dict[str, object]] = []
 
     def __enter__(self) -> _PressedBox:
@@ -153,39 +149,85 @@ class _PressedBox:
         self.announced.append(event)
 
     def button_presses(self) -> list[int]:
-        self.asked += 1
-        return self.presses.get(self.asked, [])
+        self.looked += 1
+        return self.presses.get(self.looked, [])
+
+
+def _refereed(
+    tmp_path: Path, lines: list[str], presses: dict[int, list[int]]
+) -> tuple[list[Event], _PressedBox]:
+    log = tmp_path / "live.jsonl"
+    log.write_text("".join(lines))
+    box = _PressedBox(presses)
+    return referee_log(log, tmp_path / "out.jsonl", RuleOptions(), box), box  # type: ignore[arg-type]
+
+
+def _calls(decided: list[Event]) -> list[tuple[int, int, bool | None]]:
+    return [(e.frame, e.seat, e.valid) for e in decided if isinstance(e, NertsCall)]
 
 
 def test_a_nerts_button_is_its_seats_call_in_the_frame_being_read(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """Seat 1 presses during the deal (its pile is full: not valid), seat 5 is not at the
-    table (warned, ignored), seat 0 presses at frame 6 with its pile empty: the round ends."""
-    log, out = tmp_path / "live.jsonl", tmp_path / "out.jsonl"
-    log.write_text("".join(BUTTON_LOG))
-    box = _PressedBox({1: [1, 5], 3: [0]})
-    decided = referee_log(log, out, RuleOptions(), box)  # type: ignore[arg-type]
-    calls = [e.to_dict() for e in decided if isinstance(e, NertsCall)]
-    assert [(c["frame"], c["seat"], c["valid"]) for c in calls] == [(0, 1, False), (6, 0, True)]
+    """Seat 1 presses while frame 0 is read (its pile is full: not valid), seat 5 is not at
+    the table (warned, ignored), seat 0 presses while frame 6 is read, its pile empty: the
+    round ends. Each call is written to --out and told to the box."""
+    decided, box = _refereed(tmp_path, BUTTON_LOG, {2: [1, 5], 4: [0]})
+    assert _calls(decided) == [(0, 1, False), (6, 0, True)]
     (end,) = [e for e in decided if isinstance(e, RoundEnd)]
     assert end.scores == {0: 0, 1: -26} and end.frame == 6
-    written = [json.loads(line) for line in out.read_text().splitlines()]
-    assert [e for e in written if e["type"] == "nerts_call"] == calls
+    written = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert [(e["frame"], e["seat"], e["valid"]) for e in written if e["type"] == "nerts_call"] == [
+        (0, 1, False),
+        (6, 0, True),
+    ]
     assert [e["type"] for e in box.announced].count("nerts_call") == 2
     assert (
         "seat 5 pressed its Nerts! button at frame 0, but the round has seats 0, 1" in caplog.text
     )
 
 
+def test_a_press_belongs_to_the_frame_read_while_the_next_line_was_awaited(
+    tmp_path: Path,
+) -> None:
+    """A log without a line every frame: seat 0 presses after its pile emptied at frame 5,
+    the next line is round 2's deal at frame 900. The call ends round 1 (it is not judged in
+    round 2, where seat 0 holds 13 cards); a press after the last line counts too."""
+    lines = [*BUTTON_LOG[:2], _line(900, "round_start", round=2, seats=TWO_SEATS, nerts_pile=13)]
+    decided, _ = _refereed(tmp_path, lines, {3: [0], 4: [1]})
+    assert _calls(decided) == [(5, 0, True), (900, 1, False)]
+    ends = [e for e in decided if isinstance(e, RoundEnd)]
+    assert [(end.round, end.scores) for end in ends] == [(1, {0: 0, 1: -26})]
+
+
+def test_a_press_is_checked_against_the_seats_of_its_whole_frame(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A deal on the frame's last line leaves seat 2 out: its press is warned of, and the
+    log refereed on (it had stopped the whole run, naming an unrelated line)."""
+    three = [*TWO_SEATS, {"seat": 2, "back": "green"}]
+    lines = [
+        _line(0, "round_start", round=1, seats=three, nerts_pile=13),
+        _line(10, "tick"),
+        _line(10, "round_start", round=2, seats=TWO_SEATS, nerts_pile=13),
+        _line(11, "tick"),
+    ]
+    decided, _ = _refereed(tmp_path, lines, {3: [2]})
+    assert _calls(decided) == []
+    assert [e.round for e in decided if isinstance(e, RoundStart)] == [1, 2]
+    assert (
+        "seat 2 pressed its Nerts! button at frame 10, but the round has seats 0, 1" in caplog.text
+    )
+
+
 def test_a_button_before_any_deal_is_ignored(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    log = tmp_path / "live.jsonl"
-    log.write_text(_line(0, "tick") + "".join(BUTTON_LOG[:1]))
-    decided = referee_log(log, None, RuleOptions(), _PressedBox({1: [0]}))  # type: ignore[arg-type]
-    assert not any(isinstance(e, NertsCall) for e in decided)
-    assert "seat 0 pressed its Nerts! button at frame 0, but no deal yet: ignored" in caplog.text
+    lines = [_line(0, "tick"), _line(3, "round_start", round=1, seats=TWO_SEATS, nerts_pile=13)]
+    decided, _ = _refereed(tmp_path, lines, {1: [0], 2: [1]})
+    assert _calls(decided) == []
+    assert "seat 0 pressed its Nerts! button before the log began: ignored" in caplog.text
+    assert "seat 1 pressed its Nerts! button at frame 0, but no deal yet: ignored" in caplog.text
 
 
 def test_a_button_pressed_on_the_emulated_box_calls_nerts(
@@ -217,7 +259,7 @@ def test_a_button_pressed_on_the_emulated_box_calls_nerts(
     assert status == [0]
     assert "NERTS 0" in device.executed
     calls = [json.loads(line) for line in out.read_text().splitlines() if "nerts_call" in line]
-    assert [(c["frame"], c["seat"], c["valid"]) for c in calls] == [(6, 0, True)]
+    assert [(c["frame"], c["seat"], c["valid"]) for c in calls] == [(5, 0, True)]
 
 
 def _wait_for(condition: Callable[[], bool], seconds: float = 20.0) -> None:

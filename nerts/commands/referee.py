@@ -196,6 +196,7 @@ def referee_log(
         held: list[tuple[Event, int]] = []  # the events not yet decided, with their lines
         logged_end: int | None = None  # the line of the log's own first game end, if any
         reading, interrupted, judged_whole = iter(events), False, True
+        buttons = None if box is None else _NertsButtons(box)
         while True:
             try:
                 numbered = next(reading, None)
@@ -210,23 +211,23 @@ def referee_log(
             if logged_end is None and isinstance(event, GameEnd):
                 logged_end = line_number
             try:
+                decisions = buttons.calls_before(event, referee) if buttons else []
                 try:
-                    decisions = referee.feed(event)
+                    decisions += referee.feed(event)
                 except RefereeInputError as error:
                     raise UserError(f"{_where(log_path, error, held)}: {error}") from None
                 _tell_unmatched(referee, log_path, held)
                 if held[0][0].frame != event.frame:  # the frames before it are decided now
                     held = [held[-1]]
-                if box is not None:
-                    decisions += _button_calls(box, referee, event)
                 for out in decisions:
                     publish(out)
             except KeyboardInterrupt:  # mid-judgement: what was decided stands, no more
                 interrupted, judged_whole = True, False
                 break
         if judged_whole:
+            finished = buttons.calls_before(None, referee) if buttons else []
             try:
-                finished = referee.finish()
+                finished += referee.finish()
             except RefereeInputError as error:  # the log's last frame, decided once it ends
                 raise UserError(f"{_where(log_path, error, held)}: {error}") from None
             _tell_unmatched(referee, log_path, held)
@@ -277,25 +278,42 @@ class _DealOrder:
             self.last = event.round
 
 
-def _button_calls(box: BoxAnnouncer, referee: GameReferee, event: Event) -> list[Event]:
-    """Each Nerts! button pressed on the box since the last event is that seat's Nerts call,
-    refereed in the frame of the event just read (the camera cannot see a call; the button
-    is how one is made): the box answers it with NERTS, or BUZZ ILLEGAL when the seat's Nerts
-    pile is not empty. A press from a seat not dealt in is warned of and ignored."""
-    decided: list[Event] = []
-    for seat in box.button_presses():
-        seats = referee.seats_in_play()
-        if seat not in seats:
-            log.warning(
-                "seat %d pressed its Nerts! button at frame %d, but %s: ignored",
-                seat,
-                event.frame,
-                f"the round has seats {', '.join(map(str, seats))}" if seats else "no deal yet",
+class _NertsButtons:
+    """The box's Nerts! buttons: a press is its seat's Nerts call (a camera cannot see a
+    call), in the frame being read when it was pressed. It is put in once every line of that
+    frame has been read, so that the seats it is checked against are the frame's own (a deal
+    may come on its last line); a press from a seat not dealt in is warned of and ignored."""
+
+    def __init__(self, box: BoxAnnouncer) -> None:
+        self.box = box
+        self.reading: Event | None = None  # the last event read: its frame is being read
+
+    def calls_before(self, event: Event | None, referee: GameReferee) -> list[Event]:
+        """Before `event` is fed (None: the log has ended): where it begins another frame,
+        the presses so far are fed to `referee` as calls of the frame read until now; returns
+        what the referee decided meanwhile."""
+        reading, self.reading = self.reading, event
+        if reading is not None and event is not None and event.frame == reading.frame:
+            return []  # more of the frame may still come
+        decided: list[Event] = []
+        for seat in self.box.button_presses():
+            if reading is None:
+                log.warning("seat %d pressed its Nerts! button before the log began: ignored", seat)
+                continue
+            seats = referee.seats_in_play()
+            if seat not in seats:
+                log.warning(
+                    "seat %d pressed its Nerts! button at frame %d, but %s: ignored",
+                    seat,
+                    reading.frame,
+                    f"the round has seats {', '.join(map(str, seats))}" if seats else "no deal yet",
+                )
+                continue
+            log.info(
+                "seat %d pressed its Nerts! button: a Nerts call at frame %d", seat, reading.frame
             )
-            continue
-        log.info("seat %d pressed its Nerts! button: a Nerts call at frame %d", seat, event.frame)
-        decided += referee.feed(NertsCall(event.frame, event.t, seat))
-    return decided
+            decided += referee.feed(NertsCall(reading.frame, reading.t, seat))
+        return decided
 
 
 def _tell_unmatched(referee: GameReferee, log_path: Path, held: list[tuple[Event, int]]) -> None:
