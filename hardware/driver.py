@@ -103,10 +103,11 @@ class BoxDriver(Service):
         return self._protocol.identity
 
     @property
-    def resets_announced(self) -> int:
-        """How many times the box said it reset (`HELLO`), which clears its lights and display."""
+    def resets_noticed(self) -> int:
+        """How many resets of the box were noticed (`HostProtocol.resets_noticed`): each
+        clears its lights and display."""
         with self._lock:
-            return self._protocol.resets_announced
+            return self._protocol.resets_noticed
 
     @property
     def pending(self) -> list[str]:

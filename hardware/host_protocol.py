@@ -77,8 +77,9 @@ class HostProtocol(Generic[Ticket]):
         self.queue: deque[PendingCommand[Ticket]] = deque()
         self.connected = False
         self.identity: BoxIdentity | None = None
-        self.resets_announced = 0
-        """The `HELLO` lines the box sent: each a reset that cleared what it showed."""
+        self.resets_noticed = 0
+        """Resets of the box noticed, each clearing what it showed: its `HELLO` lines, and the
+        renumberings it asked for (an `rs` of another number: a reset whose `HELLO` was lost)."""
         self._in_flight = False
         self._next_seq = HANDSHAKE_SEQUENCE
         self._sent_at = 0.0
@@ -124,7 +125,7 @@ class HostProtocol(Generic[Ticket]):
             if match is not None:
                 self.identity = actions.identity = BoxIdentity(match[1], int(match[2]))
             if words[0] == "HELLO":
-                self.resets_announced += 1
+                self.resets_noticed += 1
                 # The box's HELLO does what a handshake still queued would (it expects N1 and
                 # said who it is), and a handshake renumbered N1 would clash with the first
                 # command as HANDSHAKE_SEQUENCE says: it is dropped.
@@ -187,6 +188,7 @@ class HostProtocol(Generic[Ticket]):
                 self._transmit(now, actions)
             else:
                 log.info("box expects %d, not %d: renumbering", number, head.seq)
+                self.resets_noticed += 1
                 self._in_flight = False
                 self._renumber_from(number)
                 self._transmit(now, actions)

@@ -286,9 +286,14 @@ def run_send(args: argparse.Namespace) -> int:
 def run_test(args: argparse.Namespace) -> int:
     deadline = time.monotonic() + args.timeout
     with BoxDriver(_driver_url(args.port), absent_level=logging.INFO) as driver:
-        first = ["RESET", "SHOW nerts box test", "BUZZ BEEP"]
+        if _report(driver, [driver.send("RESET")], ["RESET"], args.timeout):
+            return 1
+        # A box resets as its port opens (an Arduino does), before it acknowledges anything:
+        # a reset noticed after the RESET was acknowledged clears what the test shows.
+        resets_before = driver.resets_noticed
+        first = ["SHOW nerts box test", "BUZZ BEEP"]
         deliveries = [driver.send(command) for command in first]
-        if _report(driver, deliveries, first, args.timeout):
+        if _report(driver, deliveries, first, max(0.0, deadline - time.monotonic())):
             return 1
         if driver.identity is None:  # its ID line was lost: the handshake again draws another
             left = max(0.0, deadline - time.monotonic())
@@ -304,19 +309,16 @@ def run_test(args: argparse.Namespace) -> int:
                 "(no 'ID nertsbox ...' line): is it a nerts box?\n"
             )
             return 1
-        # A box resets as its port opens (an Arduino does): only a reset announced after the
-        # first commands were acknowledged clears what the test showed.
-        resets_before = driver.resets_announced
         texts = [
             f"LIGHT {seat} {TEST_COLOURS[seat % len(TEST_COLOURS)]}"
             for seat in range(driver.identity.seats)
         ] + ["BUZZ BEEP"]
         deliveries = [driver.send(command) for command in texts]
         status = _report(driver, deliveries, texts, max(0.0, deadline - time.monotonic()))
-        if status == 0 and driver.resets_announced > resets_before:
+        if status == 0 and driver.resets_noticed > resets_before:
             sys.stderr.write(
-                "nerts box: the box reset during the test (it said HELLO again), which turned "
-                "off what it had shown: check its power and cable, and run the test again\n"
+                "nerts box: the box reset during the test, which turned off what it had "
+                "shown: check its power and cable, and run the test again\n"
             )
             return 1
         if status == 0:

@@ -196,10 +196,30 @@ def test_box_test_fails_when_the_box_resets_during_it(capsys: pytest.CaptureFixt
     out, err = capsys.readouterr()
     assert out == ""
     assert err.endswith(
-        "nerts box: the box reset during the test (it said HELLO again), which turned off what "
-        "it had shown: check its power and cable, and run the test again\n"
+        "nerts box: the box reset during the test, which turned off what it had shown: check "
+        "its power and cable, and run the test again\n"
     )
     assert [light.colour for light in device.state.lights][:3] == ["OFF"] * 3
+
+
+class HelloLostOnReset(FaultyDevice):
+    """A box that resets once after its 7th command, its HELLO lost on the wire: the host
+    learns of the reset only from the `rs 1` its next command draws."""
+
+    def feed(self, data: bytes) -> bytes:
+        replies = super().feed(data)
+        if len(self.device.executed) == 7 and not self.counts.resets:
+            self.counts.resets += 1
+            self.device.power_up()  # what it says is lost
+        return replies
+
+
+def test_box_test_fails_when_a_reset_goes_unannounced(capsys: pytest.CaptureFixture[str]) -> None:
+    device = BoxDevice()
+    with TcpEmulator(HelloLostOnReset(device, FaultPlan())) as emulator:
+        assert main(["box", "test", "--port", emulator.url]) == 1
+    assert "the box reset during the test" in capsys.readouterr().err
+    assert device.state.lights[0].colour == "OFF"
 
 
 class IdLostOnce(BoxDevice):
