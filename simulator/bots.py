@@ -104,9 +104,10 @@ class SeatBot:
             FoundationPlay(spot, card, pile_id)
             for spot, card in self.layout.exposed()
             for pile_id, pile in piles.items()
-            # A complete pile is set aside: an Ace there starts a new pile, no mistake.
+            # A complete pile is set aside: an Ace there starts a new pile, no mistake; a card
+            # whose place a card of its rank and suit took is a lost race, no mistake either.
             if why_illegal(pile, card) is not None
-            and not pile.holds_top(card)
+            and not pile.took_place_of(card)
             and not pile.complete
         ]
         options += [

@@ -184,7 +184,7 @@ def test_cards_in_the_air_at_a_call_land_inside_the_grace(players: int, seed: in
 def test_no_bot_plays_onto_a_complete_pile_by_mistake() -> None:
     """A complete pile is set aside, and its place may start a new pile: an Ace there is no
     mistake, and a bot's hurried one would be accepted."""
-    _, truth = play_round(players=8, seed=21, race_rate=0.5, mistake_rate=0.3)
+    _, truth = play_round(players=8, seed=23, race_rate=0.5, mistake_rate=0.3)
     completed = {e.to_dict()["pile"]: e.frame for e in truth if e.TYPE == "pile_complete"}
     assert completed
     late_onto = [
@@ -257,7 +257,7 @@ class _CallsWatched(RoundSimulation):
         super()._check_calls()
 
 
-@pytest.mark.parametrize("seed", [15, 22])
+@pytest.mark.parametrize("seed", [15, 18])
 def test_nobody_calls_nerts_after_the_round_has_ended(seed: int) -> None:
     """Four players, 24 fps, many mistakes: these seeds have bots about to call after the end
     (seed 5 of two players once had; the bots changed since)."""
@@ -301,7 +301,7 @@ def test_a_hand_moves_from_where_it_is() -> None:
 def test_a_complete_pile_shows_its_king_before_it_is_turned_over() -> None:
     """The King that completes a pile was drawn face down from its landing frame on."""
     simulation = RoundSimulation(
-        SimulationSettings(players=8, seed=21, race_rate=0.5, mistake_rate=0.3)
+        SimulationSettings(players=8, seed=23, race_rate=0.5, mistake_rate=0.3)
     )
     king: Placed | None = None
     faces: list[bool] = []  # the completing King's, each frame from its landing
