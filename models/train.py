@@ -31,7 +31,7 @@ from models.inputs import check_inputs
 from models.quantize import CALIBRATION_RENDERS
 from models.runs import CARDS_IMGSZ, DEFAULT_RUNS, DEFAULT_WARMUP_EPOCHS, PUBLISHED, REPO
 from models.train_all import RENDER_SIZE, command_all
-from simulator.training import frame_size, positive, share, weight, whole_number
+from simulator.training import fraction, frame_size, positive, share, weight, whole_number
 from simulator.training_scenes import SceneMix
 from vision.geometry import FACE_CROP_PX, INDEX_CROP_PX, INDEX_WINDOW_MM
 
@@ -284,7 +284,7 @@ def main(argv: list[str] | None = None) -> None:
         )
         step.add_argument("--batch", type=int, default=batch, help="default: %(default)s")
         step.add_argument(
-            "--fraction", type=share, default=1.0, help="share of the data to use (0-1)"
+            "--fraction", type=fraction, default=1.0, help="share of the data to use (0-1)"
         )
         step.add_argument(
             "--runs", default=str(DEFAULT_RUNS), help="where runs keep their epochs and logs"

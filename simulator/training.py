@@ -375,6 +375,12 @@ def share(text: str) -> float:
     return _number_within(text, lambda value: 0.0 <= value <= 1.0, "a share from 0 to 1")
 
 
+def fraction(text: str) -> float:
+    """argparse type: a share above 0, at most 1 (of the data to use: none would train on
+    nothing)."""
+    return _number_within(text, lambda value: 0.0 < value <= 1.0, "a share above 0, at most 1")
+
+
 def positive(text: str) -> float:
     """argparse type: a finite number above 0 (a size, a learning rate, hours)."""
     return _number_within(text, lambda value: 0.0 < value < math.inf, "a number > 0")
