@@ -12,6 +12,8 @@ from dataclasses import replace
 from pathlib import Path
 from shlex import quote
 
+import numpy as np
+
 from nerts.backs import back_references, photo_not_given, read_backs, registered_backs
 from nerts.columns import left as padded
 from nerts.columns import shown_width
@@ -38,7 +40,8 @@ from referee.errors import RefereeInputError
 from referee.scoresheet import Scoresheet
 from referee.scoring import round_score
 from vision.annotate import annotate, back_colours, for_drawing, mark_uncounted, with_legend
-from vision.count import count_backs, unlike_cards
+from vision.count import CountResult, count_backs, unlike_cards
+from vision.detections import CardDetection
 
 log = logging.getLogger(__name__)
 
@@ -199,6 +202,41 @@ def run(args: argparse.Namespace) -> int:
                 f"add its points by hand: nerts scores {quote(str(args.sheet))} add NAME=POINTS ..."
             )
         log.warning("%s", nothing)
+    unlike = _warn_of_count(counted, references, annotating=args.annotate is not None)
+    if args.annotate:
+        _draw_count(args.annotate, image, counted, backs)
+    points = {
+        name: round_score(count, left.get(name, 0)) + bonus.get(name, 0)
+        for name, count in counts.items()
+    }
+    if args.json:
+        sys.stdout.write(json.dumps(counts) + "\n")
+    elif left or bonus or sheet is not None:
+        sys.stdout.write(_points_table(counts, left, bonus, points))
+    else:
+        sys.stdout.write(_count_table(counts))
+    if args.annotate and not args.json:
+        sys.stdout.write(f"drawn in {args.annotate}\n")
+    if sheet is not None and fingerprint is not None:
+        if counted.faces_shown or counted.too_close or counted.parts_uncounted or unlike or alike:
+            # Each of those warnings asks for a new photo or another reference: a round added
+            # now would be scored again from the new count.
+            by_hand = " ".join(quote(f"{name}={number}") for name, number in points.items())
+            raise UserError(
+                f"nothing added to {args.sheet}, as the count is likely wrong (warned above): "
+                f"count again; or, if the count is right, add it by hand: nerts scores "
+                f"{quote(str(args.sheet))} add {by_hand}"
+            )
+        _add_round(args.sheet, points, (args.image, fingerprint), quiet=args.json)
+    return 0
+
+
+def _warn_of_count(
+    counted: CountResult, references: dict[str, Path], *, annotating: bool
+) -> list[CardDetection]:
+    """Warns of what makes the count likely wrong, the likeliest mistake first; returns the
+    cards that look like a back not given (a reason not to score the round)."""
+    counts, cards = counted.counts, counted.cards
     # First: cards left face up are the likeliest mistake, and explain the others.
     if counted.faces_shown:
         names = sorted((str(card.card) for card in counted.faces_shown), key=card_order)
@@ -222,7 +260,7 @@ def run(args: argparse.Namespace) -> int:
             "each showing at least two thirds of its width, clear other things off the table, "
             "and count again",
             counted.uncounted,
-            ", tinted red with --annotate" if args.annotate else "; --annotate shows them",
+            ", tinted red with --annotate" if annotating else "; --annotate shows them",
         )
     unlike = unlike_cards(cards)
     # Cards mostly covered are measured on slivers, which look unlike their back's other cards:
@@ -259,39 +297,22 @@ def run(args: argparse.Namespace) -> int:
                 for (back, other), number in sorted(pairs.items(), key=str)
             ),
         )
-    if args.annotate:
-        legend = [(name, backs[name], count) for name, count in counts.items()]
-        colours = back_colours(list(backs))
-        missed = counted.uncounted_outlines if counted.parts_uncounted else ()
-        drawn_cards = cards
-        if counted.too_close:  # it warns of that alone, so no card is marked '?' either
-            drawn_cards = [replace(card, back_also=None, back_unlike=False) for card in cards]
-        drawn = annotate(*for_drawing(mark_uncounted(image, missed), drawn_cards), colours)
-        write_annotated(args.annotate, with_legend(drawn, legend, colours))
-    points = {
-        name: round_score(count, left.get(name, 0)) + bonus.get(name, 0)
-        for name, count in counts.items()
-    }
-    if args.json:
-        sys.stdout.write(json.dumps(counts) + "\n")
-    elif left or bonus or sheet is not None:
-        sys.stdout.write(_points_table(counts, left, bonus, points))
-    else:
-        sys.stdout.write(_count_table(counts))
-    if args.annotate and not args.json:
-        sys.stdout.write(f"drawn in {args.annotate}\n")
-    if sheet is not None and fingerprint is not None:
-        if counted.faces_shown or counted.too_close or counted.parts_uncounted or unlike or alike:
-            # Each of those warnings asks for a new photo or another reference: a round added
-            # now would be scored again from the new count.
-            by_hand = " ".join(quote(f"{name}={number}") for name, number in points.items())
-            raise UserError(
-                f"nothing added to {args.sheet}, as the count is likely wrong (warned above): "
-                f"count again; or, if the count is right, add it by hand: nerts scores "
-                f"{quote(str(args.sheet))} add {by_hand}"
-            )
-        _add_round(args.sheet, points, (args.image, fingerprint), quiet=args.json)
-    return 0
+    return unlike
+
+
+def _draw_count(
+    path: Path, image: np.ndarray, counted: CountResult, backs: dict[str, np.ndarray]
+) -> None:
+    """The photo with each counted card outlined in its back's colour, a legend of the
+    backs, and what looks like cards left uncounted tinted red."""
+    legend = [(name, backs[name], count) for name, count in counted.counts.items()]
+    colours = back_colours(list(backs))
+    missed = counted.uncounted_outlines if counted.parts_uncounted else ()
+    drawn_cards = counted.cards
+    if counted.too_close:  # it warns of that alone, so no card is marked '?' either
+        drawn_cards = [replace(card, back_also=None, back_unlike=False) for card in counted.cards]
+    drawn = annotate(*for_drawing(mark_uncounted(image, missed), drawn_cards), colours)
+    write_annotated(path, with_legend(drawn, legend, colours))
 
 
 def named_numbers(option: str, specs: list[str], names: list[str], maximum: int) -> dict[str, int]:
