@@ -40,16 +40,17 @@ SHARED_PARTS = ("decks", "real")
 """What the shared/ folder holds: one of them tells it from a folder given in its place."""
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
-        prog="python -m models.train",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    sub = parser.add_subparsers(dest="step", required=True)
+def _add_data(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     data = sub.add_parser("data", help="render labelled training images from decks/train")
-    data.add_argument("--out", required=True)
-    data.add_argument("--count", type=int, default=1500)
+    data.add_argument(
+        "--out", required=True, help="folder for the renders (images/, labels/, data.yaml)"
+    )
+    data.add_argument(
+        "--count",
+        type=int,
+        default=1500,
+        help="renders to make, every few a validation one (default: %(default)s; 2 or more)",
+    )
     data.add_argument(
         "--size",
         type=frame_size,
@@ -108,11 +109,17 @@ def main(argv: list[str] | None = None) -> None:
         "%(default)s, as renders made before it)",
     )
     data.set_defaults(handler=steps.command_data)
+
+
+def _add_publish(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     publish = sub.add_parser("publish", help="publish the best weights of a run to models/")
     publish.add_argument("model", choices=sorted(PUBLISHED))
     publish.add_argument("--run", required=True, help="the run folder, e.g. build/runs/cards")
     publish.add_argument("--models-dir", default=str(MODELS_DIR))
     publish.set_defaults(handler=steps.command_publish)
+
+
+def _add_quantize(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     quantize = sub.add_parser(
         "quantize",
         help="the published index classifier and detectors in 8 bits (*.int8.onnx), what the "
@@ -136,6 +143,9 @@ def main(argv: list[str] | None = None) -> None:
         "the detectors on the photos (default %(default)s)",
     )
     quantize.set_defaults(handler=steps.command_quantize)
+
+
+def _add_all(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     every = sub.add_parser(
         "all", help="renders, crops, every model, published: one resumable command"
     )
@@ -196,12 +206,18 @@ def main(argv: list[str] | None = None) -> None:
         "--shared", default=str(DEFAULT_SHARED), help="the shared/ folder (default %(default)s)"
     )
     every.set_defaults(handler=command_all)
+
+
+def _add_edje(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     edje = sub.add_parser(
         "edje", help="real photos (edje_tf_cards/images/train) as detector data: boxes only"
     )
     edje.add_argument("--out", required=True)
     edje.add_argument("--shared", default=str(DEFAULT_SHARED), help="the shared/ folder")
     edje.set_defaults(handler=steps.command_edje)
+
+
+def _add_mix(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     mix = sub.add_parser("mix", help="one detector data.yaml over several data folders")
     mix.add_argument("--out", required=True, metavar="DATA.yaml")
     mix.add_argument("--renders", required=True, nargs="+", help="render folders ('data')")
@@ -214,6 +230,9 @@ def main(argv: list[str] | None = None) -> None:
         "(copies each render folder beside DATA.yaml; not with --real)",
     )
     mix.set_defaults(handler=steps.command_mix)
+
+
+def _add_mix_crops(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     blend = sub.add_parser(
         "mix-crops",
         help="one classifier dataset from shares of several crop folders (hard links)",
@@ -228,6 +247,9 @@ def main(argv: list[str] | None = None) -> None:
         "--val", nargs="+", metavar="FOLDER[:N]", help="every Nth val crop (default: the first)"
     )
     blend.set_defaults(handler=steps.command_mix_crops)
+
+
+def _add_crops(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     crops = sub.add_parser("crops", help="cut index-corner crops from renders for the classifier")
     crops.add_argument("--renders", required=True, nargs="+", help="render folders")
     crops.add_argument("--out", required=True)
@@ -259,6 +281,9 @@ def main(argv: list[str] | None = None) -> None:
         help="cut no crops of cards shorter than this in the render (default: %(default)s)",
     )
     crops.set_defaults(handler=steps.command_crops)
+
+
+def _add_face_crops(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     faces = sub.add_parser(
         "face-crops", help="cut whole-card crops from renders for the face classifier"
     )
@@ -270,6 +295,10 @@ def main(argv: list[str] | None = None) -> None:
         help="also cut each card where this detector puts its corners",
     )
     faces.set_defaults(handler=steps.command_face_crops)
+
+
+def _add_training_steps(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The four training steps: alike but for their data, input size and batch."""
     for name, handler, imgsz, batch, data_help in (
         ("cards", steps.command_cards, CARDS_IMGSZ, 16, "a data.yaml from 'data' or 'mix'"),
         ("corners", steps.command_corners, CARDS_IMGSZ, 16, "data.yaml from 'mix --index-corners'"),
@@ -326,6 +355,26 @@ def main(argv: list[str] | None = None) -> None:
             "give each of two runs sharing a machine half)",
         )
         step.set_defaults(handler=handler)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line: one subcommand per step, each added by its own `_add_*`."""
+    parser = argparse.ArgumentParser(
+        prog="python -m models.train",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="step", required=True)
+    _add_data(sub)
+    _add_publish(sub)
+    _add_quantize(sub)
+    _add_all(sub)
+    _add_edje(sub)
+    _add_mix(sub)
+    _add_mix_crops(sub)
+    _add_crops(sub)
+    _add_face_crops(sub)
+    _add_training_steps(sub)
     for step_parser in sub.choices.values():
         step_parser.add_argument(
             "--seed",
@@ -333,7 +382,13 @@ def main(argv: list[str] | None = None) -> None:
             default=0,
             help="same seed, same result (default: %(default)s)",
         )
-    args = parser.parse_args(argv)
+        step_parser.set_defaults(step_parser=step_parser)  # a step's mistakes, with its usage
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
+    parser: argparse.ArgumentParser = args.step_parser
     check_inputs(parser, args)
     shared = getattr(args, "shared", None)
     if shared is not None and not Path(shared).is_dir():
@@ -351,9 +406,7 @@ def main(argv: list[str] | None = None) -> None:
         except OSError as error:
             if error.filename is None:  # not about a path the user gave: a fault to show whole
                 raise
-            parser.exit(
-                1, f"{parser.prog} {args.step}: error: {error.filename}: {error.strerror}\n"
-            )
+            parser.exit(1, f"{parser.prog}: error: {error.filename}: {error.strerror}\n")
 
 
 if __name__ == "__main__":
