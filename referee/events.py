@@ -1,7 +1,7 @@
 """The table-event vocabulary of contracts/events.md as frozen value types.
 
 `event_from_dict` validates one decoded JSON object; `Event.to_dict` gives it back in the
-contract's form. Reading and writing files is the app's business, not this module's.
+contract's form, with any keys it does not know (`Event.extras`) after its own. Reading and writing files is the app's business, not this module's.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar, TypeVar
 
 from referee.cards import Card, Suit
@@ -43,6 +43,9 @@ RETIRED_REASONS = frozenset({"round_over"})
 class Event:
     frame: int
     t: float
+    extras: Mapping[str, Any] | None = field(default=None, compare=False, repr=False, kw_only=True)
+    """Keys of the log's object this version does not know (the contract lets tools add
+    diagnostics): never judged, written back beside the event's own keys."""
     TYPE: ClassVar[str] = ""
 
     @property
@@ -51,7 +54,10 @@ class Event:
         return self.TYPE
 
     def to_dict(self) -> dict[str, Any]:
-        return {"frame": self.frame, "t": self.t, "type": self.TYPE, **self._payload()}
+        known = {"frame": self.frame, "t": self.t, "type": self.TYPE, **self._payload()}
+        if self.extras:  # after the event's own keys, which they never replace
+            known |= {key: value for key, value in self.extras.items() if key not in known}
+        return known
 
     def _payload(self) -> dict[str, Any]:
         return {}
@@ -375,6 +381,13 @@ _PARSERS = {
     GameEnd.TYPE: _game_end,
 }
 
+_KEYS = {
+    cls.TYPE: frozenset({"type", *(f.name for f in fields(cls))} - {"extras"})
+    for cls in (
+        RoundStart, Play, TakeBack, PileComplete, NertsCount, Stuck, NertsCall, RoundEnd, GameEnd
+    )
+}  # fmt: skip
+"""Each type's keys in the contract (and this version's extension keys): the rest are extras."""
 EVENT_TYPES = frozenset(_PARSERS)
 """The event types this version referees; any other is an `OtherEvent`."""
 
@@ -391,4 +404,8 @@ def event_from_dict(data: Any) -> Event:
     parser = _PARSERS.get(kind)
     if parser is None:
         return OtherEvent(frame, t, kind, dict(data))
-    return parser(reader, frame, t)
+    event = parser(reader, frame, t)
+    known = _KEYS[kind]
+    if data.keys() <= known:  # the usual case, checked at C speed
+        return event
+    return replace(event, extras={key: data[key] for key in data if key not in known})

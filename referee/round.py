@@ -223,7 +223,15 @@ class RoundReferee:
     def _ruled(play: Play, verdict: Verdict, reason: IllegalReason | None = None) -> Play:
         # Built directly: dataclasses.replace costs a third of the engine's time on long logs.
         return Play(
-            play.frame, play.t, play.seat, play.card, play.pile, verdict, reason, play.joker
+            play.frame,
+            play.t,
+            play.seat,
+            play.card,
+            play.pile,
+            verdict,
+            reason,
+            play.joker,
+            extras=play.extras,
         )
 
     def _stay(self, pile: FoundationPile, play: Play) -> None:

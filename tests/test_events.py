@@ -6,6 +6,7 @@ import pytest
 
 from referee.errors import EventError
 from referee.events import OtherEvent, Play, Verdict, event_from_dict
+from referee.game import GameReferee
 
 PLAY = {"frame": 3, "t": 0.1, "type": "play", "seat": 1, "card": "10H", "pile": "F0"}
 
@@ -23,8 +24,16 @@ def test_unknown_type_is_kept_unchanged() -> None:
     assert event.to_dict() == data
 
 
-def test_unknown_keys_are_ignored() -> None:
-    assert event_from_dict({**PLAY, "debug": [1, 2]}).to_dict() == PLAY
+def test_unknown_keys_are_kept_and_written_back_but_never_judged() -> None:
+    """A tool's diagnostics (the contract lets tools add keys) survive refereeing."""
+    noted = event_from_dict({**PLAY, "debug": [1, 2], "track": 7})
+    assert noted == event_from_dict(PLAY)
+    assert noted.to_dict() == {**PLAY, "debug": [1, 2], "track": 7}
+    deal = {"frame": 0, "t": 0.0, "type": "round_start", "round": 1, "nerts_pile": 13}
+    deal |= {"seats": [{"seat": 0, "back": "red"}, {"seat": 1, "back": "blue"}], "camera": "c1"}
+    ace = {**PLAY, "card": "AH", "track": 7, "verdict": "illegal", "type": "play"}
+    out = GameReferee().referee_all([event_from_dict(deal), event_from_dict(ace)])
+    assert [event.to_dict() for event in out] == [deal, {**ace, "verdict": "accepted"}]
 
 
 @pytest.mark.parametrize(
