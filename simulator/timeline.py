@@ -29,16 +29,12 @@ from referee.layout import NERTS, WASTE, MoveKind, Place, PlayerLayout, Spot
 from referee.options import RuleOptions
 from referee.round import RoundReferee
 from simulator.bots import Decision, FoundationPlay, LayoutMove, SeatBot
-from simulator.geometry import WORK_FAN_MM, TableGeometry
-from simulator.scene import CardPose, HandPose, Scene
+from simulator.geometry import TableGeometry
+from simulator.picture import HAND_RETREAT_S, table_scene
+from simulator.scene import Scene
 
 REACH_SHARE = 0.3
 """Share of a move spent reaching for the card; the rest is carrying and placing it."""
-LIFT_MM = 35.0
-HAND_RETREAT_S = 0.35
-PILE_TURN_OVER_S = 1.0
-"""How long a complete foundation lies face up, its King on top, before a player turns it over
-and sets it aside (RULES.md)."""
 THINK_S = (0.034, 0.2)
 """Pause between one move's release and the next decision (at least one frame)."""
 FIRST_DECISION_S = (0.5, 1.5)
@@ -46,8 +42,6 @@ FIRST_DECISION_S = (0.5, 1.5)
 MIN_TAKE_BACK_FRAMES = 4
 """A card taken back moves over at least this many frames, so that even a fast player's
 take-back is seen in motion, not as a card that jumps."""
-STACK_STEP_MM = 0.4
-"""Offset between the top cards of a squared pile (Nerts pile, stock), so its edge shows."""
 TAKE_BACK_DELAY_S = (0.3, 0.9)
 """How long a player takes to notice a late or illegal card and reach for it."""
 CALL_DELAY_S = (0.2, 0.6)
@@ -507,117 +501,6 @@ class RoundSimulation:
         x, y = self.geometry.slot(int(pile_id[1:]))
         return x, y, self.geometry.seats[seat].angle
 
-    # ---- the picture -----------------------------------------------------------------------
-
     def scene(self) -> Scene:
-        cards: list[CardPose] = []
-        for seat, bot in enumerate(self.bots):
-            cards += self._seat_cards(seat, bot.layout)
-        for pile_id, slot in self.slots.items():
-            pile = self.referee.piles.get(pile_id)
-            turn_over = None if pile is None or not pile.complete else pile.top_frame
-            turned = turn_over is not None and self.frame >= turn_over + PILE_TURN_OVER_S * self.fps
-            shown = slot.cards[-3:] if turned else slot.cards
-            x, y = self.geometry.slot(int(pile_id[1:]))
-            for owner, card in shown:
-                if (owner, card) in self.in_transit:
-                    continue
-                cards.append(
-                    self._pose(
-                        owner, card, x, y, self.geometry.seats[owner].angle, face_up=not turned
-                    )
-                )
-        hands: dict[int, HandPose] = {}
-        for motion in self.motions:  # oldest first: a seat's newest motion owns its one hand
-            if self.frame < motion.start:  # not begun (a take-back to come): the hand is elsewhere
-                continue
-            if motion.reach_from is None:  # it reaches from where the hand is, not from rest
-                held = hands.get(motion.seat)
-                rest = self.geometry.rest(motion.seat)
-                motion.reach_from = (held.x, held.y) if held is not None else (rest[0], rest[1])
-            carried, hand = self._motion_poses(motion)
-            cards += carried
-            hands[motion.seat] = hand
-        return Scene(tuple(cards), tuple(hands[seat] for seat in sorted(hands)))
-
-    def _pose(
-        self, seat: int, card: Card, x: float, y: float, angle: float, *, face_up: bool = True
-    ) -> CardPose:
-        dx, dy, da = self.jitter.get((seat, card), (0.0, 0.0, 0.0))
-        return CardPose(str(card), seat, x + dx, y + dy, angle + da, face_up)
-
-    def _seat_cards(self, seat: int, layout: PlayerLayout) -> list[CardPose]:
-        geometry, angle = self.geometry, self.geometry.seats[seat].angle
-        poses: list[CardPose] = []
-
-        def stack(cards: list[Card], at: tuple[float, float], top_face_up: bool) -> None:
-            visible = [c for c in cards[-3:] if (seat, c) not in self.in_transit]
-            for i, card in enumerate(visible):
-                face_up = top_face_up and i == len(visible) - 1
-                y = at[1] - STACK_STEP_MM * i
-                poses.append(self._pose(seat, card, at[0], y, angle, face_up=face_up))
-
-        stack(layout.nerts, geometry.nerts(seat), True)
-        stack(layout.stock, geometry.stock(seat), False)
-        waste = [c for c in layout.waste[-3:] if (seat, c) not in self.in_transit]
-        for i, card in enumerate(waste):
-            x, y = geometry.waste(seat, len(waste) - 1 - i)
-            poses.append(self._pose(seat, card, x, y, angle))
-        for index, pile in enumerate(layout.work):
-            for depth, card in enumerate(pile):
-                if (seat, card) not in self.in_transit:
-                    x, y = geometry.work(seat, index, depth, len(pile))
-                    poses.append(self._pose(seat, card, x, y, angle))
-        return poses
-
-    def _motion_poses(self, motion: Motion) -> tuple[list[CardPose], HandPose]:
-        rest = self.geometry.rest(motion.seat)
-        if self.frame >= motion.release:  # placed: the hand withdraws
-            retreat = HAND_RETREAT_S * self.fps
-            u = _ease(min(1.0, (self.frame - motion.release) / retreat))
-            x, y = _lerp(motion.target[:2], rest, u)
-            return [], HandPose(motion.seat, x, y)
-        if self.frame < motion.pickup:  # reaching for the card, which still lies there
-            u = _ease((self.frame - motion.start) / max(1, motion.pickup - motion.start))
-            x, y = _lerp(motion.reach_from or rest, motion.source[:2], u)
-            # A rejected card being fetched still lies on its pile and is drawn there.
-            carried = [
-                self._carried(motion, card, i, motion.source, 0.0)
-                for i, card in enumerate(motion.cards)
-                if (motion.seat, card) in self.in_transit
-            ]
-            return carried, HandPose(motion.seat, x, y)
-        u = _ease((self.frame - motion.pickup) / max(1, motion.release - motion.pickup))
-        x, y = _lerp(motion.source[:2], motion.target[:2], u)
-        angle = motion.source[2] + (motion.target[2] - motion.source[2]) * u
-        lift = LIFT_MM * 4 * u * (1 - u) + 2.0 * (1 - u)
-        carried = [
-            self._carried(motion, card, i, (x, y, angle), lift)
-            for i, card in enumerate(motion.cards)
-        ]
-        return carried, HandPose(motion.seat, x, y)
-
-    def _carried(
-        self, motion: Motion, card: Card, index: int, at: tuple[float, float, float], lift: float
-    ) -> CardPose:
-        # A run stays fanned as it is carried, toward the player like on the work pile.
-        inward = self.geometry.seats[motion.seat].inward
-        step = WORK_FAN_MM * index
-        return CardPose(
-            str(card),
-            motion.seat,
-            at[0] - inward[0] * step,
-            at[1] - inward[1] * step,
-            at[2],
-            motion.face_up,
-            lift,
-        )
-
-
-def _ease(u: float) -> float:
-    u = min(1.0, max(0.0, u))
-    return u * u * (3 - 2 * u)
-
-
-def _lerp(a: tuple[float, ...], b: tuple[float, ...], u: float) -> tuple[float, float]:
-    return a[0] + (b[0] - a[0]) * u, a[1] + (b[1] - a[1]) * u
+        """The table as the camera sees it now: every card lying or carried, every hand."""
+        return table_scene(self)

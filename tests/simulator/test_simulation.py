@@ -18,8 +18,8 @@ from referee.foundations import FoundationPile, Placed, why_illegal
 from referee.game import GameReferee
 from referee.layout import NERTS, PlayerLayout
 from simulator.bots import LayoutMove, SeatBot
+from simulator.picture import PILE_TURN_OVER_S
 from simulator.timeline import (
-    PILE_TURN_OVER_S,
     RoundSimulation,
     SimulationSettings,
     frames_in,
