@@ -79,7 +79,9 @@ class HostProtocol(Generic[Ticket]):
         self.identity: BoxIdentity | None = None
         self.resets_noticed = 0
         """Resets of the box noticed, each clearing what it showed: its `HELLO` lines, and the
-        renumberings it asked for (an `rs` of another number: a reset whose `HELLO` was lost)."""
+        renumberings it asked for (an `rs` of another number: a reset whose `HELLO` was lost).
+        One reset may count twice: a handshake resent while the box boots draws a renumbering
+        too, before the box has acknowledged anything."""
         self._in_flight = False
         self._next_seq = HANDSHAKE_SEQUENCE
         self._sent_at = 0.0

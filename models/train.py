@@ -313,7 +313,10 @@ def _add_training_steps(sub: argparse._SubParsersAction[argparse.ArgumentParser]
         )
         step.add_argument("--batch", type=int, default=batch, help="default: %(default)s")
         step.add_argument(
-            "--fraction", type=fraction, default=1.0, help="share of the data to use (0-1)"
+            "--fraction",
+            type=fraction,
+            default=1.0,
+            help="share of the data to use (above 0, at most 1)",
         )
         step.add_argument(
             "--runs", default=str(DEFAULT_RUNS), help="where runs keep their epochs and logs"

@@ -1,7 +1,8 @@
 """The table-event vocabulary of contracts/events.md as frozen value types.
 
 `event_from_dict` validates one decoded JSON object; `Event.to_dict` gives it back in the
-contract's form, with any keys it does not know (`Event.extras`) after its own. Reading and writing files is the app's business, not this module's.
+contract's form, with any keys it does not know (`Event.extras`) after its own. Reading and
+writing files is the app's business, not this module's.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import enum
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
+from types import MappingProxyType
 from typing import Any, ClassVar, TypeVar
 
 from referee.cards import Card, Suit
@@ -44,8 +46,9 @@ class Event:
     frame: int
     t: float
     extras: Mapping[str, Any] | None = field(default=None, compare=False, repr=False, kw_only=True)
-    """Keys of the log's object this version does not know (the contract lets tools add
-    diagnostics): never judged, written back beside the event's own keys."""
+    """Top-level keys of the log's object this version does not know (the contract lets tools
+    add diagnostics): never judged, written back after the event's own keys; read-only, and
+    their values are the log's own (not to be changed)."""
     TYPE: ClassVar[str] = ""
 
     @property
@@ -408,4 +411,5 @@ def event_from_dict(data: Any) -> Event:
     known = _KEYS[kind]
     if data.keys() <= known:  # the usual case, checked at C speed
         return event
-    return replace(event, extras={key: data[key] for key in data if key not in known})
+    extras = {key: data[key] for key in data if key not in known}
+    return replace(event, extras=MappingProxyType(extras))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import json
 import subprocess
 import sys
 import time
@@ -217,3 +218,30 @@ def test_referee_out_is_kept_when_the_log_cannot_be_read(
         status, err = run(capsys, "referee", str(wrong), "--out", str(out))
         assert status == 2 and str(wrong) in err.splitlines()[-1]
         assert out.read_text() == written
+
+
+def test_keys_a_tool_adds_survive_refereeing_file_to_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A tracker's diagnostics, on a play too (whose line the writer formats by hand)."""
+    seats = [{"seat": 0, "back": "red"}, {"seat": 1, "back": "blue"}]
+    given = [
+        {"frame": 0, "t": 0.0, "type": "round_start", "round": 1, "seats": seats,
+         "nerts_pile": 13, "camera": "c1"},
+        {"frame": 3, "t": 0.1, "type": "play", "seat": 0, "card": "AH", "pile": "F0",
+         "track": 7},
+        {"frame": 4, "t": 0.2, "type": "play", "seat": 1, "card": "2H", "pile": "F0"},
+        {"frame": 5, "t": 0.3, "type": "nerts_call", "seat": 1, "why": {"score": 0.4}},
+    ]  # fmt: skip
+    log, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    log.write_text("".join(json.dumps(event) + "\n" for event in given))
+    status, _ = run(capsys, "referee", str(log), "--out", str(out))
+    assert status == 0
+    written = [json.loads(line) for line in out.read_text().splitlines()]
+    assert written == [
+        given[0],
+        {**given[1], "verdict": "accepted"},
+        {**given[2], "verdict": "accepted"},
+        {**given[3], "valid": False},
+    ]
+    assert list(written[1])[-2:] == ["verdict", "track"]  # the event's own keys first

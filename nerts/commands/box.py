@@ -289,8 +289,9 @@ def run_test(args: argparse.Namespace) -> int:
         if _report(driver, [driver.send("RESET")], ["RESET"], args.timeout):
             return 1
         # A box resets as its port opens (an Arduino does), before it acknowledges anything:
-        # a reset noticed after the RESET was acknowledged clears what the test shows.
-        resets_before = driver.resets_noticed
+        # a reset noticed after the RESET was acknowledged clears what the test shows, and so
+        # may a reconnection (a box unplugged and back, whose HELLO was lost meanwhile).
+        resets_before, links_before = driver.resets_noticed, driver.connections
         first = ["SHOW nerts box test", "BUZZ BEEP"]
         deliveries = [driver.send(command) for command in first]
         if _report(driver, deliveries, first, max(0.0, deadline - time.monotonic())):
@@ -315,10 +316,11 @@ def run_test(args: argparse.Namespace) -> int:
         ] + ["BUZZ BEEP"]
         deliveries = [driver.send(command) for command in texts]
         status = _report(driver, deliveries, texts, max(0.0, deadline - time.monotonic()))
-        if status == 0 and driver.resets_noticed > resets_before:
+        broken = driver.resets_noticed > resets_before or driver.connections > links_before
+        if status == 0 and broken:
             sys.stderr.write(
-                "nerts box: the box reset during the test, which turned off what it had "
-                "shown: check its power and cable, and run the test again\n"
+                "nerts box: the box reset, or its link dropped, during the test: what it showed "
+                "may be gone; check its power and cable, and run the test again\n"
             )
             return 1
         if status == 0:

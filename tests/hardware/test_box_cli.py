@@ -5,7 +5,9 @@ from __future__ import annotations
 import io
 import os
 import re
+import select
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -196,8 +198,8 @@ def test_box_test_fails_when_the_box_resets_during_it(capsys: pytest.CaptureFixt
     out, err = capsys.readouterr()
     assert out == ""
     assert err.endswith(
-        "nerts box: the box reset during the test, which turned off what it had shown: check "
-        "its power and cable, and run the test again\n"
+        "nerts box: the box reset, or its link dropped, during the test: what it showed may be "
+        "gone; check its power and cable, and run the test again\n"
     )
     assert [light.colour for light in device.state.lights][:3] == ["OFF"] * 3
 
@@ -218,7 +220,36 @@ def test_box_test_fails_when_a_reset_goes_unannounced(capsys: pytest.CaptureFixt
     device = BoxDevice()
     with TcpEmulator(HelloLostOnReset(device, FaultPlan())) as emulator:
         assert main(["box", "test", "--port", emulator.url]) == 1
-    assert "the box reset during the test" in capsys.readouterr().err
+    assert "the box reset, or its link dropped, during the test" in capsys.readouterr().err
+    assert device.state.lights[0].colour == "OFF"
+
+
+class UnpluggedOnce(TcpEmulator):
+    """A box unplugged after its 7th command and plugged in again: it powers up afresh, its
+    HELLO lost with the link, and the host's reconnection puts the numbering back in step."""
+
+    def _serve_client(self, client: socket.socket) -> None:
+        while len(self.device.device.executed) < 7 or self.device.counts.resets:
+            if not self._serve_once(client):
+                return
+        self.device.counts.resets += 1
+        self.device.device.power_up()
+
+    def _serve_once(self, client: socket.socket) -> bool:
+        readable, _, _ = select.select([client], [], [], 0.05)
+        if not readable:
+            return not self._stopping.is_set()
+        data = client.recv(4096)
+        if data:
+            self._receive(data)
+        return bool(data)
+
+
+def test_box_test_fails_when_the_link_drops_during_it(capsys: pytest.CaptureFixture[str]) -> None:
+    device = BoxDevice()
+    with UnpluggedOnce(FaultyDevice(device, FaultPlan())) as emulator:
+        assert main(["box", "test", "--port", emulator.url, "--timeout", "20"]) == 1
+    assert "the box reset, or its link dropped, during the test" in capsys.readouterr().err
     assert device.state.lights[0].colour == "OFF"
 
 
