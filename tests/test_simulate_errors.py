@@ -7,7 +7,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import cv2
@@ -200,22 +200,37 @@ def test_a_negative_seed_is_refused(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert line == "nerts simulate: error: --seed must be 0 or more, got -1"
 
 
+def _stopped_after(
+    monkeypatch: pytest.MonkeyPatch, events: int, stop: Callable[[], None]
+) -> list[int]:
+    """Makes a simulation call `stop` once, when it has yielded `events` events; returns the
+    frames of the events it yields, filled as it runs."""
+    frames = RoundSimulation.frames
+    fed: list[int] = []
+
+    def stopping(self: RoundSimulation, with_scenes: bool = True) -> Iterator[FrameState]:
+        stopped = False
+        for state in frames(self, with_scenes):
+            fed.extend(event.frame for event in state.events)
+            yield state
+            if len(fed) >= events and not stopped:
+                stopped = True
+                stop()
+
+    monkeypatch.setattr(RoundSimulation, "frames", stopping)
+    return fed
+
+
 def test_an_interrupted_run_keeps_the_frame_the_referee_held(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The referee writes a frame's events once the next begins: stopped with Ctrl-C, the truth
     still holds every event of the frames simulated."""
-    frames = RoundSimulation.frames
-    fed: list[int] = []
 
-    def stopped(self: RoundSimulation, with_scenes: bool = True) -> Iterator[FrameState]:
-        for state in frames(self, with_scenes):
-            fed.extend(event.frame for event in state.events)
-            yield state
-            if len(fed) >= 12:
-                raise KeyboardInterrupt
+    def ctrl_c() -> None:
+        raise KeyboardInterrupt
 
-    monkeypatch.setattr(RoundSimulation, "frames", stopped)
+    fed = _stopped_after(monkeypatch, 12, ctrl_c)
     out = tmp_path / "s"
     assert main(["simulate", "--out", str(out), "--no-video", "--players", "2"]) == 130
     written = (out / simulate.TRUTH_FILE).read_text().splitlines()
@@ -232,17 +247,7 @@ def test_a_run_killed_or_hung_up_on_keeps_what_it_made(
     """`kill` or a closed terminal ends a run as Ctrl-C does: the truth written so far and a
     playable video are kept (they had been left empty and unreadable), and the status says
     which signal; the signal's own handling is given back afterwards."""
-    frames = RoundSimulation.frames
-    fed: list[int] = []
-
-    def killed(self: RoundSimulation, with_scenes: bool = True) -> Iterator[FrameState]:
-        for state in frames(self, with_scenes):
-            fed.extend(event.frame for event in state.events)
-            yield state
-            if len(fed) >= 12:
-                os.kill(os.getpid(), stop)
-
-    monkeypatch.setattr(RoundSimulation, "frames", killed)
+    fed = _stopped_after(monkeypatch, 12, lambda: os.kill(os.getpid(), stop))
 
     def ignored(_number: int, _frame: object) -> None:  # not pytest's death, should main not
         return None
@@ -270,22 +275,14 @@ def test_a_signal_ignored_already_stays_ignored(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """`nohup nerts simulate ...`: a closed terminal's SIGHUP does not stop the run."""
-    frames = RoundSimulation.frames
-
-    def hung_up_on(self: RoundSimulation, with_scenes: bool = True) -> Iterator[FrameState]:
-        for number, state in enumerate(frames(self, with_scenes)):
-            yield state
-            if number == 3:
-                os.kill(os.getpid(), signal.SIGHUP)
-
-    monkeypatch.setattr(RoundSimulation, "frames", hung_up_on)
+    fed = _stopped_after(monkeypatch, 1, lambda: os.kill(os.getpid(), signal.SIGHUP))
     before = signal.signal(signal.SIGHUP, signal.SIG_IGN)
     try:
         status = main(["simulate", "--out", str(tmp_path / "s"), *FAST, "--no-video"])
         assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
     finally:
         signal.signal(signal.SIGHUP, before)
-    assert status == 0 and "stopped" not in capsys.readouterr().err
+    assert fed and status == 0 and "stopped" not in capsys.readouterr().err
 
 
 def test_only_the_first_signal_stops_a_run() -> None:
