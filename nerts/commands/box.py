@@ -141,7 +141,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="light every seat, each in its own colour, and beep",
         description="Checks a box: resets it, shows 'nerts box test', beeps, asks which box it "
         "is, lights every seat in its own colour and beeps again. Prints 'box OK' and exits 0 "
-        "only if the box took every command and did not reset on the way.",
+        "only if the box took every command and neither reset nor lost its link on the way.",
     )
     for parser in (send, test):
         parser.add_argument("--port", required=True, metavar="URL", help="the box's pyserial URL")
