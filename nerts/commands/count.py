@@ -144,7 +144,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="GAME.jsonl",
         help="add the round's points to this score sheet ('nerts scores GAME new' starts one); "
         "not where the count warns to count again (a card face up, a spread too close, "
-        "backs alike, cards of a back not given)",
+        "cards left uncounted, backs alike, cards of a back not given, a black-and-white "
+        "photo)",
     )
     parser.set_defaults(handler=run)
 
@@ -177,7 +178,8 @@ def run(args: argparse.Namespace) -> int:
             "--json prints the counts only: the points of --left/--bonus go nowhere without --sheet"
         )
     image = read_photo(args.image)
-    if without_colour(image):
+    greyscale = without_colour(image)
+    if greyscale:
         log.warning(
             "%s is black and white: backs are told apart by colour too, so cards may be counted "
             "for the wrong back or missed; photograph the spread in colour",
@@ -218,7 +220,8 @@ def run(args: argparse.Namespace) -> int:
     if args.annotate and not args.json:
         sys.stdout.write(f"drawn in {args.annotate}\n")
     if sheet is not None and fingerprint is not None:
-        if counted.faces_shown or counted.too_close or counted.parts_uncounted or unlike or alike:
+        warned = counted.faces_shown or counted.too_close or counted.parts_uncounted
+        if warned or unlike or alike or greyscale:
             # Each of those warnings asks for a new photo or another reference: a round added
             # now would be scored again from the new count.
             by_hand = " ".join(quote(f"{name}={number}") for name, number in points.items())

@@ -251,6 +251,28 @@ def test_a_count_that_asks_for_a_new_photo_adds_no_round(
     assert "red" in out and game.read_text() == before
 
 
+def test_a_black_and_white_photo_adds_no_round(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Backs are told apart by colour too: a grey copy of a spread was scored as one player's."""
+    count_spread(tmp_path, capsys)
+    colour = cv2.imread(str(tmp_path / "spread.png"))
+    grey = tmp_path / "grey.png"
+    cv2.imwrite(
+        str(grey), cv2.cvtColor(cv2.cvtColor(colour, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    )
+    game = tmp_path / "club.jsonl"
+    _new_sheet(game, "Red", "Blue")
+    before = game.read_text()
+    references = [f"{name}={tmp_path / name}.png" for name in ("red", "blue")]
+    capsys.readouterr()
+    assert exit_status(["count", str(grey), "--backs", *references, "--sheet", str(game)]) == 2
+    err = capsys.readouterr().err
+    assert f"{grey} is black and white" in err
+    assert f"nothing added to {game}, as the count is likely wrong (warned above)" in err
+    assert game.read_text() == before
+
+
 @pytest.mark.parametrize("mistake", ["backs alike", "a back not given"])
 def test_a_count_warned_to_mix_up_backs_adds_no_round(
     mistake: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
