@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TextIO
 
 import pytest
 
@@ -245,7 +247,7 @@ def test_a_button_pressed_on_the_emulated_box_calls_nerts(
     runner = threading.Thread(target=lambda: status.append(main([*argv, "--out", str(out)])))
     runner.start()
     try:
-        with fifo.open("w") as writer:
+        with _opened_for_writing(fifo) as writer:
             writer.writelines(BUTTON_LOG[:2])
             writer.flush()
             _wait_for(lambda: device.state.display == "Round 1")
@@ -260,6 +262,21 @@ def test_a_button_pressed_on_the_emulated_box_calls_nerts(
     assert "NERTS 0" in device.executed
     calls = [json.loads(line) for line in out.read_text().splitlines() if "nerts_call" in line]
     assert [(c["frame"], c["seat"], c["valid"]) for c in calls] == [(5, 0, True)]
+
+
+def _opened_for_writing(fifo: Path, seconds: float = 20.0) -> TextIO:
+    """The FIFO opened for writing once the referee has opened it for reading; a plain open
+    would wait forever should the referee stop before opening it."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            descriptor = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as error:  # ENXIO: no reader yet
+            assert error.errno == errno.ENXIO and time.monotonic() < deadline, error
+            time.sleep(0.02)
+            continue
+        os.set_blocking(descriptor, True)
+        return os.fdopen(descriptor, "w")
 
 
 def _wait_for(condition: Callable[[], bool], seconds: float = 20.0) -> None:
