@@ -257,6 +257,7 @@ def test_a_black_and_white_photo_adds_no_round(
     """Backs are told apart by colour too: a grey copy of a spread was scored as one player's."""
     count_spread(tmp_path, capsys)
     colour = cv2.imread(str(tmp_path / "spread.png"))
+    assert colour is not None
     grey = tmp_path / "grey.png"
     cv2.imwrite(
         str(grey), cv2.cvtColor(cv2.cvtColor(colour, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
