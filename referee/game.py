@@ -3,7 +3,10 @@
 `GameReferee.feed` takes the events of a log in frame order and returns the refereed events as
 soon as their frame is complete; `finish` returns the rest. Derived events in the input
 (`pile_complete`, `round_end`, `game_end`) are dropped and made afresh, and verdicts are decided
-again, so feeding the referee's own output back gives the same result.
+again, so feeding the referee's own output back gives the same result. Events a camera may
+report though they cannot happen (a take-back of a card not on its pile, a card played while it
+lies on a foundation) are ignored, and given back by `unmatched_take_backs` and
+`repeated_plays` for a tool to warn of: one misread must not stop a game's refereeing.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from referee.events import (
     TakeBack,
 )
 from referee.options import RuleOptions
-from referee.round import RoundReferee
+from referee.round import RepeatedPlay, RoundReferee
 from referee.scoring import game_winner
 
 DERIVED_TYPES = (PileComplete, RoundEnd, GameEnd)
@@ -40,6 +43,7 @@ class GameReferee:
         self._t = 0.0
         self._pending: list[Event] = []
         self._unmatched: list[TakeBack] = []
+        self._repeated: list[RepeatedPlay] = []
 
     def _new_game(self) -> None:
         self.totals: dict[int, int] = {}
@@ -97,6 +101,15 @@ class GameReferee:
         if self.round is not None:
             found += self.round.unmatched_take_backs
             self.round.unmatched_take_backs = []
+        return found
+
+    def repeated_plays(self) -> list[RepeatedPlay]:
+        """The plays judged since the last call of a seat's card that already lay on a
+        foundation (ignored: a deck holds each card once), for a tool to warn of."""
+        found, self._repeated = self._repeated, []
+        if self.round is not None:
+            found += self.round.repeated_plays
+            self.round.repeated_plays = []
         return found
 
     def finish(self) -> list[Event]:
@@ -169,6 +182,7 @@ class GameReferee:
             self._new_game()
         if self.round is not None:
             self._unmatched += self.round.unmatched_take_backs
+            self._repeated += self.round.repeated_plays
         self.round = RoundReferee(start, self.options)
         out.append(start)
         return out

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from referee.cards import Suit
 from referee.errors import EventError
@@ -41,6 +41,17 @@ TIME_ROUNDING_S = 1e-6
 timestamps are decimal seconds (3.8333), and 3.8333 + 0.5 came out below 4.3333 in binary, so a
 card landing on the grace's very end counted in some frames and not in others. A microsecond is
 far below a frame (4 ms at 240 fps) and far above such rounding."""
+
+
+@dataclass(frozen=True)
+class RepeatedPlay:
+    """A play of a seat's card that already lies on a foundation (`lies_on`): a deck holds each
+    card once, so the log misread one of the two (a camera will), or left out a take-back. The
+    card already down stands; this play is ignored, as a take-back of nothing is, and given
+    back for a tool to warn of."""
+
+    play: Play
+    lies_on: str
 
 
 def judging_key(event: Event) -> tuple[object, ...]:
@@ -76,6 +87,8 @@ class RoundReferee:
         self.nerts_left = {seat: start.pile_size(seat) for seat in self.seats}
         # Take-backs of no card of theirs on that pile: nothing to undo, so ignored.
         self.unmatched_take_backs: list[TakeBack] = []
+        # Plays of a card of theirs already on a foundation: impossible, so ignored.
+        self.repeated_plays: list[RepeatedPlay] = []
         self.foundation = dict.fromkeys(self.seats, 0)
         # Late and illegal cards still lying on a pile, waiting for their owner to take them back.
         self.awaiting_take_back: Counter[tuple[int, str, str]] = Counter()
@@ -160,7 +173,10 @@ class RoundReferee:
             )
 
     def _play(self, play: Play, out: list[Event], index: int) -> None:
-        self._check_one_of_each(play)
+        repeated = self._already_down(play)
+        if repeated is not None:
+            self.repeated_plays.append(repeated)
+            return
         pile = self.piles.get(play.pile)
         if pile is not None and pile.complete and not pile.holds_top(play.card):
             pile = None  # a complete pile was set aside: its place may start a new one
@@ -200,24 +216,19 @@ class RoundReferee:
         if pile.complete:
             out.append(PileComplete(play.frame, play.t, play.pile, pile.suit))
 
-    def _check_one_of_each(self, play: Play) -> None:
+    def _already_down(self, play: Play) -> RepeatedPlay | None:
         """A deck holds each card once: a seat's card already staying on a foundation cannot be
         played again (a joker can stand for it)."""
-        if not play.joker and self.staying[(play.seat, str(play.card))]:
-            where = next(
-                pile.pile_id
-                for pile in [*self.piles.values(), *self.set_aside]
-                if any(
-                    placed[:2] == (play.seat, play.card) and not placed.joker
-                    for placed in pile.cards
-                )
+        if play.joker or not self.staying[(play.seat, str(play.card))]:
+            return None
+        where = next(
+            pile.pile_id
+            for pile in [*self.piles.values(), *self.set_aside]
+            if any(
+                placed[:2] == (play.seat, play.card) and not placed.joker for placed in pile.cards
             )
-            raise EventError(
-                f"play at frame {play.frame}: seat {play.seat}'s {play.card} already lies on "
-                f"foundation {where!r}; a deck holds each card once (a joker played for it "
-                'needs "joker": true)',
-                play,
-            )
+        )
+        return RepeatedPlay(play, where)
 
     @staticmethod
     def _ruled(play: Play, verdict: Verdict, reason: IllegalReason | None = None) -> Play:

@@ -20,6 +20,7 @@ from referee.events import (
 from referee.foundations import FoundationPile
 from referee.game import GameReferee
 from referee.options import RuleOptions
+from referee.round import RepeatedPlay
 from tests.helpers import call, count, play, referee, round_ends, start, stuck, take_back, verdicts
 
 RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
@@ -270,11 +271,19 @@ def test_time_running_back_or_two_times_in_a_frame_are_input_errors() -> None:
         referee([start(), replace(play(5, 0, "AH"), t=0.5), replace(play(5, 1, "AS"), t=0.6)])
 
 
-def test_a_seats_staying_card_played_again_is_an_input_error() -> None:
-    with pytest.raises(EventError, match="frame 4: seat 0's AH already lies on foundation 'F0'"):
-        referee([start(), play(1, 0, "AH"), play(4, 0, "AH", "F1")])
-    with pytest.raises(EventError, match="frame 1: seat 0's AH already lies"):
-        referee([start(), play(1, 0, "AH"), play(1, 0, "AH")])
+def test_a_seats_staying_card_played_again_is_ignored_and_told() -> None:
+    """A deck holds each card once: a camera's misread, not a play. The card down stands and
+    refereeing goes on (no verdict, no score), the play given back once for a tool to warn of."""
+    game = GameReferee()
+    again, same_frame = play(4, 0, "AH", "F1"), play(1, 0, "AH")
+    out = game.referee_all(
+        [start(), play(1, 0, "AH"), same_frame, play(2, 0, "2H"), again, play(5, 1, "AH", "F1")]
+    )
+    assert verdicts(out) == ["0:AH:accepted", "0:2H:accepted", "1:AH:accepted"]
+    assert game.repeated_plays() == [RepeatedPlay(same_frame, "F0"), RepeatedPlay(again, "F0")]
+    assert game.repeated_plays() == []
+    (end,) = round_ends(game.referee_all([start(9, round_number=2)]))
+    assert end.foundation == {0: 2, 1: 1}
     # A joker may stand for it; a card taken back, or one that never stayed, may come again.
     undone = [take_back(2, 0, "AH"), play(3, 0, "AH", "F2")]
     joker = replace(play(4, 0, "AH", "F1"), joker=True)
@@ -290,10 +299,10 @@ def test_a_seats_staying_card_played_again_is_an_input_error() -> None:
 
 def test_a_joker_taken_back_leaves_the_real_card_where_it_lies() -> None:
     joker = replace(play(2, 0, "AH", "F1"), joker=True)
-    with pytest.raises(EventError, match="frame 4: seat 0's AH already lies on foundation 'F0'"):
-        referee(
-            [start(), play(1, 0, "AH"), joker, take_back(3, 0, "AH", "F1"), play(4, 0, "AH", "F2")]
-        )
+    game = GameReferee()
+    again = play(4, 0, "AH", "F2")
+    game.referee_all([start(), play(1, 0, "AH"), joker, take_back(3, 0, "AH", "F1"), again])
+    assert game.repeated_plays() == [RepeatedPlay(again, "F0")]
 
 
 def test_a_frames_plays_are_judged_from_the_lowest_rank_whatever_their_order() -> None:

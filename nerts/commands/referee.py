@@ -216,7 +216,7 @@ def referee_log(
                     decisions += referee.feed(event)
                 except RefereeInputError as error:
                     raise UserError(f"{_where(log_path, error, held)}: {error}") from None
-                _tell_unmatched(referee, log_path, held)
+                _tell_ignored(referee, log_path, held)
                 if held[0][0].frame != event.frame:  # the frames before it are decided now
                     held = [held[-1]]
                 for out in decisions:
@@ -230,7 +230,7 @@ def referee_log(
                 finished += referee.finish()
             except RefereeInputError as error:  # the log's last frame, decided once it ends
                 raise UserError(f"{_where(log_path, error, held)}: {error}") from None
-            _tell_unmatched(referee, log_path, held)
+            _tell_ignored(referee, log_path, held)
             for out in finished:
                 publish(out)
     if interrupted:
@@ -316,18 +316,34 @@ class _NertsButtons:
         return decided
 
 
-def _tell_unmatched(referee: GameReferee, log_path: Path, held: list[tuple[Event, int]]) -> None:
-    """Warns of each take-back just judged that took back nothing: the rules ignore it, but
-    the camera (or whoever wrote the log) saw a card leave a pile it was not on."""
+def _tell_ignored(referee: GameReferee, log_path: Path, held: list[tuple[Event, int]]) -> None:
+    """Warns of each event just judged that the rules ignore as impossible, though the camera
+    (or whoever wrote the log) saw it: a take-back of a card not on its pile, a play of a card
+    already on a foundation. Refereeing goes on: one misread must not end a live game's."""
+
+    def where(about: Event) -> str:
+        line = next((number for event, number in held if event is about), None)
+        return str(log_path) if line is None else f"{log_path}:{line}"
+
     for take_back in referee.unmatched_take_backs():
-        line = next((number for event, number in held if event is take_back), None)
         log.warning(
             "%s: seat %d's take_back of %s from pile %s took back nothing (no such card of "
             "theirs lies there): ignored",
-            log_path if line is None else f"{log_path}:{line}",
+            where(take_back),
             take_back.seat,
             take_back.card,
             take_back.pile,
+        )
+    for repeated in referee.repeated_plays():
+        play = repeated.play
+        log.warning(
+            "%s: seat %d's %s played on pile %s already lies on pile %s, and a deck holds each "
+            'card once: ignored (a misread card? a joker played for it needs "joker": true)',
+            where(play),
+            play.seat,
+            play.card,
+            play.pile,
+            repeated.lies_on,
         )
 
 
