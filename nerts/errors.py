@@ -26,10 +26,20 @@ def make_folder(folder: Path) -> None:
 def refuse_overwriting(outputs: list[Path], inputs: list[Path], option: str = "--annotate") -> None:
     """A `UserError` if a file in `outputs` (given with `option`) would be written over one
     of the `inputs` (the photos, references or log given): it would be lost before it is read."""
-    given = {path.resolve() for path in inputs}
+    given = {_file_identity(path) for path in inputs}
     for output in outputs:
-        if output.resolve() in given:
+        if _file_identity(output) in given:
             raise UserError(f"{option} would write {output} over an input; name another file")
+
+
+def _file_identity(path: Path) -> object:
+    """What makes two names one file: its device and inode where it exists (a hard link, or
+    /dev/stdin fed from the file, is another name for it), else its resolved path."""
+    try:
+        found = path.stat()
+    except OSError:
+        return path.resolve()
+    return (found.st_dev, found.st_ino)
 
 
 def refuse_name_not_utf8(path: Path) -> None:

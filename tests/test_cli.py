@@ -57,13 +57,20 @@ def test_referee_own_output_gives_same_file(tmp_path: Path, capsys) -> None:  # 
     assert first.read_text() == second.read_text()
 
 
-def test_referee_refuses_to_write_over_its_log(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("other_name", ["same path", "hard link"])
+def test_referee_refuses_to_write_over_its_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], other_name: str
+) -> None:
     log = tmp_path / "game.jsonl"
     log.write_text((GOLDEN / "races.input.jsonl").read_text())
     before = log.read_text()
-    status, _, err = run(capsys, "referee", str(log), "--out", str(tmp_path / "." / "game.jsonl"))
+    out = tmp_path / "." / "game.jsonl"
+    if other_name == "hard link":  # another name of the same file: it would be cut short
+        out = tmp_path / "linked.jsonl"
+        out.hardlink_to(log)
+    status, _, err = run(capsys, "referee", str(log), "--out", str(out))
     assert status == 2
-    assert f"--out would write {tmp_path / '.' / 'game.jsonl'} over an input" in err
+    assert f"--out would write {out} over an input" in err
     assert log.read_text() == before
 
 
