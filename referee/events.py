@@ -16,6 +16,7 @@ from typing import Any, ClassVar, TypeVar
 
 from referee.cards import Card, Suit
 from referee.errors import EventError, InvalidCardError, json_kind, json_text
+from referee.numbers import plain_number
 
 
 class Verdict(enum.Enum):
@@ -302,14 +303,15 @@ class _Reader:
         result: dict[int, int] = {}
         for seat_text, number in value.items():
             # Seats written as the writer writes them ("3"): "03" or "٣" would be another key.
+            seat = plain_number(str(seat_text))
             if (
-                not (str(seat_text).isascii() and str(seat_text).isdecimal())
-                or str(int(seat_text)) != seat_text
+                seat is None
+                or str(seat) != seat_text
                 or isinstance(number, bool)
                 or not isinstance(number, int)
             ):
                 raise self.fail(key, "an object of seat number -> integer")
-            result[int(seat_text)] = number
+            result[seat] = number
         return result
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from referee.cards import Card
 from referee.errors import RefereeInputError
+from referee.numbers import plain_number
 
 WORK_PILES = 4
 CARDS_TURNED = 3
@@ -36,8 +37,9 @@ class Spot:
 
     @classmethod
     def parse(cls, text: str) -> Spot:
-        if text.startswith("work") and text[4:].isdecimal():
-            return cls(Place.WORK, int(text[4:]))
+        index = plain_number(text[4:]) if text.startswith("work") else None
+        if index is not None:
+            return cls(Place.WORK, index)
         if text in (Place.NERTS.value, Place.WASTE.value):
             return cls(Place(text))
         raise RefereeInputError(f"not a layout spot: {text!r} (nerts, waste, work0..work3)")

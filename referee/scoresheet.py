@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.errors import RefereeInputError, json_kind, json_text
+from referee.numbers import plain_number
 from referee.options import DEFAULT_TARGET_SCORE
 from referee.scoring import game_winner
 
@@ -106,8 +107,9 @@ class Scoresheet:
         return scores
 
     def seat_of(self, key: str) -> int:
-        if key.isdecimal() and int(key) in self.players:
-            return int(key)
+        seat = plain_number(key)
+        if seat is not None and seat in self.players:
+            return seat
         for seat, name in self.players.items():
             if name.casefold() == key.casefold():
                 return seat
@@ -181,8 +183,9 @@ def _players(value: Any) -> dict[int, str]:
     if not isinstance(value, Mapping) or len(value) < 2:
         raise ScoresheetError(f"'players' must name at least two seats, got {json_text(value)}")
     players: dict[int, str] = {}
-    for seat, name in value.items():
-        if not str(seat).isdecimal() or not isinstance(name, str):
+    for seat_text, name in value.items():
+        seat = plain_number(str(seat_text))
+        if seat is None or not isinstance(name, str):
             raise ScoresheetError(
                 f"'players' must map seat numbers to names, got {json_text(value)}"
             )
@@ -191,5 +194,5 @@ def _players(value: Any) -> dict[int, str]:
             raise ScoresheetError(f"a player needs a name that is not blank or a number: {name!r}")
         if name.casefold() in (known.casefold() for known in players.values()):
             raise ScoresheetError(f"two players are called {name!r}; give each their own name")
-        players[int(seat)] = name
+        players[seat] = name
     return players

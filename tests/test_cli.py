@@ -357,6 +357,14 @@ def test_scores_errors_do_not_write(tmp_path: Path, capsys) -> None:  # type: ig
     assert status == 2 and "no player '\u00b2'" in err
     status, _, err = run(capsys, "scores", str(game), "fix", "\u00b2", "Ben=1")
     assert status == 2 and "fix needs the round number first" in err
+    # A number int() takes but no one writes, or one past its 4,300 digits: an error, no trace.
+    huge = "1" * 5000
+    for mistyped in (f"{huge}=1", f"0={huge}", "0=1_0", "0=\u0661\u0662", "0= 5"):
+        status, _, err = run(capsys, "scores", str(game), "add", mistyped, "Ben=1")
+        said = f"no player '{huge}'" if mistyped.startswith("1") else "expected SEAT=POINTS"
+        assert status == 2 and said in err and "Traceback" not in err
+    status, _, err = run(capsys, "scores", str(game), "fix", huge, "Ben=1")
+    assert status == 2 and "fix needs the round number first" in err
     status, _, err = run(capsys, "scores", str(game), "add", "Anna=1001", "Ben=1")
     assert status == 2 and "'Anna=1001': a round's points lie within -1000 to 1000" in err
     status, _, err = run(capsys, "scores", str(game), "undo")

@@ -97,7 +97,7 @@ def test_seats_in_scores_are_written_one_way() -> None:
     end = {"frame": 9, "t": 1, "type": "round_end", "round": 1, "foundation": {"0": 1}}
     end |= {"nerts_left": {"0": 0}}
     assert event_from_dict({**end, "scores": {"0": 1}}).to_dict()["scores"] == {"0": 1}
-    for seat in ["00", "\u0663", "+1", " 1"]:
+    for seat in ["00", "\u0663", "+1", " 1", "1" * 5000]:  # int() refuses 4,301 digits itself
         with pytest.raises(EventError, match="'scores' must be an object of seat number"):
             event_from_dict({**end, "scores": {seat: 1}})
 

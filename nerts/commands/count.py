@@ -37,6 +37,7 @@ from nerts.sheets import (
     sheet_to_change,
 )
 from referee.errors import RefereeInputError
+from referee.numbers import plain_number
 from referee.scoresheet import Scoresheet
 from referee.scoring import round_score
 from vision.annotate import annotate, back_colours, for_drawing, mark_uncounted, with_legend
@@ -332,9 +333,10 @@ def named_numbers(option: str, specs: list[str], names: list[str], maximum: int)
             raise UserError(f"{option} {spec!r}: no back is named {given!r} (backs: {known})")
         if name in numbers:
             raise UserError(f"{option} gives {name!r} twice")
-        if not number.isdecimal() or int(number) > maximum:
+        left = plain_number(number)
+        if left is None or left > maximum:
             raise UserError(f"{option} takes NAME=N, N from 0 to {maximum}; got {spec!r}")
-        numbers[name] = int(number)
+        numbers[name] = left
     return numbers
 
 

@@ -22,6 +22,7 @@ from nerts.sheets import (
 )
 from referee.errors import RefereeInputError
 from referee.events import RoundEnd
+from referee.numbers import plain_number
 from referee.options import DEFAULT_TARGET_SCORE
 from referee.scoresheet import Scoresheet
 
@@ -194,9 +195,10 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
     elif args.action == "undo":
         entries.append({"type": "undo"})
     elif args.action == "fix":
-        if not args.values or not args.values[0].isdecimal():
+        round_number = plain_number(args.values[0]) if args.values else None
+        if round_number is None:
             raise UserError("fix needs the round number first, e.g. 'fix 2 Ben=4'")
-        entry = {"type": "fix", "round": int(args.values[0])}
+        entry = {"type": "fix", "round": round_number}
         entries.append({**entry, "scores": _seat_points(args.values[1:])})
     over = None  # said of the first round added to a game already won (--from: any of them)
     for entry in entries:
@@ -216,13 +218,11 @@ def _seat_points(values: list[str]) -> dict[str, int]:
         seat, sep, number = value.partition("=")
         if seat in points:
             raise UserError(f"{seat} is given twice")
-        try:
-            points[seat] = int(number)
-        except ValueError:
-            raise UserError(f"expected SEAT=POINTS (e.g. 0=12 or Anna=-4), got {value!r}") from None
-        if not sep or not seat:
+        given = plain_number(number, signed=True)
+        if given is None or not sep or not seat:
             raise UserError(f"expected SEAT=POINTS (e.g. 0=12 or Anna=-4), got {value!r}")
-        if abs(points[seat]) > ROUND_POINTS_MAX:
+        points[seat] = given
+        if abs(given) > ROUND_POINTS_MAX:
             raise UserError(
                 f"{value!r}: a round's points lie within -{ROUND_POINTS_MAX} to "
                 f"{ROUND_POINTS_MAX} (a typo?)"
