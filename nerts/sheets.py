@@ -62,6 +62,21 @@ def sheet_to_change(path: Path) -> Iterator[Scoresheet]:
         yield load_sheet(path)
 
 
+def start_sheet(path: Path, entry: dict[str, Any]) -> None:
+    """Writes a new sheet's first entry into `path`, made if missing; a `UserError` where it
+    holds anything already (an empty file, made by hand or left by a failed start, holds
+    nothing to lose). Checked under the sheet's lock, so two starts at once make one sheet."""
+    try:
+        with path.open("ab+") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            handle.seek(0)
+            if handle.read().strip():
+                raise UserError(f"{path} already exists; choose another name or delete it first")
+            handle.write((json.dumps(entry) + "\n").encode("utf-8"))
+    except OSError as error:
+        raise UserError(f"cannot write {path}: {error.strerror or error}") from None
+
+
 FINGERPRINT_HEX_DIGITS = 16
 """How much of a file's SHA-256 a sheet keeps to know the file again: 64 bits, where a game
 has a few dozen rounds."""

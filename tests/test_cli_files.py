@@ -180,6 +180,23 @@ def test_a_sheet_another_process_is_changing_is_waited_for(
     assert load_sheet(game).rounds == [{0: 1, 1: 2}, {0: 3, 1: 1}]
 
 
+def test_a_sheet_started_by_another_process_meanwhile_is_not_started_again(
+    tmp_path: Path,
+) -> None:
+    game = tmp_path / "club.jsonl"
+    game.touch()  # as the other start leaves it until it writes: empty, and held
+    command = [sys.executable, "-m", "nerts", "scores", str(game), "new", "--players", "A", "B"]
+    with game.open("rb") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        starting = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        time.sleep(WAITING_SHOWN_S)
+        assert starting.poll() is None and game.read_text() == ""
+        game.write_text('{"type": "game", "players": {"0": "Cleo", "1": "Dan"}, "target": 100}\n')
+    _, err = starting.communicate(timeout=120)
+    assert starting.returncode == 2 and b"already exists" in err
+    assert list(load_sheet(game).players.values()) == ["Cleo", "Dan"]
+
+
 def test_referee_reads_a_log_piped_in_and_names_its_lines(tmp_path: Path) -> None:
     command = [sys.executable, "-m", "nerts", "referee", "-", "--out", str(tmp_path / "ev.jsonl")]
     done = subprocess.run(

@@ -19,6 +19,7 @@ from nerts.sheets import (
     game_over_warning,
     refuse_scoring_twice,
     sheet_to_change,
+    start_sheet,
 )
 from referee.errors import RefereeInputError
 from referee.events import RoundEnd
@@ -138,9 +139,8 @@ def _check_order(game: Path, action: str) -> None:
 
 
 def _new(args: argparse.Namespace) -> Scoresheet:
-    # An empty file (made by hand, or left by a failed start) holds nothing to lose.
-    if args.game.exists() and not (args.game.is_file() and not args.game.read_bytes().strip()):
-        raise UserError(f"{args.game} already exists; choose another name or delete it first")
+    if args.game.exists() and not args.game.is_file():
+        raise UserError(f"{args.game} already exists and is no file; choose another name")
     if not args.players or len(args.players) < 2:
         raise UserError("new needs --players with at least two names")
     for name in args.players:
@@ -152,7 +152,7 @@ def _new(args: argparse.Namespace) -> Scoresheet:
     entry = {"type": "game", "players": dict(enumerate(args.players)), "target": target}
     sheet = Scoresheet.from_journal([json.loads(json.dumps(entry))])
     make_folder(args.game.parent)
-    append_entries(args.game, [entry])
+    start_sheet(args.game, entry)
     return sheet
 
 
