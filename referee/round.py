@@ -23,6 +23,7 @@ from referee.events import (
     IllegalReason,
     NertsCall,
     NertsCount,
+    OtherEvent,
     PileComplete,
     Play,
     RoundEnd,
@@ -117,7 +118,9 @@ class RoundReferee:
         first: list[Event] = []
         if self.ended is None and self._call_window_closed(events[0].t):
             first.append(self._end_round())
-        if self.ended is None:
+        # A frame of types the referee does not know (a live log's ticks) moves nothing, so
+        # the round's end keeps the frame of its last event that counts, ticks or none.
+        if self.ended is None and not all(isinstance(event, OtherEvent) for event in events):
             self.last_seen = (events[0].frame, events[0].t)
         self._results = [[] for _ in events]
         self._placed_this_frame = {}

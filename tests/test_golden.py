@@ -45,3 +45,19 @@ def test_verdicts_in_the_input_are_ignored() -> None:
     data = load(GOLDEN / "races.input.jsonl")
     lying = [{**item, "verdict": "illegal"} if item["type"] == "play" else item for item in data]
     assert referee_dicts(lying) == load(GOLDEN / "races.expected.jsonl")
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_a_tick_in_every_frame_changes_nothing(name: str) -> None:
+    """A live log's writer sends a line every frame (README); the referee ignores its type, so
+    the verdicts, and the frames the rounds end in, are those of the log without them."""
+    data = load(GOLDEN / f"{name}.input.jsonl")
+    times = {item["frame"]: item["t"] for item in data}
+    last = max(int(str(frame)) for frame in times)
+    ticked: list[dict[str, object]] = []
+    for frame in range(last + 1):
+        t = times.get(frame, round(frame / 30, 4))
+        ticked += [item for item in data if item["frame"] == frame]
+        ticked.append({"frame": frame, "t": t, "type": "tick"})
+    refereed = [item for item in referee_dicts(ticked) if item["type"] != "tick"]
+    assert refereed == load(GOLDEN / f"{name}.expected.jsonl")
