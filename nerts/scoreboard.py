@@ -23,9 +23,15 @@ def format_scoreboard(events: Iterable[Event]) -> str:
     stuck_frame: int | None = None
     in_play: RoundStart | None = None
     last: Event | None = None
+    # The round ended last: its table, and the game's end if it came; its summary follows once
+    # the next deal (or the log's end) shows the plays and calls that came after its end.
+    ended: list[str] = []
+    game_over: list[str] = []
     for event in events:
         last = event
         if isinstance(event, RoundStart):
+            lines += _closed(ended, game_over, _round_summary(verdicts, false_calls, stucks))
+            ended, game_over = [], []
             backs = {info.seat: info.back for info in event.seats}
             verdicts, caller, false_calls, stucks, stuck_frame = Counter(), None, 0, 0, None
             first_call = None
@@ -44,17 +50,16 @@ def format_scoreboard(events: Iterable[Event]) -> str:
         elif isinstance(event, RoundEnd):
             totals.update({s: v + event.bonus.get(s, 0) for s, v in event.scores.items()})
             how = _how_it_ended(caller, call_frame, stuck_frame, event)
-            lines += _round_table(event, backs, totals, caller, how)
-            lines.append(_round_summary(verdicts, false_calls, stucks))
-            lines.append("")
+            ended = _round_table(event, backs, totals, caller, how)
             in_play = None
         elif isinstance(event, GameEnd):
-            lines.append(
+            game_over = [
                 f"GAME OVER: seat {event.winner} ({backs.get(event.winner, '?')}) wins "
-                f"with {event.totals[event.winner]} points."
-            )
-            lines.append("")
+                f"with {event.totals[event.winner]} points.",
+                "",
+            ]
             totals = Counter()
+    lines += _closed(ended, game_over, _round_summary(verdicts, false_calls, stucks))
     if in_play is not None and last is not None:
         lines.append(
             f"Round {in_play.round} (not scored: no valid Nerts call and no final stuck "
@@ -65,6 +70,11 @@ def format_scoreboard(events: Iterable[Event]) -> str:
     if not lines:
         return "No round ended in this log (no valid Nerts call and no final stuck).\n"
     return "\n".join(lines)
+
+
+def _closed(table: list[str], game_over: list[str], summary: str) -> list[str]:
+    """An ended round's lines: its table, its summary, then the game's end if it came."""
+    return [*table, summary, "", *game_over] if table else []
 
 
 def _judged_before(call: NertsCall, earlier: NertsCall | None) -> bool:

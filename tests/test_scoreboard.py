@@ -71,6 +71,28 @@ def test_a_called_round_says_when_it_was_called_and_when_it_ended() -> None:
     )
 
 
+def test_plays_and_calls_after_a_rounds_end_are_in_its_summary() -> None:
+    """The cards that came too late after the call are the ones players argue about."""
+    after_the_end = [
+        {"frame": 20, "t": 2.0, "type": "play", "seat": 1, "card": "AS", "pile": "p1"},
+        {"frame": 21, "t": 2.1, "type": "play", "seat": 1, "card": "3C", "pile": "p2"},
+        {"frame": 22, "t": 2.2, "type": "nerts_call", "seat": 0},
+    ]
+    for then in ([], [start(40, 2)]):
+        board = format_scoreboard(
+            refereed(
+                start(0, 1),
+                {"frame": 5, "t": 0.5, "type": "nerts_count", "seat": 0, "remaining": 0},
+                {"frame": 9, "t": 0.9, "type": "nerts_call", "seat": 0},
+                *after_the_end,
+                *then,
+            )
+        )
+        assert board.splitlines()[4] == (
+            "  plays: 0 accepted, 0 tie, 1 late, 1 illegal, 1 false Nerts call(s)"
+        )
+
+
 def test_back_names_are_shown_whole_and_lined_up_in_any_script() -> None:
     seats = [{"seat": 0, "back": "kde-nicu-white__back_c1"}, {"seat": 1, "back": "美咲の赤"}]
     opening = {"frame": 0, "t": 0.0, "type": "round_start", "round": 1, "seats": seats}
