@@ -422,6 +422,17 @@ def test_scores_from_refereed_events(tmp_path: Path, capsys) -> None:  # type: i
         f"{events} is a log of table events, not a score sheet: the rounds of refereed events "
         f"go on a sheet with: nerts scores SHEET.jsonl add --from {events}"
     )
+    # A round_end edited by hand (its scores no longer its cards') is named by its line.
+    lines = events.read_text().splitlines()
+    end_line = next(n for n, line in enumerate(lines) if '"round_end"' in line)
+    lines[end_line] = lines[end_line].replace('"scores": {"0": 8,', '"scores": {"0": 58,')
+    edited = tmp_path / "edited.jsonl"
+    edited.write_text("\n".join(lines) + "\n")
+    fresh = str(tmp_path / "fresh.jsonl")
+    run(capsys, "scores", fresh, "new", "--players", "A", "B", "C")
+    status, _, err = run(capsys, "scores", fresh, "add", "--from", str(edited))
+    assert status == 2 and f"{edited}:{end_line + 1}: round 1 gives seat 0 58 points" in err
+    assert "nothing added" in err and load_sheet(Path(fresh)).rounds == []
     raw = GOLDEN / "races.input.jsonl"
     status, _, err = run(capsys, "scores", short, "add", "--from", str(raw))
     assert status == 2 and err.splitlines()[-1].endswith(

@@ -11,7 +11,7 @@ from shlex import quote
 from typing import Any
 
 from nerts.errors import UserError, make_folder
-from nerts.eventlog import read_events
+from nerts.eventlog import read_numbered_events
 from nerts.sheets import (
     append_entries,
     file_fingerprint,
@@ -26,6 +26,7 @@ from referee.events import RoundEnd
 from referee.numbers import plain_number
 from referee.options import DEFAULT_TARGET_SCORE
 from referee.scoresheet import Scoresheet
+from referee.scoring import round_score
 
 DESCRIPTION = """\
 Keeps a game's score sheet in GAME, a JSON Lines journal: every round added, undone or corrected
@@ -170,7 +171,7 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
         raise UserError("add takes either --from EVENTS.jsonl or SEAT=POINTS, not both")
     entries: list[dict[str, Any]] = []
     if args.action == "add" and args.from_events:
-        rounds = [e for e in read_events(args.from_events) if isinstance(e, RoundEnd)]
+        rounds = _round_ends(args.from_events)
         if not rounds:
             raise UserError(
                 f"{args.from_events}: no round_end in this events file; a log not yet "
@@ -210,6 +211,26 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
     if over is not None:
         log.warning("%s%s", where, over)
     return sheet
+
+
+def _round_ends(path: Path) -> list[RoundEnd]:
+    """The rounds an events file scored; a `UserError` naming the line of one whose scores are
+    not its centre cards less twice its Nerts cards (a line edited by hand, or another tool's)."""
+    rounds: list[RoundEnd] = []
+    for line, event in read_numbered_events(path):
+        if not isinstance(event, RoundEnd):
+            continue
+        for seat, score in sorted(event.scores.items()):
+            centre, left = event.foundation.get(seat), event.nerts_left.get(seat)
+            if centre is None or left is None or score != round_score(centre, left):
+                raise UserError(
+                    f"{path}:{line}: round {event.round} gives seat {seat} {score} points, but "
+                    f"its centre cards ({centre}) less twice its Nerts cards ({left}) do not "
+                    f"make that; nothing added. Referee the log again: nerts referee "
+                    f"{quote(str(path))} --out EVENTS.jsonl"
+                )
+        rounds.append(event)
+    return rounds
 
 
 def _seat_points(values: list[str]) -> dict[str, int]:
