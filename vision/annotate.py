@@ -18,19 +18,20 @@ FACE_UP_BGR = (40, 200, 40)
 UNNAMED_BGR = (0, 160, 255)
 FACE_DOWN_BGR = (255, 120, 0)
 BACK_BGR: tuple[BGR, ...] = (
-    (0, 215, 255),
     (255, 0, 255),
-    (80, 255, 80),
     (255, 255, 0),
-    (0, 120, 255),
     (255, 255, 255),
     (160, 90, 255),
     (150, 40, 110),
+    (0, 215, 255),
+    (80, 255, 80),
+    (0, 120, 255),
 )
-"""Yellow, magenta, green, cyan, orange, white, pink, purple: one per registered back, in the
-order given (cycled past eight), told apart at a glance whatever the backs' own colours. A
-card matched to a back is outlined in its colour, and the legend frames the back in it, so a
-card counted for the wrong player stands out."""
+"""Magenta, cyan, white, pink, purple, then yellow, green and orange: one per registered back,
+in the order given (cycled past eight), told apart at a glance whatever the backs' own colours.
+A card matched to a back is outlined in its colour, and the legend frames the back in it, so a
+card counted for the wrong player stands out. The last three come last as they are near the
+colours of face-up cards, named and not (`identify --backs` draws both kinds)."""
 LIGHT_LABEL_MIN = 128
 """A label ground at least this bright (weighted by `LUMA_BGR`) takes black text, a darker one
 white."""

@@ -10,7 +10,9 @@ from vision.annotate import (
     BACK_BGR,
     DRAWN_SHORT_SIDE_MIN_PX,
     FACE_DOWN_BGR,
+    FACE_UP_BGR,
     LEGEND_BGR,
+    UNNAMED_BGR,
     annotate,
     back_colours,
     drawable,
@@ -82,9 +84,9 @@ def test_a_card_matched_to_a_back_is_drawn_in_its_colour_and_labelled_at_its_cen
         # The label patch: its colour at the card's centre, only for a matched back.
         centre = out[180:196, left + 20 : left + 106]
         assert np.all(centre == colour, axis=2).any() == (card.back is not None)
-    # Text on a light patch is black: inside anna's (yellow) patch lie darker pixels.
-    rows, columns = np.nonzero(np.all(out[150:230, 60:170] == colours["anna"], axis=2))
-    patch = out[150:230, 60:170][rows.min() : rows.max() + 1, columns.min() : columns.max() + 1]
+    # Text on a light patch is black: inside ben's (cyan) patch lie darker pixels.
+    rows, columns = np.nonzero(np.all(out[150:230, 310:420] == colours["ben"], axis=2))
+    patch = out[150:230, 310:420][rows.min() : rows.max() + 1, columns.min() : columns.max() + 1]
     assert (patch.max(axis=2) < 128).any()
 
 
@@ -144,3 +146,10 @@ def test_a_name_is_drawn_without_letters_the_font_lacks_and_never_as_a_doubt() -
     # A '?' of the name's own would read as the doubt mark drawn after a back's name.
     assert drawable("Who?") == "Who_"
     assert drawable("??").startswith("#")
+
+
+def test_the_first_five_backs_colours_are_far_from_the_other_cards() -> None:
+    """`identify --backs` draws face-up and face-down cards in one picture."""
+    others = np.array([FACE_UP_BGR, UNNAMED_BGR, FACE_DOWN_BGR])
+    for colour in BACK_BGR[:5]:
+        assert np.abs(others - np.array(colour)).max(axis=1).min() >= 100
