@@ -9,10 +9,12 @@ import sys
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
+from typing import cast
 
 from tqdm import tqdm
 
 from nerts.backs import back_references, photo_not_given, read_backs, registered_backs
+from nerts.columns import left, shown_width
 from nerts.errors import UserError, refuse_overwriting
 from nerts.photos import (
     check_photo,
@@ -185,18 +187,49 @@ def _progress(names: list[str]) -> Iterable[str]:
 
 
 def _table(path: str, found: list[dict[str, object]], drawn: Path | None = None) -> str:
-    """A photo's cards as `nerts identify` prints them, with the picture they are `drawn` in."""
+    """A photo's cards as `nerts identify` prints them, one row each: the named ones by rank
+    and suit, then those found face up but not named (`?`), then the face-down ones by back;
+    how sure the reading is, and where the card's centre lies in the photo, so that a doubtful
+    one can be found in it (or in the picture `drawn`)."""
     up = [c for c in found if c["face_up"]]
-    named = sorted((str(c["card"]) for c in up if c["card"]), key=card_order)
-    lines = [f"{path}: {len(up)} face up ({len(named)} named), {len(found) - len(up)} face down"]
-    if named:
-        lines.append("  " + " ".join(named))
+    named = sum(1 for c in up if c["card"])
+    lines = [f"{path}: {len(up)} face up ({named} named), {len(found) - len(up)} face down"]
+    rows = [_row(card) for card in sorted(found, key=_listed_order)]
+    if rows:
+        width = max(len("back"), *(shown_width(back) for _, _, back, _, _ in rows))
+        lines.append(f"  card  face  {left('back', width)}  sure  centre (x, y)")
+        lines += [
+            f"  {card:<4}  {face:<4}  {left(back, width)}  {sure:>4}  {centre}"
+            for card, face, back, sure, centre in rows
+        ]
     backs = Counter(str(c["back"]) for c in found if not c["face_up"] and c["back"])
     if backs:
         lines.append("  backs: " + ", ".join(f"{n} {k}" for n, k in backs.items()))
     if drawn is not None:
         lines.append(f"  drawn in {drawn}")
     return "\n".join(lines) + "\n"
+
+
+def _listed_order(card: dict[str, object]) -> tuple[object, ...]:
+    x, y = _centre(card)
+    if card["face_up"] and card["card"]:
+        return (0, *card_order(str(card["card"])))
+    return (1, "", y, x) if card["face_up"] else (2, str(card["back"] or ""), y, x)
+
+
+def _row(card: dict[str, object]) -> tuple[str, str, str, str, str]:
+    """A card's table cells: name (`?` face up unnamed, `-` face down), face, back, how sure,
+    centre."""
+    name = str(card["card"]) if card["card"] else "?" if card["face_up"] else "-"
+    sure = f"{round(100 * float(str(card['confidence'])))}%"
+    x, y = _centre(card)
+    face = "up" if card["face_up"] else "down"
+    return name, face, str(card["back"] or "-"), sure, f"{x:>4}, {y:>4}"
+
+
+def _centre(card: dict[str, object]) -> tuple[int, int]:
+    quad = cast("list[list[float]]", card["quad"])
+    return round(sum(p[0] for p in quad) / 4), round(sum(p[1] for p in quad) / 4)
 
 
 def card_order(name: str) -> tuple[int, str]:

@@ -19,6 +19,7 @@ from models import (
 )
 from models.dataset import read_image
 from nerts.cli import main
+from nerts.commands.identify import _table
 from simulator.backs import back_from_spec
 from simulator.faces import builtin_design
 from simulator.render import RenderSettings, TableRenderer
@@ -164,6 +165,33 @@ def test_identify_table_says_where_each_photo_is_drawn(
     assert lines[-1] == f"  drawn in {tmp_path / 'found-2.png'}"
     for number in (1, 2):
         assert read_image(tmp_path / f"found-{number}.png").shape == table_photo.shape
+
+
+def test_identify_table_lists_each_card_with_how_sure_and_where() -> None:
+    def card(
+        name: str | None, up: bool, sure: float, x: int, back: str | None = None
+    ) -> dict[str, object]:
+        quad = [[x - 10, 40], [x + 10, 40], [x + 10, 80], [x - 10, 80]]
+        return {"card": name, "face_up": up, "back": back, "quad": quad, "confidence": sure}
+
+    found = [
+        card(None, False, 0.9, 500, "blue"),
+        card("10H", True, 0.876, 300),
+        card(None, True, 0.3, 1200),
+        card("2H", True, 0.994, 40),
+        card(None, False, 0.7, 90, "rouge vif"),
+    ]
+    assert _table("t.jpg", found).splitlines() == [
+        "t.jpg: 3 face up (2 named), 2 face down",
+        "  card  face  back       sure  centre (x, y)",
+        "  2H    up    -           99%    40,   60",
+        "  10H   up    -           88%   300,   60",
+        "  ?     up    -           30%  1200,   60",
+        "  -     down  blue        90%   500,   60",
+        "  -     down  rouge vif   70%    90,   60",
+        "  backs: blue 1, rouge vif 1",
+    ]
+    assert _table("none.jpg", []) == "none.jpg: 0 face up (0 named), 0 face down\n"
 
 
 def test_the_published_classifier_cuts_the_window_it_was_trained_on() -> None:
