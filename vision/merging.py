@@ -16,6 +16,17 @@ SAME_WINDOW_IOU = 0.6
 overlap this much: the windows of cards fanned 15 mm apart overlap far less (about 0.25).
 Chosen on the val renders and edje train photos (0.3-0.9): 0.5 named 311 of 392 val cards
 with 29 wrong names, 0.6 313 with 29 (0.7: 314 with 31), edje train 496 of 527 with both."""
+OPPOSITE_CORNER_SPAN = (0.6, 1.6)
+"""An index corner read on its own that is not a face-up card's own window, but names it, is
+that card's opposite corner where it lies, in the card's outline, between these shares of the
+outline's width and of its length from the card's index corner (and turned half round): the
+card then spans both corners. An outline implied from an index window is a poker card's, and
+the detector's outline of a card can be a part of it; designs differ (a bridge card is 10%
+narrower, indices are printed larger or smaller), so the two corners of one card in a real
+photo were taken for two cards (edje photos: a QD and a 9H listed twice, overlapping 0.46)."""
+OPPOSITE_TURN_COS_MAX = -0.8
+"""Two index corners of one card face opposite ways: the cosine of the angle between their
+outlines' first edges is at most this (the edges of cards fanned 15 mm apart run alike)."""
 DUPLICATE_OVERLAP = 0.5
 """Two face-up detections with the same name overlapping this much are one card."""
 FACE_DOWN_UNDER_FACES_MAX = 0.8
@@ -62,8 +73,9 @@ def with_index_readings(
 ) -> list[CardDetection]:
     """`cards` with index corners read on their own, each a (reading, window quad): a face-up
     card whose own index window it is (a card found whole, or by an earlier reading) takes
-    the more confident of the two names; otherwise the reading is a card of its own, its
-    outline implied by the window."""
+    the more confident of the two names; a card of that name whose opposite corner it is
+    (`OPPOSITE_CORNER_SPAN`) spans both corners; otherwise the reading is a card of its own,
+    its outline implied by the window."""
     cards = list(cards)
     own = [own_windows(card, window_mm) for card in cards]
     for reading, window in readings:
@@ -78,8 +90,14 @@ def with_index_readings(
             None,
         )
         if same is None:
-            cards.append(reading)
-            own.append(own_windows(reading, window_mm))
+            spanned = _spanning_opposite_corner(cards, reading)
+            if spanned is None:
+                cards.append(reading)
+                own.append(own_windows(reading, window_mm))
+            else:
+                number, card = spanned
+                cards[number] = card
+                own[number] = own_windows(card, window_mm)
             continue
         number, corner = same
         card = cards[number]
@@ -91,6 +109,43 @@ def with_index_readings(
             )
             own[number] = (own[number][corner], own[number][1 - corner])
     return cards
+
+
+def _spanning_opposite_corner(
+    cards: list[CardDetection], reading: CardDetection
+) -> tuple[int, CardDetection] | None:
+    """The face-up card of `cards` named as `reading` whose opposite corner `reading` is (its
+    quad's first corner is the card's named index corner), with its outline spanning both
+    corners and the more confident name's corner first; None if there is none."""
+    corner = reading.quad[0]
+    for number, card in enumerate(cards):
+        if not (card.face_up and card.card == reading.card):
+            continue
+        first, across, _, down = card.quad
+        width, length = across - first, down - first
+        turned = reading.quad[1] - corner
+        cosine = float(np.dot(width, turned)) / max(
+            float(np.linalg.norm(width) * np.linalg.norm(turned)), 1e-9
+        )
+        if cosine > OPPOSITE_TURN_COS_MAX:
+            continue
+        try:
+            along_width, along_length = np.linalg.solve(
+                np.column_stack([width, length]), corner - first
+            )
+        except np.linalg.LinAlgError:  # a degenerate outline
+            continue
+        low, high = OPPOSITE_CORNER_SPAN
+        if not (low <= along_width <= high and low <= along_length <= high):
+            continue
+        quad = np.array(
+            [first, first + along_width * width, corner, first + along_length * length],
+            np.float32,
+        )
+        if reading.card_score > card.card_score:  # its corner first: the quad says where
+            return number, replace(reading, quad=np.roll(quad, -2, axis=0))
+        return number, replace(card, quad=quad)
+    return None
 
 
 class IndexWindow(NamedTuple):

@@ -261,6 +261,34 @@ def test_an_index_corner_of_no_found_card_is_a_card_of_its_own() -> None:
     assert merged[1].quad == pytest.approx(hidden.quad)
 
 
+def _turned_reading(
+    corner: np.ndarray, name: str, score: float
+) -> tuple[CardDetection, np.ndarray]:
+    """A reading of an index corner at `corner`, upside down (the card's bottom-right index):
+    its outline implied as a poker card's, 2 px/mm."""
+    quad = corner - CARD_CORNERS_MM * 2
+    return CardDetection(quad, True, 0.8, name, score), card_window(quad, 0, INDEX_WINDOW_MM)
+
+
+def test_two_index_corners_of_a_card_larger_than_implied_are_one_card_spanning_both() -> None:
+    """A card 30% larger than a poker card, its top-left and bottom-right indices read on
+    their own: each implies a poker card at its corner, and the two overlap too little to be
+    one card by overlap; they are one card by where and which way they lie."""
+    real = CARD_CORNERS_MM * 2 * 1.3 + np.array([100, 50], np.float32)
+    top_left = CARD_CORNERS_MM * 2 + real[0]
+    first = (CardDetection(top_left, True, 0.8, "QD", 0.9), card_window(top_left, 0))
+    opposite = _turned_reading(real[2], "QD", 0.95)
+    merged = with_index_readings([], [first, opposite], INDEX_WINDOW_MM)
+    assert [(c.card, c.card_score) for c in merged] == [("QD", 0.95)]
+    assert merged[0].quad == pytest.approx(np.roll(real, -2, axis=0), abs=1e-3)
+    # Another name there, or one not turned half round (a second deck's card), is another card.
+    other = _turned_reading(real[2], "QH", 0.95)
+    assert len(with_index_readings([], [first, other], INDEX_WINDOW_MM)) == 2
+    upright = CARD_CORNERS_MM * 2 + real[2]
+    beside = (CardDetection(upright, True, 0.8, "QD", 0.95), card_window(upright, 0))
+    assert len(with_index_readings([], [first, beside], INDEX_WINDOW_MM)) == 2
+
+
 def test_readings_of_one_card_merge_at_either_corner_whichever_came_first() -> None:
     card = _card(100)
     first = _reading(card, 1, "9C", 0.8)
