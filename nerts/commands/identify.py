@@ -22,6 +22,7 @@ from nerts.photos import (
     read_photo,
     refuse_replacing_pictures,
     small_photo_said,
+    without_colour,
     write_annotated,
 )
 from referee.cards import Card
@@ -140,6 +141,14 @@ def run(args: argparse.Namespace) -> int:
                 log.error("%s: skipped", error)
                 unread.append(name)
                 continue
+            if without_colour(image):
+                log.warning(
+                    "%s is black and white: suits are told apart by colour too, so a heart may "
+                    "be named a spade (or a diamond a club, or the other way)%s; photograph the "
+                    "cards in colour",
+                    name,
+                    " and backs matched wrongly" if matcher is not None else "",
+                )
             cards = reader.read(image, tiled=args.tiled)
             if not cards and small_photo_said(image):
                 log.warning("no card found in %s: %s", name, small_photo_said(image))

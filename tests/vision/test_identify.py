@@ -167,6 +167,21 @@ def test_identify_table_says_where_each_photo_is_drawn(
         assert read_image(tmp_path / f"found-{number}.png").shape == table_photo.shape
 
 
+def test_identify_warns_of_a_black_and_white_photo(
+    tmp_path: Path, table_photo: np.ndarray, capsys: pytest.CaptureFixture[str]
+) -> None:
+    colour, grey = tmp_path / "colour.png", tmp_path / "grey.png"
+    cv2.imwrite(str(colour), table_photo)
+    cv2.imwrite(str(grey), cv2.cvtColor(table_photo, cv2.COLOR_BGR2GRAY))
+    assert main(["identify", str(colour), str(grey), "--json"]) == 0
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "black and white" in line]
+    assert warnings == [
+        f"warning: {grey} is black and white: suits are told apart by colour too, so a heart "
+        "may be named a spade (or a diamond a club, or the other way); photograph the cards in "
+        "colour"
+    ]
+
+
 def test_identify_table_lists_each_card_with_how_sure_and_where() -> None:
     def card(
         name: str | None, up: bool, sure: float, x: int, back: str | None = None
