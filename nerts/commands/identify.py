@@ -163,6 +163,16 @@ def run(args: argparse.Namespace) -> int:
                 # Through tqdm, so that a line never shares the progress bar's.
                 tqdm.write(_table(name, results[name], drawn), file=sys.stdout, end="")
                 sys.stdout.flush()
+    except KeyboardInterrupt:
+        left = [name for name in names if name not in results and name not in unread]
+        log.warning(
+            "stopped: %d of %d photos read%s; left out: %s",
+            len(results),
+            len(names),
+            " (those printed)" if args.json else "",
+            _listed(left),
+        )
+        raise
     finally:
         if args.json:
             sys.stdout.write(json.dumps(results, indent=1) + "\n")

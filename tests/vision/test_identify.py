@@ -182,6 +182,30 @@ def test_identify_warns_of_a_black_and_white_photo(
     ]
 
 
+def test_identify_stopped_names_the_photos_left_out_and_prints_those_read(
+    tmp_path: Path,
+    table_photo: np.ndarray,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    photos = [str(tmp_path / f"{name}.png") for name in ("one", "two", "three")]
+    for photo in photos:
+        cv2.imwrite(photo, table_photo)
+    calls = iter(range(3))
+
+    def read(_self: CardReader, _image: np.ndarray, tiled: bool = False) -> list[CardDetection]:
+        if next(calls) == 1:  # Ctrl-C while the second photo is read
+            raise KeyboardInterrupt
+        return []
+
+    monkeypatch.setattr(CardReader, "read", read)
+    assert main(["identify", *photos, "--json"]) == 130
+    out, err = capsys.readouterr()
+    assert json.loads(out) == {photos[0]: []}
+    assert f"warning: stopped: 1 of 3 photos read (those printed); left out: {photos[1]}, " in err
+    assert err.endswith(f"{photos[2]}\nnerts: interrupted\n")
+
+
 def test_identify_table_lists_each_card_with_how_sure_and_where() -> None:
     def card(
         name: str | None, up: bool, sure: float, x: int, back: str | None = None
