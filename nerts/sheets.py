@@ -160,12 +160,14 @@ def format_sheet(sheet: Scoresheet) -> str:
     elif sheet.rounds:
         best = max(sheet.totals[s] for s in seats)
         leaders = [sheet.players[s] for s in seats if sheet.totals[s] == best]
+        level = ", ".join(leaders[:-1]) + f" and {leaders[-1]}"
         if best >= sheet.target:  # none won, so the top is a tie: the game plays on
-            level = ", ".join(leaders[:-1]) + f" and {leaders[-1]}"
             lines.append(
                 f"{level} are level at {best}, past the target of {sheet.target}: the game goes "
                 "on until one leads"
             )
+        elif len(leaders) > 1:
+            lines.append(f"leaders: {level}, level at {best} (of {sheet.target})")
         else:
             lines.append(f"leader: {leaders[0]} ({best} of {sheet.target})")
     return "\n".join(lines) + "\n"

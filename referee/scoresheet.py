@@ -6,6 +6,7 @@ every correction stays visible and nothing is ever overwritten.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -111,7 +112,7 @@ class Scoresheet:
         if seat is not None and seat in self.players:
             return seat
         for seat, name in self.players.items():
-            if name.casefold() == key.casefold():
+            if same_name(name, key):
                 return seat
         known = ", ".join(f"{seat}={name}" for seat, name in self.players.items())
         raise ScoresheetError(f"no player {key!r} (players: {known})")
@@ -171,6 +172,17 @@ def _origin(entry: Mapping[str, Any]) -> RoundOrigin | None:
     return RoundOrigin(fingerprint, source)
 
 
+def same_name(one: str, other: str) -> bool:
+    """Whether two player names are one: alike in any case, with spaces around or not, and
+    however their accents are encoded ('Zoë' typed as one letter or as 'e' and a combining
+    mark looks the same on the sheet)."""
+    return _folded(one) == _folded(other)
+
+
+def _folded(name: str) -> str:
+    return unicodedata.normalize("NFC", name.strip()).casefold()
+
+
 def _int(value: Any, what: str, minimum: int | None = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ScoresheetError(f"{what} must be an integer, got {json_text(value)}")
@@ -192,7 +204,7 @@ def _players(value: Any) -> dict[int, str]:
         if not name.strip() or name.strip().isdecimal():
             # Points are given as NAME=POINTS or SEAT=POINTS: a name must not read as a seat.
             raise ScoresheetError(f"a player needs a name that is not blank or a number: {name!r}")
-        if name.casefold() in (known.casefold() for known in players.values()):
+        if any(same_name(name, known) for known in players.values()):
             raise ScoresheetError(f"two players are called {name!r}; give each their own name")
         players[seat] = name
     return players

@@ -302,10 +302,12 @@ def test_scores_journal_add_undo_fix(tmp_path: Path, capsys) -> None:  # type: i
     status, stdout, _ = run(capsys, "scores", game, "fix", "1", "Ben=4")
     assert status == 0
     assert stdout.splitlines()[-2:] == ["    1 +12=12   +4=4", "leader: Anna (12 of 20)"]
+    status, stdout, _ = run(capsys, "scores", game, "add", "Anna=0", "Ben=8")
+    assert stdout.splitlines()[-1] == "leaders: Anna and Ben, level at 12 (of 20)"
     status, stdout, _ = run(capsys, "scores", game, "add", "Anna=8", "Ben=0")
     assert "GAME OVER: Anna wins with 20." in stdout
     entries = [json.loads(line)["type"] for line in Path(game).read_text().splitlines()]
-    assert entries == ["game", "round", "round", "undo", "round", "undo", "fix", "round"]
+    assert entries == ["game", "round", "round", "undo", "round", "undo", "fix", "round", "round"]
 
 
 def test_an_empty_file_may_become_a_sheet(

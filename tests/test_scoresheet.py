@@ -108,3 +108,14 @@ def test_an_entry_written_by_hand_is_refused_with_what_it_lacks(
     with pytest.raises(ScoresheetError) as refused:
         Scoresheet.from_journal(journal)
     assert str(refused.value).endswith(message)
+
+
+def test_a_name_is_found_however_its_accents_are_encoded_or_spaced() -> None:
+    composed, decomposed = "Zo\u00eb", "Zoe\u0308"  # one letter, or e and a combining mark
+    game = {"type": "game", "players": {"0": composed, "1": "Ben"}, "target": 30}
+    sheet = Scoresheet.from_journal([game, {"type": "round", "scores": {decomposed: 3, " ben": 1}}])
+    assert sheet.rounds == [{0: 3, 1: 1}]
+    for twin in (decomposed, "ZOË ", "Ben "):
+        doubled = {"type": "game", "players": {"0": composed, "1": "Ben", "2": twin}}
+        with pytest.raises(ScoresheetError, match="two players are called"):
+            Scoresheet.from_journal([doubled])
