@@ -8,10 +8,11 @@ import difflib
 import json
 import logging
 import math
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
-from typing import IO
+from typing import IO, Any
 
 from nerts.errors import UserError, make_folder
 from referee.errors import RefereeInputError
@@ -37,9 +38,24 @@ def _finite(text: str) -> float:
     return number
 
 
+def _one_value_per_key(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    data = dict(pairs)
+    if len(data) < len(pairs):
+        twice = next(key for key, times in Counter(key for key, _ in pairs).items() if times > 1)
+        raise _KeyTwice(f"the key {json.dumps(twice)} is given twice: which one counts?")
+    return data
+
+
+class _KeyTwice(ValueError):
+    pass
+
+
 # Python reads NaN and Infinity, which JSON does not have, and 1e999 as Infinity: written back,
-# strict readers would fail on the line.
-_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite)
+# strict readers would fail on the line. Of a key given twice it keeps the last, unsaid: a
+# line ("card": "4S", ..., "card": "9H") would be judged as one of two cards.
+_DECODER = json.JSONDecoder(
+    parse_constant=_refuse_constant, parse_float=_finite, object_pairs_hook=_one_value_per_key
+)
 _encode_text = json.encoder.encode_basestring  # what _ENCODER writes a string as, quotes included
 
 
@@ -197,6 +213,8 @@ def json_line(raw: bytes, path: Path, line_number: int) -> object:
         return _DECODER.decode(line)
     except _NotJsonNumber as error:
         raise UserError(f"{path}:{line_number}: {error} is not a number a float holds") from None
+    except _KeyTwice as error:
+        raise UserError(f"{path}:{line_number}: {error}") from None
     except json.JSONDecodeError as error:
         # A pretty-printed file or a JSON array opens with a bracket alone on its line.
         hint = f"; {JSON_LINES_SAID}" if line.strip() in ("{", "[") else ""

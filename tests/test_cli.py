@@ -176,6 +176,14 @@ def test_not_json_and_missing_file(tmp_path: Path, capsys) -> None:  # type: ign
     )
     status, _, err = run(capsys, "referee", str(log))
     assert status == 2 and f"{log}:2: 1e999 (too large) is not a number a float holds" in err
+    # Python keeps the last of a key given twice: the play would be judged as one of two cards.
+    log.write_text(
+        '{"frame": 0, "t": 0, "type": "stuck"}\n'
+        '{"frame": 1, "t": 0, "type": "play", "seat": 0, "card": "4S", "pile": "F0", '
+        '"card": "9H"}\n'
+    )
+    status, _, err = run(capsys, "referee", str(log))
+    assert status == 2 and f'{log}:2: the key "card" is given twice: which one counts?' in err
 
 
 def test_bad_option_is_a_clear_error(capsys) -> None:  # type: ignore[no-untyped-def]
