@@ -106,7 +106,7 @@ def read_numbered_events(path: Path, live: bool = False) -> Iterator[tuple[int, 
     with handle:
         # Decoded line by line, not by the text reader's chunks, so that an error names its line.
         for line_number, raw in enumerate(handle, start=1):
-            if not raw.strip():
+            if blank_line(raw):
                 continue
             if line_number == 1:
                 _check_text(path, raw)
@@ -198,6 +198,12 @@ JSON_LINES_SAID = "the file must hold one JSON object per line (JSON Lines)"
 """How the form of a log or a score sheet is told where a file is not in it."""
 
 
+def blank_line(raw: bytes) -> bool:
+    """Whether a line holds nothing but white space (after a byte-order mark, which an editor
+    may write before a file's first, blank, line)."""
+    return not raw.removeprefix(codecs.BOM_UTF8).strip()
+
+
 def json_line(raw: bytes, path: Path, line_number: int) -> object:
     """One line of a JSON Lines file, parsed; errors name the line."""
     # Windows editors start a file with a byte-order mark; two such files joined hold one
@@ -243,7 +249,7 @@ def _first_line_data(path: Path) -> tuple[bool, object]:
     try:
         with path.open("rb") as handle:
             first = b""
-            while not first.strip():
+            while blank_line(first):
                 first = handle.readline(FIRST_LINE_READ_MAX)
                 if not first:
                     return False, None  # empty, or only blank lines

@@ -15,7 +15,7 @@ from typing import Any
 
 from nerts.columns import right, shown_width
 from nerts.errors import UserError
-from nerts.eventlog import json_line, looks_like_event
+from nerts.eventlog import blank_line, json_line, looks_like_event
 from referee.errors import RefereeInputError
 from referee.scoresheet import Scoresheet
 
@@ -29,7 +29,9 @@ def load_sheet(path: Path) -> Scoresheet:
         hint = f" (start one: nerts scores {quote(str(path))} new --players NAME NAME ...)"
         hint = hint if not path.exists() else ""
         raise UserError(f"cannot read {path}: {error.strerror or error}{hint}") from None
-    numbered = [(number, line) for number, line in enumerate(lines, start=1) if line.strip()]
+    numbered = [
+        (number, line) for number, line in enumerate(lines, start=1) if not blank_line(line)
+    ]
     entries = [json_line(line, path, number) for number, line in numbered]
     if entries and looks_like_event(entries[0]):
         raise UserError(

@@ -153,6 +153,9 @@ def test_a_log_in_another_form_is_told_the_form_it_must_have(
         codecs.BOM_UTF8 + b"".join(lines[:5]) + codecs.BOM_UTF8 + b"".join(lines[5:])
     )
     assert run(capsys, "referee", str(joined))[0] == 0
+    # A mark before a blank first line (Windows line ends) is a blank line too.
+    joined.write_bytes(codecs.BOM_UTF8 + b"\r\n" + b"".join(lines).replace(b"\n", b"\r\n"))
+    assert run(capsys, "referee", str(joined))[0] == 0
 
 
 def test_not_json_and_missing_file(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
@@ -836,7 +839,7 @@ def test_an_empty_log_is_said_to_hold_no_events_and_makes_no_out_file(
             '{"frame": 85, "t": 2.8333, "type": "take_back", "seat": 1, "card": "9C", '
             '"pile": "F0"}',
             "seat 1's take_back of 9C from pile F0 took back nothing (no such card of theirs lies "
-            "there): ignored",
+            "on top of that pile): ignored",
         ),
         (  # a camera's misread: one game's refereeing must not end there
             '{"frame": 85, "t": 2.8333, "type": "play", "seat": 0, "card": "AH", "pile": "F3"}',

@@ -30,12 +30,15 @@ Reads a log of table events (../shared/contracts/events.md: the simulator's trut
 events.jsonl, or a live log) and referees it again from scratch: verdicts in the input are
 ignored; round ends, completed piles and the game's end are worked out anew. Prints a
 scoreboard, and with --out writes the full refereed events file. Feeding that output back
-(with the same --target and --caller-bonus) gives the same verdicts and scores; a log whose game
-ended where no one reaches this run's --target is warned of. With --box, the exit status is 1
-where the box did not show every announcement: not acknowledged within --box-wait, refused, or
-for a seat the box lacks (the scoreboard is printed all the same). A seat's Nerts! button on
-the box is that seat's Nerts call, in the frame being read when it is pressed: it is refereed
-and written to --out as a nerts_call of the log would be.
+(with the same house rules: --target, --caller-bonus, --in-air-grace) gives the same verdicts
+and scores; a log whose game ended where no one reaches this run's --target is warned of.
+With --box, the exit status is 1 where the box did not show every announcement: not
+acknowledged within --box-wait, refused, or for a seat the box lacks (the scoreboard is
+printed all the same). A seat's Nerts! button on the box is that seat's Nerts call, in the
+frame being read when it is pressed: it is refereed and written to --out as a nerts_call of
+the log would be. What cannot happen but a camera may report (a card played while it lies on
+a foundation, a take-back of a card not on top of its pile) is warned of by its line and
+ignored, and refereeing goes on.
 
 A frame is decided once an event of a later frame arrives, as more events of it may still come.
 A live log (LOG '-', piped in) whose writer sends events only when something happens would hold
@@ -328,7 +331,7 @@ def _tell_ignored(referee: GameReferee, log_path: Path, held: list[tuple[Event, 
     for take_back in referee.unmatched_take_backs():
         log.warning(
             "%s: seat %d's take_back of %s from pile %s took back nothing (no such card of "
-            "theirs lies there): ignored",
+            "theirs lies on top of that pile): ignored",
             where(take_back),
             take_back.seat,
             take_back.card,

@@ -36,7 +36,8 @@ actions:
   new --players NAME NAME...   start a sheet (seats 0, 1, ... in that order)
   add SEAT=POINTS ...          append a round (SEAT is a seat number or a player's name)
   add --from EVENTS.jsonl      append every round a refereed events file scored
-  undo                         take back the last round (not a fix: fix it back instead)
+  undo                         take back the last round added (undo is not for a fix: to
+                               take back a fix, fix the round again)
   fix ROUND SEAT=POINTS ...    correct one round's numbers
   show                         the sheet with running totals (the default)
 
