@@ -40,10 +40,13 @@ index corner, also when the rest of the card is covered; a card seen whole is re
 whole face too; next to each named card, the index of a card fanned under it (in a hand or a
 work pile) is looked for, where no card was found. Where the index corners show small cards
 (under about 90 px long in a 1280 px wide photo), the cards are looked for again in the photo at
-a larger size. Prints a table, or with --json one object mapping each image path to its cards:
+a larger size. Prints a table (each card's name, face up or down, back, how sure, and centre
+in the photo), or with --json one object mapping each image path to its cards:
 {"card", "face_up", "back", "quad" (the card's corners, image pixels), "confidence"}. With
---backs, each face-down card's "back" is the nearest registered back (as `nerts count` matches
-them); without, null. Of several photos, one that cannot be read is named and skipped, and the
+--backs, each face-down card's "back" is the nearest registered back (matched as `nerts count`
+matches them); without, null. To count a spread of face-down cards, use `nerts count`: it
+also tells apart the overlapping cards of a spread, which this command can report twice or
+merge. Of several photos, one that cannot be read is named and skipped, and the
 command ends with exit status 2.
 """
 
