@@ -148,7 +148,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "cards left uncounted, backs alike, cards of a back not given, a black-and-white "
         "photo)",
     )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help=f"exit with status {DOUBTFUL_COUNT_STATUS} (the counts printed all the same) where "
+        "the count warns that it is likely wrong, as --sheet then adds nothing: for a script, "
+        "which sees no warnings in --json, to ask for another photo",
+    )
     parser.set_defaults(handler=run)
+
+
+DOUBTFUL_COUNT_STATUS = 3
+"""`count --strict`'s exit status for a count likely wrong: 1 is the box's, 2 a user error."""
 
 
 def run(args: argparse.Namespace) -> int:
@@ -220,9 +231,10 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(_count_table(counts))
     if args.annotate and not args.json:
         sys.stdout.write(f"drawn in {args.annotate}\n")
+    warned = counted.faces_shown or counted.too_close or counted.parts_uncounted
+    doubtful = bool(warned or unlike or alike or greyscale)
     if sheet is not None and fingerprint is not None:
-        warned = counted.faces_shown or counted.too_close or counted.parts_uncounted
-        if warned or unlike or alike or greyscale:
+        if doubtful:
             # Each of those warnings asks for a new photo or another reference: a round added
             # now would be scored again from the new count.
             by_hand = " ".join(quote(f"{name}={number}") for name, number in points.items())
@@ -232,7 +244,7 @@ def run(args: argparse.Namespace) -> int:
                 f"{quote(str(args.sheet))} add {by_hand}"
             )
         _add_round(args.sheet, points, (args.image, fingerprint), quiet=args.json)
-    return 0
+    return DOUBTFUL_COUNT_STATUS if args.strict and doubtful else 0
 
 
 def _warn_of_count(

@@ -14,6 +14,7 @@ import pytest
 
 from models.dataset import read_image
 from nerts.cli import main
+from nerts.commands.count import DOUBTFUL_COUNT_STATUS
 from nerts.photos import without_colour
 from simulator.backs import back_from_spec
 from simulator.faces import builtin_design
@@ -99,6 +100,12 @@ def test_count_cli_warns_of_a_black_and_white_photo(
     assert main(["count", str(black_and_white), "--backs", *references]) == 0
     error = capsys.readouterr().err
     assert f"{black_and_white} is black and white: backs are told apart by colour" in error
+    # A script asking for a sure count is told by the exit status, the counts printed still.
+    strict = ["--backs", *references, "--json", "--strict"]
+    assert main(["count", str(black_and_white), *strict]) == DOUBTFUL_COUNT_STATUS
+    assert set(json.loads(capsys.readouterr().out)) == {"grey", "#b4b4b4"}
+    assert main(["count", str(photo), *strict]) == 0
+    assert json.loads(capsys.readouterr().out) == {"grey": 3, "#b4b4b4": 3}
     assert without_colour(read_image(black_and_white)) and not without_colour(colour)
     faded = cv2.addWeighted(grey, 0.85, colour, 0.15, 0.0)  # a photo of faint colour
     assert not without_colour(faded)
