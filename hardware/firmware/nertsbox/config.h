@@ -28,6 +28,12 @@
 #define BLINK_HALF_PERIOD_MS 250
 #define PULSE_PERIOD_MS 1000
 #define ANIMATION_STEP_MS 20   // strip refresh interval while a light blinks or pulses
+// The strip is written with interrupts off, about 33 us a seat (21 cycles a bit at 16 MHz,
+// counted in the built code): with 6 or more seats that outlasts the three bytes the UART
+// holds at 115200 baud (a byte each 87 us), and a command arriving meanwhile lost a byte
+// (answered rs, sent again). So the strip waits for the serial line to be this quiet:
+// a command's bytes come back to back, so a gap this long lies between commands.
+#define SERIAL_QUIET_MS 2
 #define LED_BRIGHTNESS 64      // 0-255 scale applied to every colour (WS2812s are bright)
 
 #endif

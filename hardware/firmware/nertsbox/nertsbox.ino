@@ -294,10 +294,16 @@ void setup() {
 }
 
 void loop() {
-  while (Serial.available()) receive_byte(Serial.read());
+  static unsigned long last_received_ms = 0;
+  bool received = false;
+  while (Serial.available()) {
+    receive_byte(Serial.read());
+    received = true;
+  }
   unsigned long now_ms = millis();
+  if (received) last_received_ms = now_ms;
   buttons_update(now_ms);
-  outputs_update(now_ms);
+  outputs_update(now_ms, now_ms - last_received_ms >= SERIAL_QUIET_MS);
   // Sleep until the next interrupt (a received byte or the 1 ms timer tick).
   set_sleep_mode(SLEEP_MODE_IDLE);
   cli();

@@ -180,7 +180,7 @@ void outputs_begin() {
   lights_off();
 }
 
-void outputs_update(unsigned long now_ms) {
+void outputs_update(unsigned long now_ms, bool serial_quiet) {
   if (playing && now_ms - note_started_ms >= playing->notes[note_index].ms) {
     if (++note_index < playing->count) {
       play_note(now_ms);
@@ -190,7 +190,8 @@ void outputs_update(unsigned long now_ms) {
   }
   bool animating = false;
   for (uint8_t seat = 0; seat < SEATS; seat++) animating |= lights[seat].mode != MODE_SOLID;
-  if (lights_dirty || (animating && now_ms - last_animation_ms >= ANIMATION_STEP_MS)) {
+  bool due = lights_dirty || (animating && now_ms - last_animation_ms >= ANIMATION_STEP_MS);
+  if (due && serial_quiet) {
     lights_write(now_ms);
     lights_dirty = false;
     last_animation_ms = now_ms;
