@@ -118,9 +118,11 @@ class RoundReferee:
         first: list[Event] = []
         if self.ended is None and self._call_window_closed(events[0].t):
             first.append(self._end_round())
-        # A frame of types the referee does not know (a live log's ticks) moves nothing, so
-        # the round's end keeps the frame of its last event that counts, ticks or none.
-        if self.ended is None and not all(isinstance(event, OtherEvent) for event in events):
+        # A frame of types the referee does not know (a live log's ticks), or of plays it
+        # ignores, moves nothing: the round's end keeps the frame of its last event that
+        # counts, so a log ends its rounds alike with ticks or none, and fed back from --out.
+        seen_before, ignored_before = self.last_seen, len(self.repeated_plays)
+        if self.ended is None:
             self.last_seen = (events[0].frame, events[0].t)
         self._results = [[] for _ in events]
         self._placed_this_frame = {}
@@ -130,6 +132,9 @@ class RoundReferee:
         )
         for index in order:
             self._handle(events[index], self._results[index], index)
+        known = sum(not isinstance(event, OtherEvent) for event in events)
+        if self.ended is None and known == len(self.repeated_plays) - ignored_before:
+            self.last_seen = seen_before
         return first + [event for result in self._results for event in result]
 
     def finish(self) -> RoundEnd | None:

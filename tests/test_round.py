@@ -297,6 +297,21 @@ def test_a_seats_staying_card_played_again_is_ignored_and_told() -> None:
     ]
 
 
+@pytest.mark.parametrize("ended_by", ["next deal", "Nerts call"])
+def test_an_ignored_play_leaves_the_rounds_end_where_its_output_fed_back_puts_it(
+    ended_by: str,
+) -> None:
+    """The repeated play is left out of the output: it must not set the frame the round ends
+    in, or feeding the output back would end the round elsewhere."""
+    if ended_by == "Nerts call":  # the repeated play within the call's grace
+        events = [start(), play(1, 0, "AH"), count(1, 0, 0), call(2, 0), play(3, 0, "AH", "F1")]
+    else:
+        events = [start(), play(30, 0, "AH"), play(40, 0, "AH", "F1"), start(90, 2, 2)]
+    once = referee(events)
+    assert referee(once) == once
+    assert round_ends(once)[0].frame == (2 if ended_by == "Nerts call" else 30)
+
+
 def test_a_joker_taken_back_leaves_the_real_card_where_it_lies() -> None:
     joker = replace(play(2, 0, "AH", "F1"), joker=True)
     game = GameReferee()
