@@ -16,14 +16,19 @@ SAME_WINDOW_IOU = 0.6
 overlap this much: the windows of cards fanned 15 mm apart overlap far less (about 0.25).
 Chosen on the val renders and edje train photos (0.3-0.9): 0.5 named 311 of 392 val cards
 with 29 wrong names, 0.6 313 with 29 (0.7: 314 with 31), edje train 496 of 527 with both."""
-OPPOSITE_CORNER_SPAN = (0.6, 1.6)
+OPPOSITE_CORNER_SPAN = (0.8, 1.6)
 """An index corner read on its own that is not a face-up card's own window, but names it, is
 that card's opposite corner where it lies, in the card's outline, between these shares of the
 outline's width and of its length from the card's index corner (and turned half round): the
 card then spans both corners. An outline implied from an index window is a poker card's, and
 the detector's outline of a card can be a part of it; designs differ (a bridge card is 10%
-narrower, indices are printed larger or smaller), so the two corners of one card in a real
-photo were taken for two cards (edje photos: a QD and a 9H listed twice, overlapping 0.46)."""
+narrower; an index printed a fifth larger implies a card a fifth too large, 0.83 of it), so
+the two corners of one card in a real photo were taken for two cards (edje photos: a QD and a
+9H listed twice, overlapping 0.46). From 0.8 on, a card of that name turned half round
+there lies almost wholly on the first (a tie with a second deck's card), its outline nearly
+the same. Spanning a detector's outline to a corner inside it (tuning val renders, seeds 9, 10
+and 12, and edje train photos: one wrong name fewer, otherwise alike) measures the card
+better than keeping it."""
 OPPOSITE_TURN_COS_MAX = -0.8
 """Two index corners of one card face opposite ways: the cosine of the angle between their
 outlines' first edges is at most this (the edges of cards fanned 15 mm apart run alike)."""
@@ -116,7 +121,8 @@ def _spanning_opposite_corner(
 ) -> tuple[int, CardDetection] | None:
     """The face-up card of `cards` named as `reading` whose opposite corner `reading` is (its
     quad's first corner is the card's named index corner), with its outline spanning both
-    corners and the more confident name's corner first; None if there is none."""
+    corners and the more confident name's corner first (its detection score kept); None if
+    there is none."""
     corner = reading.quad[0]
     for number, card in enumerate(cards):
         if not (card.face_up and card.card == reading.card):
@@ -138,12 +144,11 @@ def _spanning_opposite_corner(
         low, high = OPPOSITE_CORNER_SPAN
         if not (low <= along_width <= high and low <= along_length <= high):
             continue
-        quad = np.array(
-            [first, first + along_width * width, corner, first + along_length * length],
-            np.float32,
-        )
+        across, down = along_width * width, along_length * length
+        quad = np.array([first, first + across, first + across + down, first + down], np.float32)
         if reading.card_score > card.card_score:  # its corner first: the quad says where
-            return number, replace(reading, quad=np.roll(quad, -2, axis=0))
+            quad = np.roll(quad, -2, axis=0)
+            return number, replace(card, quad=quad, card_score=reading.card_score)
         return number, replace(card, quad=quad)
     return None
 

@@ -326,6 +326,20 @@ def test_two_index_corners_of_a_card_larger_than_implied_are_one_card_spanning_b
     upright = CARD_CORNERS_MM * 2 + real[2]
     beside = (CardDetection(upright, True, 0.8, "QD", 0.95), card_window(upright, 0))
     assert len(with_index_readings([], [first, beside], INDEX_WINDOW_MM)) == 2
+    # A second deck's QD turned half round, lying half over the first: two cards.
+    half_over = _turned_reading(top_left[0] + (top_left[2] - top_left[0]) * 0.5, "QD", 0.95)
+    assert len(with_index_readings([], [first, half_over], INDEX_WINDOW_MM)) == 2
+
+
+def test_an_opposite_corner_inside_a_card_found_whole_is_its_other_index() -> None:
+    """A turned reading of its name 0.9 of the way across a card found whole is its other
+    index: one card, spanning both corners, the detector's score kept."""
+    whole = _card(100, "5H", 0.7)
+    far = whole.quad[0] + (whole.quad[2] - whole.quad[0]) * 0.9
+    (merged,) = with_index_readings([whole], [_turned_reading(far, "5H", 0.9)], INDEX_WINDOW_MM)
+    spanned = whole.quad[0] + (whole.quad - whole.quad[0]) * 0.9
+    assert merged.quad == pytest.approx(np.roll(spanned, -2, axis=0))
+    assert (merged.card, merged.card_score, merged.score) == ("5H", 0.9, whole.score)
 
 
 def test_readings_of_one_card_merge_at_either_corner_whichever_came_first() -> None:
