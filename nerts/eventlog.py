@@ -39,6 +39,7 @@ def _finite(text: str) -> float:
 
 
 def _one_value_per_key(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object's pairs as a dict; `_KeyTwice` where a key is given twice."""
     data = dict(pairs)
     if len(data) < len(pairs):
         twice = next(key for key, times in Counter(key for key, _ in pairs).items() if times > 1)

@@ -72,7 +72,7 @@ def start_sheet(path: Path, entry: dict[str, Any]) -> None:
         with path.open("ab+") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
             handle.seek(0)
-            if handle.read().strip():
+            if not blank_line(handle.read()):
                 raise UserError(f"{path} already exists; choose another name or delete it first")
             handle.write((json.dumps(entry) + "\n").encode("utf-8"))
     except OSError as error:

@@ -180,7 +180,8 @@ def same_name(one: str, other: str) -> bool:
 
 
 def _folded(name: str) -> str:
-    return unicodedata.normalize("NFC", name.strip()).casefold()
+    # Unicode's canonical caseless match: casefold between decompositions.
+    return unicodedata.normalize("NFD", unicodedata.normalize("NFD", name.strip()).casefold())
 
 
 def _int(value: Any, what: str, minimum: int | None = 1) -> int:
@@ -201,7 +202,7 @@ def _players(value: Any) -> dict[int, str]:
             raise ScoresheetError(
                 f"'players' must map seat numbers to names, got {json_text(value)}"
             )
-        if not name.strip() or name.strip().isdecimal():
+        if not name.strip() or plain_number(name.strip()) is not None:
             # Points are given as NAME=POINTS or SEAT=POINTS: a name must not read as a seat.
             raise ScoresheetError(f"a player needs a name that is not blank or a number: {name!r}")
         if any(same_name(name, known) for known in players.values()):

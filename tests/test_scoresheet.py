@@ -115,7 +115,12 @@ def test_a_name_is_found_however_its_accents_are_encoded_or_spaced() -> None:
     game = {"type": "game", "players": {"0": composed, "1": "Ben"}, "target": 30}
     sheet = Scoresheet.from_journal([game, {"type": "round", "scores": {decomposed: 3, " ben": 1}}])
     assert sheet.rounds == [{0: 3, 1: 1}]
-    for twin in (decomposed, "ZOË ", "Ben "):
+    # A name in another script's digits is no seat number (seats are ASCII), so it may be one.
+    arabic = {**GAME, "players": {"0": "\u0663", "1": "Ben"}}
+    assert Scoresheet.from_journal([arabic]).players[0] == "\u0663"
+    with pytest.raises(ScoresheetError, match="a name that is not blank or a number: '12'"):
+        Scoresheet.from_journal([{**GAME, "players": {"0": "12", "1": "Ben"}}])
+    for twin in (decomposed, "ZOË ", "Ben ", "zoe\u0308"):
         doubled = {"type": "game", "players": {"0": composed, "1": "Ben", "2": twin}}
         with pytest.raises(ScoresheetError, match="two players are called"):
             Scoresheet.from_journal([doubled])

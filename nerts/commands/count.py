@@ -232,7 +232,7 @@ def run(args: argparse.Namespace) -> int:
     if args.annotate and not args.json:
         sys.stdout.write(f"drawn in {args.annotate}\n")
     warned = counted.faces_shown or counted.too_close or counted.parts_uncounted
-    doubtful = bool(warned or unlike or alike or greyscale)
+    doubtful = bool(warned or unlike or alike or greyscale or not cards)
     if sheet is not None and fingerprint is not None:
         if doubtful:
             # Each of those warnings asks for a new photo or another reference: a round added

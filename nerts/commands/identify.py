@@ -167,13 +167,13 @@ def run(args: argparse.Namespace) -> int:
                 tqdm.write(_table(name, results[name], drawn), file=sys.stdout, end="")
                 sys.stdout.flush()
     except KeyboardInterrupt:
-        left = [name for name in names if name not in results and name not in unread]
+        left_out = [name for name in names if name not in results and name not in unread]
         log.warning(
             "stopped: %d of %d photos read%s; left out: %s",
             len(results),
             len(names),
             " (those printed)" if args.json else "",
-            _listed(left),
+            _listed(left_out),
         )
         raise
     finally:
@@ -243,7 +243,7 @@ def _row(card: dict[str, object]) -> tuple[str, str, str, str, str]:
     """A card's table cells: name (`?` face up unnamed, `-` face down), face, back, how sure,
     centre."""
     name = str(card["card"]) if card["card"] else "?" if card["face_up"] else "-"
-    sure = f"{round(100 * float(str(card['confidence'])))}%"
+    sure = f"{round(100 * cast(float, card['confidence']))}%"
     x, y = _centre(card)
     face = "up" if card["face_up"] else "down"
     return name, face, str(card["back"] or "-"), sure, f"{x:>4}, {y:>4}"

@@ -11,7 +11,7 @@ from shlex import quote
 from typing import Any
 
 from nerts.errors import UserError, make_folder
-from nerts.eventlog import read_numbered_events
+from nerts.eventlog import blank_line, read_numbered_events
 from nerts.sheets import (
     append_entries,
     file_fingerprint,
@@ -143,6 +143,8 @@ def _check_order(game: Path, action: str) -> None:
 def _new(args: argparse.Namespace) -> Scoresheet:
     if args.game.exists() and not args.game.is_file():
         raise UserError(f"{args.game} already exists and is no file; choose another name")
+    if args.game.is_file() and not blank_line(args.game.read_bytes()):  # checked again, locked
+        raise UserError(f"{args.game} already exists; choose another name or delete it first")
     if not args.players or len(args.players) < 2:
         raise UserError("new needs --players with at least two names")
     for name in args.players:
@@ -216,7 +218,8 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
 
 def _round_ends(path: Path) -> list[RoundEnd]:
     """The rounds an events file scored; a `UserError` naming the line of one whose scores are
-    not its centre cards less twice its Nerts cards (a line edited by hand, or another tool's)."""
+    not its centre cards less twice its Nerts cards, or that gives a bonus to more than one
+    seat or a negative one (a line edited by hand, or another tool's)."""
     rounds: list[RoundEnd] = []
     for line, event in read_numbered_events(path):
         if not isinstance(event, RoundEnd):
@@ -230,6 +233,14 @@ def _round_ends(path: Path) -> list[RoundEnd]:
                     f"make that; nothing added. Referee the log again: nerts referee "
                     f"{quote(str(path))} --out EVENTS.jsonl"
                 )
+        given = {seat: bonus for seat, bonus in event.bonus.items() if bonus}
+        if len(given) > 1 or any(bonus < 0 for bonus in given.values()):
+            raise UserError(
+                f"{path}:{line}: round {event.round} gives a bonus to "
+                f"{', '.join(f'seat {seat} ({bonus})' for seat, bonus in sorted(given.items()))}, "
+                "but only its Nerts caller earns one; nothing added. Referee the log again: "
+                f"nerts referee {quote(str(path))} --out EVENTS.jsonl"
+            )
         rounds.append(event)
     return rounds
 

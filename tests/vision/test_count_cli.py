@@ -214,6 +214,10 @@ def test_count_and_identify_say_when_a_photo_is_too_small_to_find_cards(
     )
     assert main(["count", str(photo), "--json", "--backs", f"red={back}"]) == 0
     assert said in capsys.readouterr().err
+    # A script asking for a sure count learns that none was found (a lens cap, a preview).
+    strict = ["count", str(photo), "--json", "--strict", "--backs", f"red={back}"]
+    assert main(strict) == DOUBTFUL_COUNT_STATUS
+    assert json.loads(capsys.readouterr().out) == {"red": 0}
     assert main(["identify", str(photo)]) == 0
     assert said in capsys.readouterr().err
 
