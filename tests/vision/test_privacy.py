@@ -20,8 +20,9 @@ def test_identify_keeps_no_device_id_in_the_home_folder(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
     photo = tmp_path / "table.png"
-    # As large as a photo is: a small one is warned of, and stderr must hold nothing at all.
-    cv2.imwrite(str(photo), np.full((720, 1280, 3), 90, np.uint8))
+    # As large and coloured as a photo is (a small or a black-and-white one is warned of),
+    # as stderr must hold nothing at all: green felt.
+    cv2.imwrite(str(photo), np.full((720, 1280, 3), (60, 120, 40), np.uint8))
     unset = (*TELLS_CI, TELEMETRY_SWITCH, "XDG_CACHE_HOME")
     environment = {k: v for k, v in os.environ.items() if k not in unset} | {"HOME": str(home)}
     done = subprocess.run(

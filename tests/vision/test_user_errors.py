@@ -34,7 +34,7 @@ from vision.onnx_models import CardDetector, IndexClassifier, ModelFileError
 @pytest.fixture
 def files(tmp_path: Path) -> dict[str, Path]:
     photo, back, text = tmp_path / "table.png", tmp_path / "back.png", tmp_path / "notes.jpg"
-    cv2.imwrite(str(photo), np.full((72, 128, 3), 90, np.uint8))
+    cv2.imwrite(str(photo), np.full((72, 128, 3), (60, 120, 40), np.uint8))  # green felt
     cv2.imwrite(str(back), np.full((88, 63, 3), (200, 40, 40), np.uint8))
     text.write_text("not a picture")
     strip = tmp_path / "strip.png"
