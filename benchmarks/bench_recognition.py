@@ -63,8 +63,15 @@ def inside(quad: np.ndarray, x: float, y: float) -> bool:
 Reader = Callable[[np.ndarray], list[CardDetection]]
 
 
-HAND_FANS_SEED = 7
-"""Seed of the val renders in hand fans (`--val-fans`)."""
+VAL_SEED = 123
+"""Seed of the val renders measured (and of the small-card photo timed): never tuned on; the
+tuning renders are seeds 7-12 (`models/*.md`)."""
+HAND_FANS_SEED = 125
+"""Seed of the val renders in hand fans (`--val-fans`), never tuned on. (Until session 44 it
+was 7, a tuning seed: each render's camera, table and decks are drawn from its seed and
+number whatever the scene, so those renders had shared tuning renders' setups.)"""
+SPEED_SEED = 99
+"""Seed of the usual photo `identify` is timed on."""
 LENGTH_GROUPS_PX = (80, 120)
 """Card lengths in the photo at which the val figures are broken down (README's advice)."""
 WHOLE_SHARE = 0.95
@@ -94,11 +101,13 @@ def val_designs(read: Reader, count: int, fans: bool = False) -> None:
         if fans:
             samples = render_val(Path(folder), SHARED, count, HAND_FANS_SEED, HAND_FAN_SCENES)
         else:
-            samples = render_val(Path(folder), SHARED, count, seed=123)
+            samples = render_val(Path(folder), SHARED, count, seed=VAL_SEED)
         named = to_name = right = names_right = 0
         group_total: Counter[str] = Counter()
         group_right: Counter[str] = Counter()
         down_found = down_total = down_extra = 0
+        down_by_shown: Counter[str] = Counter()
+        down_found_by_shown: Counter[str] = Counter()
         for path, truth in samples:
             found = read(read_image(path))
             for card in truth:
@@ -110,9 +119,14 @@ def val_designs(read: Reader, count: int, fans: bool = False) -> None:
                     right += named_right
                     group_total.update(_groups(card))
                     group_right.update(_groups(card) if named_right else ())
-                elif not card.face_up:
-                    down_total += 1
-                    down_found += matched and not best.face_up  # type: ignore[union-attr]
+            down = [card for card in truth if not card.face_up]
+            taken = _found_face_down([f for f in found if not f.face_up], down)
+            for number, card in enumerate(down):
+                shown = _shown_group(card)
+                down_by_shown[shown] += 1
+                down_found_by_shown[shown] += number in taken
+            down_total += len(down)
+            down_found += len(taken)
             down_extra += _unmatched([f for f in found if not f.face_up], truth)
             credited: set[int] = set()  # a card listed twice has one right name, not two
             for f in sorted(found, key=lambda f: -f.confidence):
@@ -143,6 +157,15 @@ def val_designs(read: Reader, count: int, fans: bool = False) -> None:
         f"(target 100%; {down_extra} face-down reports on no card or on a card reported already)"
     )
     print(
+        "  face-down found, by card: "
+        + "; ".join(
+            f"{group} {down_found_by_shown[group]}/{down_by_shown[group]} "
+            f"= {down_found_by_shown[group] / down_by_shown[group]:.0%}"
+            for group in _shown_group_names()
+            if down_by_shown[group]
+        )
+    )
+    print(
         "  named right, by card: "
         + "; ".join(
             f"{group} {group_right[group]}/{group_total[group]} "
@@ -151,6 +174,38 @@ def val_designs(read: Reader, count: int, fans: bool = False) -> None:
             if group_total[group]
         )
     )
+
+
+def _found_face_down(reports: list[CardDetection], down: list[TruthCard]) -> set[int]:
+    """The face-down cards (their numbers in `down`) found, each by a report of its own: the
+    reports, surest first, each take the card they overlap most (`MATCH_OVERLAP`) of those not
+    taken yet. (Before session 44 one report over a pile was credited for every card of it it
+    overlapped: 80.3% found on the benchmark's renders where one report a card finds 61.8%.)"""
+    taken: set[int] = set()
+    for report in sorted(reports, key=lambda r: -r.confidence):
+        overlaps = [
+            (iou(report.quad, card.quad), number)
+            for number, card in enumerate(down)
+            if number not in taken
+        ]
+        overlap, number = max(overlaps, default=(0.0, -1))
+        if overlap > MATCH_OVERLAP:
+            taken.add(number)
+    return taken
+
+
+SHOWN_GROUPS = (0.3, 0.6)
+"""Shares of a face-down card shown at which the val figures break down the cards found."""
+
+
+def _shown_group_names() -> tuple[str, ...]:
+    low, high = SHOWN_GROUPS
+    return (f"under {low:.0%} shown", f"{low:.0%}-{high:.0%} shown", f"{high:.0%} and more shown")
+
+
+def _shown_group(card: TruthCard) -> str:
+    """The breakdown group of a face-down card: how much of it shows."""
+    return _shown_group_names()[sum(card.visible_share >= edge for edge in SHOWN_GROUPS)]
 
 
 def _unmatched(reports: list[CardDetection], truth: list[TruthCard]) -> int:
@@ -185,7 +240,7 @@ def val_true_corners(reader: CardReader, count: int) -> None:
     reader.fan_looks_mm = ()  # the neighbours a look under the card would add are not its
     per_design: dict[str, list[int]] = {}
     with tempfile.TemporaryDirectory() as folder:
-        for path, truth in render_val(Path(folder), SHARED, count, seed=123):
+        for path, truth in render_val(Path(folder), SHARED, count, seed=VAL_SEED):
             image = read_image(path)
             for card in truth:
                 if (
@@ -235,8 +290,14 @@ def bidly(read: Reader) -> None:
     )
 
 
+EDJE_MATCH_OVERLAP = 0.3
+"""A card found matches an edje label at this overlap: the labels are upright boxes around
+cards lying at any angle, and a card turned 45 degrees fills half of its box, so even its
+exact outline overlaps it 0.5 at most. (The figure at `MATCH_OVERLAP` is printed beside.)"""
+
+
 def edje(read: Reader) -> None:
-    right = total = 0
+    right = right_strict = total = 0
     for path, boxes in edje_test(SHARED):
         found = read(read_image(path))
         for rank, box in boxes:
@@ -244,13 +305,15 @@ def edje(read: Reader) -> None:
             quad = np.array(
                 [[box[0], box[1]], [box[2], box[1]], [box[2], box[3]], [box[0], box[3]]], np.float32
             )
-            right += any(
-                f.card is not None and f.card[:-1] == rank and iou(f.quad, quad) > 0.3
-                for f in found
-            )
+            overlaps = [
+                iou(f.quad, quad) for f in found if f.card is not None and f.card[:-1] == rank
+            ]
+            right += max(overlaps, default=0.0) > EDJE_MATCH_OVERLAP
+            right_strict += max(overlaps, default=0.0) > MATCH_OVERLAP
     print(
         f"edje test photos: {right}/{total} cards found with the right rank = "
-        f"{right / max(1, total):.1%} (target 95%)"
+        f"{right / max(1, total):.1%} (target 95%; overlapping their upright label box "
+        f"{EDJE_MATCH_OVERLAP}, at {MATCH_OVERLAP} {right_strict})"
     )
 
 
@@ -266,10 +329,10 @@ def speed(reader: CardReader, tiled: bool) -> None:
     cards; beside each, in turns, the same reading of every shifted crop (before
     `SURE_READ_MIN`)."""
     with tempfile.TemporaryDirectory() as folder:
-        usual, *_ = render_val(Path(folder) / "usual", SHARED, 1, seed=99)
+        usual, *_ = render_val(Path(folder) / "usual", SHARED, 1, seed=SPEED_SEED)
         small = next(
             (path, truth)
-            for path, truth in render_val(Path(folder) / "small", SHARED, 12, seed=123)
+            for path, truth in render_val(Path(folder) / "small", SHARED, 12, seed=VAL_SEED)
             if np.median([card_length(card.quad) for card in truth]) < SMALL_CARDS_PX
         )
         photos = [(read_image(path), truth) for path, truth in (usual, small)]
