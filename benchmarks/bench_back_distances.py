@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from arguments import positive_int
 
 from vision.back_features import BackFeature, back_feature, pairwise_distances
 from vision.backs import read_reference
@@ -60,9 +61,13 @@ def _median_seconds(work: Callable[[], np.ndarray], repeats: int) -> tuple[float
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cards", type=int, default=60, help="cards in the spread (default 60)")
-    parser.add_argument("--repeats", type=int, default=5, help="timings per way (median)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--cards", type=positive_int, default=60, help="cards in the spread (default 60)"
+    )
+    parser.add_argument("--repeats", type=positive_int, default=5, help="timings per way (median)")
     args = parser.parse_args()
     features = _cards(args.cards)
     baseline, expected = _median_seconds(lambda: _one_by_one(features), args.repeats)

@@ -24,6 +24,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from arguments import at_least, positive_int
+
 from hardware.announce import BoxAnnouncer
 from hardware.device import BoxDevice
 from hardware.driver import BoxDriver
@@ -209,16 +211,18 @@ def replug(count: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument(
         "--samples",
-        type=int,
+        type=at_least(2),  # quantiles need two
         default=300,
         help="latency samples (default %(default)s; at most 100 against the firmware)",
     )
     parser.add_argument(
         "--commands",
-        type=int,
+        type=positive_int,
         default=1000,
         help="commands in each of the two fault runs, corrupted bytes and device resets "
         f"(default %(default)s); the unplug run always sends {REPLUG_COMMANDS}",

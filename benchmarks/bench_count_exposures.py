@@ -17,7 +17,8 @@ from pathlib import Path
 from unittest import mock
 
 import numpy as np
-from count_spreads import SPREAD_KINDS
+from arguments import positive_int
+from count_spreads import SHARED, SPREAD_KINDS
 from recognition_data import count_scene
 
 from simulator.backs import back_from_spec
@@ -49,10 +50,18 @@ def _spreads(reader: CardReader, count: int) -> list[tuple[np.ndarray, dict[str,
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--spreads", type=int, default=6, help="spreads counted (default 6)")
-    parser.add_argument("--repeats", type=int, default=3, help="counts of each spread each way")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--spreads", type=positive_int, default=6, help="spreads counted (default 6)"
+    )
+    parser.add_argument(
+        "--repeats", type=positive_int, default=3, help="counts of each spread each way"
+    )
     args = parser.parse_args()
+    if not (SHARED / "decks").is_dir():
+        parser.error(f"{SHARED} has no decks/: the shared folder is needed")
     reader = CardReader()
     ours: list[float] = []
     baseline: list[float] = []

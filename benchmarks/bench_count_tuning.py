@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 
+from arguments import positive_int
 from count_spreads import BENCHMARK_SEED, SHARED, SPREAD_KINDS, counting
 
 from vision.identify import CardReader
@@ -33,7 +34,9 @@ def main() -> None:
         help=f"kinds of spread: {', '.join(SPREAD_KINDS)}, or every",
     )
     parser.add_argument("--seed", type=int, default=1, help="draw seed (default: %(default)s)")
-    parser.add_argument("--spreads", type=int, default=20, help="of each kind (default: 20)")
+    parser.add_argument(
+        "--spreads", type=positive_int, default=20, help="of each kind (default: 20)"
+    )
     parser.add_argument(
         "--each", action="store_true", help="also each spread counted wrong or warned of"
     )

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from arguments import at_least, positive_int
 from count_spreads import (
     ALL_BACKS,
     CLOSE_SHOWN,
@@ -54,6 +55,11 @@ from vision.identify import CardReader
 from vision.onnx_models import RawCard
 
 MATCH_OVERLAP = 0.5
+
+
+def _percent(part: int, whole: int) -> str:
+    """`part` of `whole` as a percentage; n/a of nothing (a small run may hold no such card)."""
+    return f"{part / whole:.1%}" if whole else "n/a"
 
 
 def inside(quad: np.ndarray, x: float, y: float) -> bool:
@@ -150,21 +156,22 @@ def val_designs(read: Reader, count: int, fans: bool = False) -> None:
     print(
         f"val designs ({count} renders{', in hand fans' if fans else ''}): {right}/{to_name} "
         "visible face-up cards named right "
-        f"= {right / max(1, to_name):.1%} (target 99%); precision {names_right / max(1, named):.1%}"
+        f"= {_percent(right, to_name)} (target 99%); precision {_percent(names_right, named)}"
         f" ({named - names_right} of {named} names wrong; target 99%; strict, counting names of "
-        f"cards whose index is too covered to be labelled as wrong: {right / max(1, named):.1%}); "
-        f"face-down found {down_found}/{down_total} = {down_found / max(1, down_total):.1%} "
+        f"cards whose index is too covered to be labelled as wrong: {_percent(right, named)}); "
+        f"face-down found {down_found}/{down_total} = {_percent(down_found, down_total)} "
         f"(target 100%; {down_extra} face-down reports on no card or on a card reported already)"
     )
-    print(
-        "  face-down found, by card: "
-        + "; ".join(
-            f"{group} {down_found_by_shown[group]}/{down_by_shown[group]} "
-            f"= {down_found_by_shown[group] / down_by_shown[group]:.0%}"
-            for group in _shown_group_names()
-            if down_by_shown[group]
+    if down_total:
+        print(
+            "  face-down found, by card: "
+            + "; ".join(
+                f"{group} {down_found_by_shown[group]}/{down_by_shown[group]} "
+                f"= {down_found_by_shown[group] / down_by_shown[group]:.0%}"
+                for group in _shown_group_names()
+                if down_by_shown[group]
+            )
         )
-    )
     print(
         "  named right, by card: "
         + "; ".join(
@@ -257,7 +264,7 @@ def val_true_corners(reader: CardReader, count: int) -> None:
     for design, (right, total) in sorted(per_design.items()):
         print(f"  true corners, {design}: {right}/{total} whole face-up cards named right")
     right, total = (sum(column) for column in zip(*per_design.values(), strict=True))
-    print(f"val designs from the true corners: {right}/{total} = {right / max(1, total):.1%}")
+    print(f"val designs from the true corners: {right}/{total} = {_percent(right, total)}")
 
 
 def bidly(read: Reader) -> None:
@@ -284,8 +291,8 @@ def bidly(read: Reader) -> None:
                 credited.add(f.card)
                 correct_named += 1
     print(
-        f"bidly deals: {right}/{total} labelled cards named right = {right / max(1, total):.1%}"
-        f" (target 95%); precision {correct_named / max(1, named):.1%} ({named - correct_named} "
+        f"bidly deals: {right}/{total} labelled cards named right = {_percent(right, total)}"
+        f" (target 95%); precision {_percent(correct_named, named)} ({named - correct_named} "
         f"of {named} names wrong: at no card of that name, or a card named twice; target 95%)"
     )
 
@@ -312,7 +319,7 @@ def edje(read: Reader) -> None:
             right_strict += max(overlaps, default=0.0) > MATCH_OVERLAP
     print(
         f"edje test photos: {right}/{total} cards found with the right rank = "
-        f"{right / max(1, total):.1%} (target 95%; overlapping their upright label box "
+        f"{_percent(right, total)} (target 95%; overlapping their upright label box "
         f"{EDJE_MATCH_OVERLAP}, at {MATCH_OVERLAP} {right_strict})"
     )
 
@@ -370,7 +377,7 @@ def main() -> None:
     )
     parser.add_argument(
         "--val-images",
-        type=int,
+        type=positive_int,
         default=40,
         help="renders of the decks/val designs to measure, also with --val-fans and "
         "--true-corners (default %(default)s)",
@@ -383,7 +390,7 @@ def main() -> None:
     )
     parser.add_argument(
         "--count-scenes",
-        type=int,
+        type=at_least(0),
         default=20,
         help="spreads of each kind to count (default %(default)s; 0 counts none)",
     )
@@ -484,6 +491,8 @@ def main() -> None:
         "published one)",
     )
     args = parser.parse_args()
+    if args.count_only and args.count_scenes == 0:
+        parser.error("--count-only with --count-scenes 0 measures nothing")
     if args.count_only and args.tiled:
         parser.error("--count-only measures the count, which is always tiled; drop --tiled")
     if not SHARED.is_dir():

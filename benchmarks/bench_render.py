@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import cv2
+from arguments import frame_size, positive_float, positive_int
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -38,25 +39,37 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument(
-        "--frames", type=int, default=300, help="frames to render (default %(default)s)"
+        "--frames", type=positive_int, default=300, help="frames to render (default %(default)s)"
     )
     parser.add_argument(
-        "--size", default="1280x720", metavar="WxH", help="frame size (default %(default)s)"
+        "--size",
+        type=frame_size,
+        default=(1280, 720),
+        metavar="WxH",
+        help="frame size (default 1280x720)",
     )
     parser.add_argument(
-        "--fps", type=float, default=30.0, help="the video's frame rate (default %(default)s)"
+        "--fps",
+        type=positive_float,
+        default=30.0,
+        help="the video's frame rate (default %(default)s)",
     )
     parser.add_argument(
-        "--seats", type=int, default=4, help="players at the table (default %(default)s)"
+        "--seats",
+        type=int,
+        choices=range(2, 9),
+        default=4,
+        metavar="N",
+        help="players at the table, 2 to 8 (default %(default)s)",
     )
     parser.add_argument(
         "--naive-frames",
-        type=int,
+        type=positive_int,
         default=60,
         help="frames timed for the baselines, encode only and naive (default %(default)s)",
     )
     args = parser.parse_args()
-    width, height = (int(v) for v in args.size.lower().split("x"))
+    width, height = args.size
     settings = RenderSettings(size=(width, height), table_mm=table_for_seats(args.seats))
     scenes = playing_frames(args.frames, args.seats)
     n_cards = max(len(s.cards) for s in scenes)
@@ -107,7 +120,7 @@ def main() -> None:
         renderer.patches._cache.clear()
         renderer.layer = CardLayer(renderer.background, renderer.patches)
         renderer.render(scene, index)
-    naive = (time.perf_counter() - t0) / args.naive_frames
+    naive = (time.perf_counter() - t0) / len(scenes[: args.naive_frames])
     print(
         f"baseline naive (no caches) render: {1000 * naive:.1f} ms/frame; "
         f"video s / wall s incl. encode = {1 / (args.fps * (naive + encode_only)):.2f}"
