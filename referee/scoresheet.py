@@ -21,6 +21,11 @@ class ScoresheetError(RefereeInputError):
     """A journal entry or a command that does not fit the sheet."""
 
 
+ROUND_POINTS_MAX = 1000
+"""One seat's points for a round beyond this either way are a typo: a round scores at most 52
+(a whole deck on the foundations) and at least -26 (a Nerts pile of 13 left), house bonuses
+aside."""
+
 @dataclass(frozen=True)
 class RoundOrigin:
     """The file a round was scored from (a photo counted, an events file refereed): its
@@ -101,6 +106,11 @@ class Scoresheet:
             if seat in scores:
                 raise ScoresheetError(f"seat {seat} ({self.players[seat]}) is given twice")
             scores[seat] = _int(points, f"points of {key}", None)
+            if abs(scores[seat]) > ROUND_POINTS_MAX:
+                raise ScoresheetError(
+                    f"points of {key} lie within -{ROUND_POINTS_MAX} to {ROUND_POINTS_MAX} in a "
+                    f"round, got {scores[seat]} (a typo?)"
+                )
         missing = sorted(set(self.players) - set(scores))
         if complete and missing:
             names = ", ".join(self.players[s] for s in missing)

@@ -99,6 +99,10 @@ def test_fixing_a_round_not_played_says_which_rounds_there_are(rounds: int, has:
             "an undo takes back the last round and names none; to change round 1, write a fix",
         ),
         ({"type": "round", "scores": None}, "scores must be an object of seat -> points, got null"),
+        (
+            {"type": "round", "scores": {"Anna": 10**26, "Ben": 2}},
+            f"points of Anna lie within -1000 to 1000 in a round, got {10**26} (a typo?)",
+        ),
     ],
 )
 def test_an_entry_written_by_hand_is_refused_with_what_it_lacks(

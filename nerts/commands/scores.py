@@ -25,7 +25,7 @@ from referee.errors import RefereeInputError
 from referee.events import RoundEnd
 from referee.numbers import plain_number
 from referee.options import DEFAULT_TARGET_SCORE
-from referee.scoresheet import Scoresheet
+from referee.scoresheet import ROUND_POINTS_MAX, Scoresheet
 from referee.scoring import round_score
 
 DESCRIPTION = """\
@@ -53,11 +53,6 @@ examples:
   nerts scores club.jsonl add --from events.jsonl
 """
 ACTIONS = ("show", "new", "add", "undo", "fix")
-ROUND_POINTS_MAX = 1000
-"""One seat's points for a round beyond this either way are a typo: a round scores at most 52
-(a whole deck on the foundations) and at least -26 (a Nerts pile of 13 left), house bonuses
-aside."""
-
 log = logging.getLogger(__name__)
 
 
