@@ -18,8 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-from arguments import positive_int
 
+from simulator.training import whole_number
 from vision.back_features import BackFeature, back_feature, pairwise_distances
 from vision.backs import read_reference
 from vision.geometry import RECTIFIED_SIZE
@@ -65,9 +65,11 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument(
-        "--cards", type=positive_int, default=60, help="cards in the spread (default 60)"
+        "--cards", type=whole_number(1), default=60, help="cards in the spread (default 60)"
     )
-    parser.add_argument("--repeats", type=positive_int, default=5, help="timings per way (median)")
+    parser.add_argument(
+        "--repeats", type=whole_number(1), default=5, help="timings per way (median)"
+    )
     args = parser.parse_args()
     features = _cards(args.cards)
     baseline, expected = _median_seconds(lambda: _one_by_one(features), args.repeats)

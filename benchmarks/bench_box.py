@@ -24,8 +24,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from arguments import at_least, positive_int
-
 from hardware.announce import BoxAnnouncer
 from hardware.device import BoxDevice
 from hardware.driver import BoxDriver
@@ -38,6 +36,7 @@ from hardware.simavr import (
     build_harness,
     missing_tools,
 )
+from simulator.training import whole_number
 
 LATE_PLAY = {"type": "play", "seat": 1, "card": "5H", "pile": "p2", "verdict": "late"}
 PAUSE_BETWEEN_SAMPLES_S = 0.005
@@ -216,13 +215,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--samples",
-        type=at_least(2),  # quantiles need two
+        type=whole_number(2),  # quantiles need two
         default=300,
         help="latency samples (default %(default)s; at most 100 against the firmware)",
     )
     parser.add_argument(
         "--commands",
-        type=positive_int,
+        type=whole_number(1),
         default=1000,
         help="commands in each of the two fault runs, corrupted bytes and device resets "
         f"(default %(default)s); the unplug run always sends {REPLUG_COMMANDS}",

@@ -17,11 +17,11 @@ from pathlib import Path
 from unittest import mock
 
 import numpy as np
-from arguments import positive_int
 from count_spreads import SHARED, SPREAD_KINDS
 from recognition_data import count_scene
 
 from simulator.backs import back_from_spec
+from simulator.training import whole_number
 from vision import backs
 from vision.back_references import back_image
 from vision.count import count_backs
@@ -54,10 +54,10 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument(
-        "--spreads", type=positive_int, default=6, help="spreads counted (default 6)"
+        "--spreads", type=whole_number(1), default=6, help="spreads counted (default 6)"
     )
     parser.add_argument(
-        "--repeats", type=positive_int, default=3, help="counts of each spread each way"
+        "--repeats", type=whole_number(1), default=3, help="counts of each spread each way"
     )
     args = parser.parse_args()
     if not (SHARED / "decks").is_dir():

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import argparse
 
-from arguments import positive_int
 from count_spreads import BENCHMARK_SEED, SHARED, SPREAD_KINDS, counting
 
+from simulator.training import whole_number
 from vision.identify import CardReader
 
 TUNING_FIRST_SCENE = 500
@@ -35,7 +35,7 @@ def main() -> None:
     )
     parser.add_argument("--seed", type=int, default=1, help="draw seed (default: %(default)s)")
     parser.add_argument(
-        "--spreads", type=positive_int, default=20, help="of each kind (default: 20)"
+        "--spreads", type=whole_number(1), default=20, help="of each kind (default: 20)"
     )
     parser.add_argument(
         "--each", action="store_true", help="also each spread counted wrong or warned of"

@@ -27,7 +27,6 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-from arguments import at_least, positive_int
 from count_spreads import (
     ALL_BACKS,
     CLOSE_SHOWN,
@@ -48,6 +47,7 @@ from recognition_data import (
 
 from models import CARDS_INT8_ONNX, CORNERS_INT8_ONNX, FACES_ONNX, INDEX_INT8_ONNX
 from models.dataset import read_image
+from simulator.training import whole_number
 from vision.detections import CardDetection
 from vision.geometry import card_length
 from vision.geometry import intersection_over_union as iou
@@ -377,7 +377,7 @@ def main() -> None:
     )
     parser.add_argument(
         "--val-images",
-        type=positive_int,
+        type=whole_number(1),
         default=40,
         help="renders of the decks/val designs to measure, also with --val-fans and "
         "--true-corners (default %(default)s)",
@@ -390,7 +390,7 @@ def main() -> None:
     )
     parser.add_argument(
         "--count-scenes",
-        type=at_least(0),
+        type=whole_number(0),
         default=20,
         help="spreads of each kind to count (default %(default)s; 0 counts none)",
     )

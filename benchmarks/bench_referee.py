@@ -14,12 +14,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from arguments import positive_int
-
 from nerts.commands.referee import referee_log
 from referee.events import event_from_dict
 from referee.game import GameReferee
 from referee.options import RuleOptions
+from simulator.training import whole_number
 
 RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
 SEATS = 4
@@ -98,11 +97,14 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument(
-        "--plays", type=positive_int, default=100_000, help="plays in the log (default %(default)s)"
+        "--plays",
+        type=whole_number(1),
+        default=100_000,
+        help="plays in the log (default %(default)s)",
     )
     parser.add_argument(
         "--repeats",
-        type=positive_int,
+        type=whole_number(1),
         default=3,
         help="times each is timed, the fastest kept (default %(default)s)",
     )

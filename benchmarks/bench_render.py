@@ -18,7 +18,8 @@ import time
 from pathlib import Path
 
 import cv2
-from arguments import frame_size, positive_float, positive_int
+
+from simulator.training import frame_size, positive, whole_number
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -39,7 +40,7 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument(
-        "--frames", type=positive_int, default=300, help="frames to render (default %(default)s)"
+        "--frames", type=whole_number(1), default=300, help="frames to render (default %(default)s)"
     )
     parser.add_argument(
         "--size",
@@ -50,7 +51,7 @@ def main() -> None:
     )
     parser.add_argument(
         "--fps",
-        type=positive_float,
+        type=positive,
         default=30.0,
         help="the video's frame rate (default %(default)s)",
     )
@@ -64,7 +65,7 @@ def main() -> None:
     )
     parser.add_argument(
         "--naive-frames",
-        type=positive_int,
+        type=whole_number(1),
         default=60,
         help="frames timed for the baselines, encode only and naive (default %(default)s)",
     )

@@ -16,12 +16,12 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-from arguments import positive_float
 
 from nerts.cli import main as nerts_main
 from nerts.commands.simulate import VIDEO_FILE
 from simulator.render import VideoSink
 from simulator.timeline import frames_in
+from simulator.training import positive
 
 FPS = 30
 
@@ -64,7 +64,7 @@ def main() -> None:
     )
     parser.add_argument(
         "--seconds",
-        type=positive_float,
+        type=positive,
         default=30.0,
         help="seconds of play to simulate (default %(default)s)",
     )
