@@ -215,6 +215,9 @@ def _round_ends(path: Path) -> list[RoundEnd]:
     """The rounds an events file scored; a `UserError` naming the line of one whose scores are
     not its centre cards less twice its Nerts cards, or that gives a bonus to more than one
     seat or a negative one (a line edited by hand, or another tool's)."""
+    again = (
+        f"nothing added. Referee the log again: nerts referee {quote(str(path))} --out EVENTS.jsonl"
+    )
     rounds: list[RoundEnd] = []
     for line, event in read_numbered_events(path):
         if not isinstance(event, RoundEnd):
@@ -225,16 +228,14 @@ def _round_ends(path: Path) -> list[RoundEnd]:
                 raise UserError(
                     f"{path}:{line}: round {event.round} gives seat {seat} {score} points, but "
                     f"its centre cards ({centre}) less twice its Nerts cards ({left}) do not "
-                    f"make that; nothing added. Referee the log again: nerts referee "
-                    f"{quote(str(path))} --out EVENTS.jsonl"
+                    f"make that; {again}"
                 )
         given = {seat: bonus for seat, bonus in event.bonus.items() if bonus}
         if len(given) > 1 or any(bonus < 0 for bonus in given.values()):
             raise UserError(
                 f"{path}:{line}: round {event.round} gives a bonus to "
                 f"{', '.join(f'seat {seat} ({bonus})' for seat, bonus in sorted(given.items()))}, "
-                "but only its Nerts caller earns one; nothing added. Referee the log again: "
-                f"nerts referee {quote(str(path))} --out EVENTS.jsonl"
+                f"but only its Nerts caller earns one; {again}"
             )
         rounds.append(event)
     return rounds
