@@ -31,9 +31,11 @@
 // The strip is written with interrupts off, about 33 us a seat (21 cycles a bit at 16 MHz,
 // counted in the built code): with 6 or more seats that outlasts the three bytes the UART
 // holds at 115200 baud (a byte each 87 us), and a command arriving meanwhile lost a byte
-// (answered rs, sent again). So the strip waits for the serial line to be this quiet:
-// a command's bytes come back to back, so a gap this long lies between commands.
-#define SERIAL_QUIET_MS 2
+// (answered rs, sent again). So the strip waits for the serial line to be this quiet, with
+// no command begun: a command's bytes come back to back, so such a gap lies between commands.
+// (A command begun just as the strip is written still fits in the UART with up to 7 seats;
+// with 8, the 266 us of a write outlast three byte times by a few us.)
+#define SERIAL_QUIET_US 2000
 #define LED_BRIGHTNESS 64      // 0-255 scale applied to every colour (WS2812s are bright)
 
 #endif

@@ -294,16 +294,19 @@ void setup() {
 }
 
 void loop() {
-  static unsigned long last_received_ms = 0;
+  static unsigned long last_received_us = 0;
   bool received = false;
   while (Serial.available()) {
     receive_byte(Serial.read());
     received = true;
   }
+  if (received) last_received_us = micros();
   unsigned long now_ms = millis();
-  if (received) last_received_ms = now_ms;
   buttons_update(now_ms);
-  outputs_update(now_ms, now_ms - last_received_ms >= SERIAL_QUIET_MS);
+  // In micros: millis() steps by 1.024 ms, and by 2 now and then, so "2 ms" of it could be
+  // almost none. A line begun is never quiet, however long its sender pauses.
+  bool mid_line = line_length > 0 || line_overlong;
+  outputs_update(now_ms, !mid_line && micros() - last_received_us >= SERIAL_QUIET_US);
   // Sleep until the next interrupt (a received byte or the 1 ms timer tick).
   set_sleep_mode(SLEEP_MODE_IDLE);
   cli();

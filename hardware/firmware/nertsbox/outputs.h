@@ -13,7 +13,8 @@ struct Light {
 
 void outputs_begin();
 // Call often: advances buzzer patterns and light animations.
-// `serial_quiet`: no byte has arrived for SERIAL_QUIET_MS, so the strip may be written.
+// `serial_quiet`: no byte has arrived for SERIAL_QUIET_US, and no command is begun, so the
+// strip may be written.
 void outputs_update(unsigned long now_ms, bool serial_quiet);
 void lights_set(uint8_t seat, const Light &light);
 void lights_off();
