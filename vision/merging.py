@@ -24,9 +24,12 @@ card then spans both corners. An outline implied from an index window is a poker
 the detector's outline of a card can be a part of it; designs differ (a bridge card is 10%
 narrower; an index printed a fifth larger implies a card a fifth too large, 0.83 of it), so
 the two corners of one card in a real photo were taken for two cards (edje photos: a QD and a
-9H listed twice, overlapping 0.46). From 0.8 on, a card of that name turned half round
-there lies almost wholly on the first (a tie with a second deck's card), its outline nearly
-the same. Spanning a detector's outline to a corner inside it (tuning val renders, seeds 9, 10
+9H listed twice, overlapping 0.46; the QD's corner lay at 1.31 and 1.13 of the detector's
+outline, which held part of the card). A second deck's card of that name, turned half round
+with its index there, overlaps the first by (1 - |share - 1|) squared: 0.64 at 0.8 or 1.2,
+0.16 at 1.6; below 0.8 (a card half over the other) it is never taken for it, and above 1.2
+it is, a rare lie (two decks' same card turned opposite ways, apart along the diagonal)
+traded for a card larger than implied listed once. Spanning a detector's outline to a corner inside it (tuning val renders, seeds 9, 10
 and 12, and edje train photos: one wrong name fewer, otherwise alike) measures the card
 better than keeping it."""
 OPPOSITE_TURN_COS_MAX = -0.8

@@ -206,7 +206,7 @@ def test_count_and_identify_say_when_a_photo_is_too_small_to_find_cards(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     photo, back = tmp_path / "preview.jpg", tmp_path / "red.png"
-    cv2.imwrite(str(photo), np.full((90, 160, 3), 110, np.uint8))
+    cv2.imwrite(str(photo), np.full((90, 160, 3), (60, 120, 40), np.uint8))  # green felt
     cv2.imwrite(str(back), back_from_spec("red:lattice").image)
     said = (
         f"no card found in {photo}: it is only 160 x 90 pixels, too small for cards to be "
