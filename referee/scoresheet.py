@@ -26,6 +26,7 @@ ROUND_POINTS_MAX = 1000
 (a whole deck on the foundations) and at least -26 (a Nerts pile of 13 left), house bonuses
 aside."""
 
+
 @dataclass(frozen=True)
 class RoundOrigin:
     """The file a round was scored from (a photo counted, an events file refereed): its

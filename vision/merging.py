@@ -29,9 +29,9 @@ outline, which held part of the card). A second deck's card of that name, turned
 with its index there, overlaps the first by (1 - |share - 1|) squared: 0.64 at 0.8 or 1.2,
 0.16 at 1.6; below 0.8 (a card half over the other) it is never taken for it, and above 1.2
 it is, a rare lie (two decks' same card turned opposite ways, apart along the diagonal)
-traded for a card larger than implied listed once. Spanning a detector's outline to a corner inside it (tuning val renders, seeds 9, 10
-and 12, and edje train photos: one wrong name fewer, otherwise alike) measures the card
-better than keeping it."""
+traded for a card larger than implied listed once. Spanning a detector's outline to a corner
+inside it (tuning val renders, seeds 9, 10 and 12, and edje train photos: one wrong name
+fewer, otherwise alike) measures the card better than keeping it."""
 OPPOSITE_TURN_COS_MAX = -0.8
 """Two index corners of one card face opposite ways: the cosine of the angle between their
 outlines' first edges is at most this (the edges of cards fanned 15 mm apart run alike)."""
