@@ -452,6 +452,11 @@ def test_scores_from_refereed_events(tmp_path: Path, capsys) -> None:  # type: i
     status, _, err = run(capsys, "scores", fresh, "add", "--from", str(edited))
     said = f"{edited}:{end_line + 1}: round 1 gives a bonus to seat 0 (10), seat 1 (500), but"
     assert status == 2 and said in err and load_sheet(Path(fresh)).rounds == []
+    # One bonus, but to a seat with Nerts cards left (seat 1 has 2): no caller's.
+    edited.write_text("\n".join(lines).replace('"0": 10, "1": 500', '"1": 30') + "\n")
+    status, _, err = run(capsys, "scores", fresh, "add", "--from", str(edited))
+    said = f"{edited}:{end_line + 1}: round 1 gives a bonus to seat 1 (30), but only its Nerts"
+    assert status == 2 and said in err and load_sheet(Path(fresh)).rounds == []
     raw = GOLDEN / "races.input.jsonl"
     status, _, err = run(capsys, "scores", short, "add", "--from", str(raw))
     assert status == 2 and err.splitlines()[-1].endswith(

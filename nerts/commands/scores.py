@@ -231,12 +231,21 @@ def _round_ends(path: Path) -> list[RoundEnd]:
                     f"make that; {again}"
                 )
         given = {seat: bonus for seat, bonus in event.bonus.items() if bonus}
-        if len(given) > 1 or any(bonus < 0 for bonus in given.values()):
+        callers = [seat for seat in given if event.nerts_left.get(seat) == 0]
+        if len(given) > 1 or callers != list(given) or any(b < 0 for b in given.values()):
             raise UserError(
                 f"{path}:{line}: round {event.round} gives a bonus to "
                 f"{', '.join(f'seat {seat} ({bonus})' for seat, bonus in sorted(given.items()))}, "
-                f"but only its Nerts caller earns one; {again}"
+                "but only its Nerts caller (a seat with no Nerts card left) earns one, and no "
+                f"less than nothing; {again}"
             )
+        for seat, score in event.scores.items():
+            if abs(score + given.get(seat, 0)) > ROUND_POINTS_MAX:
+                raise UserError(
+                    f"{path}:{line}: round {event.round} gives seat {seat} "
+                    f"{score + given.get(seat, 0)} points, beyond -{ROUND_POINTS_MAX} to "
+                    f"{ROUND_POINTS_MAX}; {again}"
+                )
         rounds.append(event)
     return rounds
 
