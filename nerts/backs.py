@@ -11,6 +11,7 @@ import numpy as np
 from nerts.errors import UserError, refuse_name_not_utf8
 from nerts.limits import MAX_MEGAPIXELS
 from nerts.photos import CUT_SHORT_SAID, HEIC_SAID, cut_short, decoder_quiet, heic_photo
+from referee.scoresheet import same_name
 from vision.back_references import ReferenceSource, back_image
 from vision.backs import BackMatcher, BackReferenceError, ReferenceTooLargeError, read_reference
 from vision.identify import CardReader
@@ -29,10 +30,10 @@ def back_references(specs: list[str]) -> dict[str, Path]:
         name = name.strip()
         if not sep or not name or not path:
             raise UserError(f"--backs takes NAME=IMAGE, e.g. anna=back.jpg; got {spec!r}")
-        taken = [given for given in references if given.casefold() == name.casefold()]
+        taken = [given for given in references if same_name(given, name)]
         if taken:
             spelt = taken[0]
-            also = "" if spelt == name else f" (as {spelt!r}; names are told apart ignoring case)"
+            also = "" if spelt == name else f" (as {spelt!r}: one name, written another way)"
             raise UserError(f"back {name!r} is given twice{also}")
         refuse_name_not_utf8(Path(path))
         if not Path(path).is_file():

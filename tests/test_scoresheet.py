@@ -124,6 +124,10 @@ def test_a_name_is_found_however_its_accents_are_encoded_or_spaced() -> None:
     assert Scoresheet.from_journal([arabic]).players[0] == "\u0663"
     with pytest.raises(ScoresheetError, match="a name that is not blank or a number: '12'"):
         Scoresheet.from_journal([{**GAME, "players": {"0": "12", "1": "Ben"}}])
+    # Casefolded between decompositions: a Greek iota with dialytika and tonos, as one letter
+    # or as a capital and two marks, is one name (composed first, the two would differ).
+    greek = {**GAME, "players": {"0": "\u0390", "1": "Ben"}}
+    assert Scoresheet.from_journal([greek]).seat_of("\u03aa\u0301") == 0
     for twin in (decomposed, "ZOË ", "Ben ", "zoe\u0308"):
         doubled = {"type": "game", "players": {"0": composed, "1": "Ben", "2": twin}}
         with pytest.raises(ScoresheetError, match="two players are called"):

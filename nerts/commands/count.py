@@ -38,7 +38,7 @@ from nerts.sheets import (
 )
 from referee.errors import RefereeInputError
 from referee.numbers import plain_number
-from referee.scoresheet import Scoresheet
+from referee.scoresheet import Scoresheet, same_name
 from referee.scoring import round_score
 from vision.annotate import annotate, back_colours, for_drawing, mark_uncounted, with_legend
 from vision.count import CountResult, count_backs, unlike_cards
@@ -332,14 +332,13 @@ def _draw_count(
 
 
 def named_numbers(option: str, specs: list[str], names: list[str], maximum: int) -> dict[str, int]:
-    """`option`'s `NAME=N` specs, N in 0..`maximum`, by back name (matched ignoring case, as
-    the sheet's players are); a `UserError` naming the spec."""
-    by_folded = {name.casefold(): name for name in names}
+    """`option`'s `NAME=N` specs, N in 0..`maximum`, by back name (matched as the sheet's
+    players are, `same_name`); a `UserError` naming the spec."""
     numbers: dict[str, int] = {}
     for spec in specs:
         given, _, number = spec.partition("=")
         given = given.strip()  # as --backs names are
-        name = by_folded.get(given.casefold())
+        name = next((name for name in names if same_name(name, given)), None)
         if name is None:
             known = ", ".join(names)
             raise UserError(f"{option} {spec!r}: no back is named {given!r} (backs: {known})")

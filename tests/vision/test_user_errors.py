@@ -133,7 +133,11 @@ CASES = {
     ),
     "two backs named alike but for case": (
         ["count", "{photo}", "--backs", "anna={back}", "Anna={back}"],
-        "back 'Anna' is given twice (as 'anna'; names are told apart ignoring case)",
+        "back 'Anna' is given twice (as 'anna': one name, written another way)",
+    ),
+    "two backs named alike but for how an accent is encoded": (
+        ["count", "{photo}", "--backs", "zo\u00eb={back}", "zoe\u0308={folder}/other.png"],
+        "back 'zoe\u0308' is given twice (as 'zo\u00eb': one name, written another way)",
     ),
     "two backs named alike but for a space": (
         ["count", "{photo}", "--backs", "ben={back}", "ben ={folder}/other.png"],
