@@ -19,8 +19,6 @@ from pathlib import Path
 
 import cv2
 
-from simulator.training import frame_size, positive, whole_number
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from simulator.geometry import table_for_seats
@@ -33,6 +31,7 @@ from simulator.render import (
     default_backs,
 )
 from simulator.sample_scenes import playing_frames
+from simulator.training import frame_size, positive, whole_number
 
 
 def main() -> None:
@@ -70,6 +69,8 @@ def main() -> None:
         help="frames timed for the baselines, encode only and naive (default %(default)s)",
     )
     args = parser.parse_args()
+    if any(side % 2 for side in args.size):  # the video writer's codec halves the colour planes
+        parser.error(f"--size {args.size[0]}x{args.size[1]}: give even sides, e.g. 1280x720")
     width, height = args.size
     settings = RenderSettings(size=(width, height), table_mm=table_for_seats(args.seats))
     scenes = playing_frames(args.frames, args.seats)

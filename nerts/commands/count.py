@@ -152,8 +152,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--strict",
         action="store_true",
         help=f"exit with status {DOUBTFUL_COUNT_STATUS} (the counts printed all the same) where "
-        "the count warns that it is likely wrong, as --sheet then adds nothing: for a script, "
-        "which sees no warnings in --json, to ask for another photo",
+        "the count warns that it is likely wrong, as --sheet then adds nothing, or finds no "
+        "card: for a script, which sees no warnings in --json, to ask for another photo",
     )
     parser.set_defaults(handler=run)
 
