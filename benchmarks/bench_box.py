@@ -24,6 +24,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's code first
+
 from hardware.announce import BoxAnnouncer
 from hardware.device import BoxDevice
 from hardware.driver import BoxDriver

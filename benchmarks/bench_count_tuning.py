@@ -11,6 +11,10 @@ Needs ../shared.
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's code first
 
 from count_spreads import BENCHMARK_SEED, SHARED, SPREAD_KINDS, counting
 

@@ -18,12 +18,15 @@ from __future__ import annotations
 import argparse
 import math
 import statistics
+import sys
 import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's code first
 
 import cv2
 import numpy as np

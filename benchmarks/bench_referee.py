@@ -9,10 +9,13 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's code first
 
 from nerts.commands.referee import referee_log
 from referee.events import event_from_dict

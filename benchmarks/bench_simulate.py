@@ -9,10 +9,13 @@ Run: .venv/bin/python benchmarks/bench_simulate.py [--seconds 30] [--seed 4]
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's code first
 
 import cv2
 import numpy as np
