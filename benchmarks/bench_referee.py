@@ -29,8 +29,10 @@ FPS = 30.0
 """The synthetic log's frame rate: every event's time is its own frame over it."""
 
 
-GOAL_S_PER_100K_PLAYS = 2.0
-"""The whole path's goal: a long club evening's log refereed again in a moment."""
+GOAL_S = 2.0
+"""The whole path's goal for a log of `GOAL_PLAYS` plays: a long club evening's log refereed
+again in a moment."""
+GOAL_PLAYS = 100_000
 
 
 def make_log(plays: int, seed: int = 1) -> list[dict[str, object]]:
@@ -127,11 +129,14 @@ def main() -> None:
     print(f"baseline, JSON decode only:      {decode:6.3f} s")
     print(f"referee engine (events in):      {engine:6.3f} s  ({engine / decode:.2f}x decode)")
     print(f"nerts referee, file to file:     {whole:6.3f} s  ({whole / decode:.2f}x decode)")
-    goal = GOAL_S_PER_100K_PLAYS * plays / 100_000
-    print(
-        f"goal: under {GOAL_S_PER_100K_PLAYS:g} s for 100,000 plays, {goal:.3g} s for these, for "
-        f"the whole path -> {'met' if whole < goal else 'NOT met'}"
-    )
+    if plays < GOAL_PLAYS:  # fixed costs weigh on a short log: the goal is not scaled down
+        print(f"goal: under {GOAL_S:g} s for {GOAL_PLAYS:,} plays (run with that many to judge)")
+    else:
+        goal = GOAL_S * plays / GOAL_PLAYS
+        print(
+            f"goal: under {GOAL_S:g} s for {GOAL_PLAYS:,} plays, {goal:.3g} s for these, for the "
+            f"whole path -> {'met' if whole < goal else 'NOT met'}"
+        )
 
 
 if __name__ == "__main__":
