@@ -10,7 +10,15 @@ import numpy as np
 
 from nerts.errors import UserError, refuse_name_not_utf8
 from nerts.limits import MAX_MEGAPIXELS
-from nerts.photos import CUT_SHORT_SAID, HEIC_SAID, cut_short, decoder_quiet, heic_photo
+from nerts.photos import (
+    CUT_SHORT_SAID,
+    DAMAGED_SAID,
+    HEIC_SAID,
+    cut_short,
+    damaged_said,
+    decoder_quiet,
+    heic_photo,
+)
 from referee.scoresheet import same_name
 from vision.back_references import ReferenceSource, back_image
 from vision.backs import BackMatcher, BackReferenceError, ReferenceTooLargeError, read_reference
@@ -69,7 +77,7 @@ def read_backs(references: dict[str, Path]) -> dict[str, np.ndarray]:
     images = {}
     for name, path in references.items():
         try:
-            with decoder_quiet():
+            with decoder_quiet() as messages:
                 images[name] = read_reference(name, path)
         except ReferenceTooLargeError:  # the limit the commands set, said as for photos
             raise UserError(
@@ -79,9 +87,12 @@ def read_backs(references: dict[str, Path]) -> dict[str, np.ndarray]:
             # Only where OpenCV cannot read it: an AVIF file may carry a HEIF brand too.
             hint = f" ({HEIC_SAID})" if heic_photo(path) else ""
             raise UserError(f"{error}{hint}") from None
-    for name, image in images.items():
-        if cut_short(references[name], image):
-            raise UserError(f"back {name!r}: image {references[name]} {CUT_SHORT_SAID}")
+        if cut_short(path, images[name]):
+            raise UserError(f"back {name!r}: image {path} {CUT_SHORT_SAID}")
+        if damaged_said(messages):
+            log.warning(
+                "back %r: image %s %s", name, path, DAMAGED_SAID.format(damaged_said(messages))
+            )
     return images
 
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import logging
 import os
 import re
 import sys
+import tempfile
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +18,8 @@ import numpy as np
 
 from nerts.errors import UserError, make_folder, refuse_name_not_utf8
 from nerts.limits import DECODE_PIXELS_MAX, MAX_MEGAPIXELS
+
+log = logging.getLogger(__name__)
 
 MIN_SIDE_PX = 32
 """Photos narrower or lower than this hold no card the models could find (cards are found
@@ -91,24 +95,79 @@ def undecodable_said(path: Path) -> str:
 
 
 @contextlib.contextmanager
-def decoder_quiet() -> Iterator[None]:
-    """Standard error shut while a picture is decoded: libjpeg writes "Premature end of JPEG
+def decoder_quiet() -> Iterator[list[str]]:
+    """Standard error caught while a picture is decoded: libjpeg writes "Premature end of JPEG
     file" and "Corrupt JPEG data" straight to it, past OpenCV's log level, where the commands
-    say in their own words what is wrong with the file (`cut_short`). Left open where it
-    cannot be shut (no standard error to copy)."""
+    say in their own words what is wrong with the file (`cut_short`, `damaged_said`). Yields
+    the list the caught lines are put in when the block ends; left open, and the list empty,
+    where standard error cannot be caught (none to copy)."""
+    caught: list[str] = []
     sys.stderr.flush()
     try:
         saved = os.dup(STDERR_FD)
     except OSError:
-        yield
+        yield caught
         return
     try:
-        with open(os.devnull, "wb") as nowhere:
-            os.dup2(nowhere.fileno(), STDERR_FD)
+        with _log_held(), tempfile.TemporaryFile() as catcher:
+            os.dup2(catcher.fileno(), STDERR_FD)
+            try:
+                yield caught
+            finally:
+                os.dup2(saved, STDERR_FD)
+                catcher.seek(0)
+                text = catcher.read(CAUGHT_BYTES_MAX).decode("utf-8", "replace")
+                caught.extend(line.strip() for line in text.splitlines() if line.strip())
+    finally:
+        os.close(saved)
+
+
+class _HeldRecords(logging.Handler):
+    """Keeps the log records it is given, to be handled later."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@contextlib.contextmanager
+def _log_held() -> Iterator[None]:
+    """The block's log records (a warning of a greyscale back reference, said while it is
+    read) held back and handled after it, when the console is standard error again: they would
+    be caught with libjpeg's messages."""
+    root = logging.getLogger()
+    handlers, held = root.handlers[:], _HeldRecords()
+    root.handlers = [held]
+    try:
         yield
     finally:
-        os.dup2(saved, STDERR_FD)
-        os.close(saved)
+        root.handlers = handlers
+        # With no handler of its own, logging says warnings through its last resort.
+        last_resort = [logging.lastResort] if logging.lastResort else []
+        for handler in handlers or last_resort:
+            for record in held.records:
+                if record.levelno >= handler.level:
+                    handler.handle(record)
+
+
+CAUGHT_BYTES_MAX = 4096
+"""The most of a decoder's messages kept: the first say what is wrong."""
+
+
+def damaged_said(messages: list[str]) -> str:
+    """What libjpeg said of damaged data among a decoder's `messages` ("Corrupt JPEG data: 147
+    extraneous bytes before marker 0xd9"), or "": the picture was decoded, but from where the
+    damage lies it may be garbled (shifted colours, a band repeated). None of the 424 photos of
+    ../shared/real makes libjpeg say so."""
+    damage = [line for line in messages if line.startswith(JPEG_DAMAGE_PREFIX)]
+    return damage[0] if damage else ""
+
+
+JPEG_DAMAGE_PREFIX = "Corrupt JPEG data"
+"""How libjpeg begins its warnings of data it could not decode and skipped."""
 
 
 STDERR_FD = 2
@@ -119,14 +178,24 @@ def _decode(path: Path) -> np.ndarray | None:
     """`cv2.imread` in colour, None where it cannot decode the file; a `UserError` for a
     picture larger than the commands take, which OpenCV refuses by raising."""
     try:
-        with decoder_quiet():
-            return cv2.imread(str(path), cv2.IMREAD_COLOR)
+        with decoder_quiet() as messages:
+            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
     except cv2.error as error:
         if "CV_IO_MAX_IMAGE_PIXELS" in str(error):
             raise UserError(f"image {path} is larger than {MAX_MEGAPIXELS} megapixels") from None
         raise UserError(
             f"cannot read image {path}: {str(error).strip().splitlines()[-1]}"
         ) from None
+    if image is not None and damaged_said(messages) and not cut_short(path, image):
+        log.warning("image %s %s", path, DAMAGED_SAID.format(damaged_said(messages)))
+    return image
+
+
+DAMAGED_SAID = (
+    "is damaged (libjpeg: {}): parts of the picture may be garbled and cards there missed or "
+    "misnamed (copy it again)"
+)
+"""What is said of a photo or back reference whose JPEG data is damaged, after its name."""
 
 
 def read_photo(path: Path) -> np.ndarray:

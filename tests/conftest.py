@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -55,3 +56,17 @@ def checkout_left_as_found() -> Iterator[None]:
     before = entries()
     yield
     assert entries() <= before, f"tests left {sorted(entries() - before)} in {REPO}"
+
+
+@pytest.fixture(autouse=True)
+def logging_as_it_was() -> Iterator[None]:
+    """The root logger's handlers and level put back after each test: a test running the
+    command line configures logging onto that test's captured standard error, which is closed
+    once it ends, and a later test's warnings would be written there ("Logging error")."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    yield
+    for handler in root.handlers:
+        if handler not in handlers:
+            handler.close()
+    root.handlers, root.level = handlers, level

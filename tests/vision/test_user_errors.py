@@ -367,23 +367,13 @@ def test_a_whole_jpeg_padded_with_the_decoders_grey_is_not_taken_for_one_cut_sho
     assert read_photo(whole).shape == (200, 200, 3)
 
 
-def _with_orientation(jpeg: bytes, orientation: int) -> bytes:
-    """`jpeg` with an EXIF block whose orientation tag is `orientation` (6: the camera was
-    turned, the picture must be turned 90 degrees clockwise to be seen upright)."""
-    entry = (0x0112).to_bytes(2, "big") + (3).to_bytes(2, "big") + (1).to_bytes(4, "big")
-    entry += orientation.to_bytes(2, "big") + bytes(2)
-    tiff = b"MM\x00\x2a" + (8).to_bytes(4, "big") + (1).to_bytes(2, "big") + entry + bytes(4)
-    body = b"Exif\x00\x00" + tiff
-    return jpeg[:2] + b"\xff\xe1" + (len(body) + 2).to_bytes(2, "big") + body + jpeg[2:]
-
-
 def test_a_back_reference_is_turned_as_its_photo_says_like_a_photo(tmp_path: Path) -> None:
     upright = np.zeros((176, 126, 3), np.uint8)
     upright[:40] = (0, 0, 255)  # red at the top
     stored = np.rot90(upright, 1)  # as a phone held sideways stores it
     jpeg = cv2.imencode(".jpg", np.ascontiguousarray(stored))[1].tobytes()
     path = tmp_path / "back.jpg"
-    path.write_bytes(_with_orientation(jpeg, 6))
+    path.write_bytes(_turned_by_its_tag(jpeg, 6))
     reference = read_reference("anna", path)
     assert reference.shape == (176, 126, 3)
     assert reference[:30, :, 2].mean() > 200 and reference[-30:, :, 2].mean() < 50
@@ -404,6 +394,47 @@ def test_a_greyscale_back_reference_is_used_with_a_warning(
         "well as pattern, so the cards of a coloured back may not be matched to it; give a "
         "colour photo or design file"
     ]
+
+
+def _damaged_jpeg(seed: int) -> bytes:
+    """A whole JPEG with a stray restart marker amid its coded data, as a bad copy leaves one."""
+    picture = cv2.GaussianBlur(
+        np.random.default_rng(seed).integers(0, 256, (240, 320, 3), np.uint8), (0, 0), 3
+    )
+    jpeg = bytes(cv2.imencode(".jpg", picture)[1])
+    return jpeg[: len(jpeg) // 2] + b"\xff\xd0" + jpeg[len(jpeg) // 2 :]
+
+
+def test_a_jpeg_damaged_inside_is_read_with_a_warning_naming_it(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, capfd: pytest.CaptureFixture[str]
+) -> None:
+    damaged = tmp_path / "damaged.jpg"
+    damaged.write_bytes(_damaged_jpeg(5))
+    assert read_photo(damaged).shape == (240, 320, 3)
+    assert caplog.messages == [
+        f"image {damaged} is damaged (libjpeg: Corrupt JPEG data: premature end of data "
+        "segment): parts of the picture may be garbled and cards there missed or misnamed "
+        "(copy it again)"
+    ]
+    assert capfd.readouterr().err == ""  # libjpeg's own words, said in ours
+
+
+def test_a_back_references_warnings_are_said_though_its_decoder_is_silenced(
+    files: dict[str, Path],
+) -> None:
+    # In a process of its own: the console is then standard error itself, which the decoder's
+    # messages are caught from while a reference is read.
+    grey, damaged = files["folder"] / "grey.png", files["folder"] / "damaged.jpg"
+    cv2.imwrite(str(grey), np.full((176, 126), 120, np.uint8))
+    damaged.write_bytes(_damaged_jpeg(6))
+    command = [sys.executable, "-m", "nerts", "identify", str(files["photo"]), "--backs"]
+    command += [f"anna={grey}", f"ben={damaged}"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0
+    said = [line.split(":")[:2] for line in done.stderr.splitlines()]
+    assert said[:2] == [["warning", " back 'anna'"], ["warning", " back 'ben'"]]
+    assert "is a greyscale picture" in done.stderr
+    assert "Corrupt JPEG data: premature end of data segment" in done.stderr
 
 
 def test_identify_keys_photos_as_given_and_skips_those_it_cannot_read(
