@@ -113,7 +113,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=0.0,
         metavar="P",
         help="chance that another seat races a foundation play for the same place (0-1; "
-        "default 0: no races)",
+        "default 0: no races made on purpose, though bots wanting one place still meet there)",
     )
     parser.add_argument(
         "--mistake-rate",
