@@ -15,6 +15,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
+from hardware.device import MAX_SEATS
 from hardware.framing import MAX_SEQUENCE, encode_command, next_sequence
 
 log = logging.getLogger(__name__)
@@ -31,7 +32,7 @@ MAX_SILENT_RESENDS = 5
 # a duplicate of that handshake and never runs. Half-way round, it is 32,767 commands away.
 HANDSHAKE_SEQUENCE = 32768
 
-_IDENTITY = re.compile(r"nertsbox (\S+) seats=([0-9]+)")
+_IDENTITY = re.compile(r"nertsbox (\S+) seats=([0-9]{1,9})")
 
 Ticket = TypeVar("Ticket")
 
@@ -124,8 +125,15 @@ class HostProtocol(Generic[Ticket]):
         self._silent_resends = 0
         if words[0] in ("HELLO", "ID") and len(words) > 1:
             match = _IDENTITY.fullmatch(" ".join(words[1:]))
-            if match is not None:
+            if match is not None and 1 <= int(match[2]) <= MAX_SEATS:
                 self.identity = actions.identity = BoxIdentity(match[1], int(match[2]))
+            elif match is not None:
+                log.warning(
+                    "the box says it has %s seats, but a box has 1 to %d: not taken as its "
+                    "identity",
+                    match[2],
+                    MAX_SEATS,
+                )
             if words[0] == "HELLO":
                 self.resets_noticed += 1
                 # The box's HELLO does what a handshake still queued would (it expects N1 and

@@ -62,16 +62,35 @@ def open_port(url: str) -> SerialPort:
         if found is None:
             raise serial.SerialException("no serial port answered as a nerts box")
         url = found
-    port = serial.serial_for_url(
-        url, baudrate=BAUD_RATE, timeout=READ_POLL_S, write_timeout=WRITE_TIMEOUT_S
-    )
+    try:
+        port = serial.serial_for_url(
+            url,
+            baudrate=BAUD_RATE,
+            timeout=READ_POLL_S,
+            write_timeout=WRITE_TIMEOUT_S,
+            exclusive=True,
+        )
+    except serial.SerialException as error:
+        if EXCLUSIVE_LOCK_REFUSED in str(error):
+            raise serial.SerialException(f"{url} is in use by another program") from error
+        raise
     return cast(SerialPort, port)
+
+
+EXCLUSIVE_LOCK_REFUSED = "Could not exclusively lock port"
+"""How pyserial says a device file is locked by another program: two programs on one port
+would each read half the box's replies and interleave their commands."""
 
 
 def check_url(url: str) -> str:
     """Return `url` if pyserial understands its form, else raise ValueError with the reason."""
     if url == AUTO_URL:
         return url
+    if not url.strip():
+        raise ValueError(
+            f"{url!r} names no port: give the box's device (e.g. /dev/ttyUSB0), a URL such as "
+            f"socket://127.0.0.1:7791, or {AUTO_URL}"
+        )
     bare = BARE_TCP_ADDRESS.fullmatch(url)
     if bare is not None:  # pyserial would take it for a device file of that name
         host = bare["host"] or "127.0.0.1"
@@ -86,6 +105,8 @@ def check_url(url: str) -> str:
         serial.serial_for_url(url, do_not_open=True)
     except (ValueError, serial.SerialException) as error:
         raise ValueError(f"{url!r} is not a serial port URL pyserial knows: {error}") from error
+    except OSError as error:  # spy://...?file=LOG opens its log file at once
+        raise ValueError(f"{url!r}: {error.strerror or error}: {error.filename}") from error
     return url
 
 
@@ -130,7 +151,9 @@ def _check_network_url(url: str, scheme: str) -> None:
 
 def _answers_as_box(device: str) -> bool:
     try:
-        port = serial.serial_for_url(device, baudrate=BAUD_RATE, timeout=READ_POLL_S)
+        port = serial.serial_for_url(
+            device, baudrate=BAUD_RATE, timeout=READ_POLL_S, exclusive=True
+        )
     except PortError as error:
         log.debug("auto-detect: %s: %s", device, error)
         return False

@@ -21,6 +21,10 @@ from hardware.device import LIGHT_OFF, BoxState, Light
 # How often the keyboard loop looks up to check for a stop request.
 KEY_POLL_S = 0.1
 RESET_KEY, QUIT_KEY = "r", "q"
+ESCAPE = "\x1b"
+"""What a function or arrow key's sequence begins with; the rest of its read is dropped."""
+KEYS_READ_MAX = 64
+"""The most bytes of keys read at once: a fast typist's several keys, or a key's whole sequence."""
 _MODE_GLYPH = {"SOLID": "●", "BLINK": "◉", "PULSE": "◎"}
 
 
@@ -97,16 +101,19 @@ def read_keys(
             readable, _, _ = select.select([descriptor], [], [], KEY_POLL_S)
             if not readable:
                 continue
-            key = os.read(descriptor, 1).decode("ascii", errors="replace")
-            if key == QUIT_KEY:
-                return
-            if key == RESET_KEY:
-                tell("reset: the box powers up again")
-                on_reset()
-            elif key.isdecimal() and int(key) < seats:
-                tell(f"seat {key}'s Nerts! button pressed")
-                on_button(int(key))
-            elif key.isdecimal():
-                tell(f"no seat {key} on this box: seats 0-{seats - 1}")
+            typed = os.read(descriptor, KEYS_READ_MAX).decode("ascii", errors="replace")
+            # A function or arrow key sends an escape sequence ("\x1b[15~" for F5) in one
+            # read: its digits are no seat buttons.
+            for key in typed.partition(ESCAPE)[0]:
+                if key == QUIT_KEY:
+                    return
+                if key == RESET_KEY:
+                    tell("reset: the box powers up again")
+                    on_reset()
+                elif key.isdecimal() and int(key) < seats:
+                    tell(f"seat {key}'s Nerts! button pressed")
+                    on_button(int(key))
+                elif key.isdecimal():
+                    tell(f"no seat {key} on this box: seats 0-{seats - 1}")
     finally:
         termios.tcsetattr(descriptor, termios.TCSADRAIN, saved)

@@ -626,10 +626,17 @@ def test_a_log_saved_with_a_byte_order_mark_reads_as_without(tmp_path: Path, cap
     assert with_mark == plain and with_mark[0] == 0
 
 
-def test_referee_refuses_a_box_url_without_a_port(capsys) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        ("socket://127.0.0.1", "--box 'socket://127.0.0.1' names no port number"),
+        ("", "--box '' names no port: give the box's device"),  # not refereed without the box
+    ],
+)
+def test_referee_refuses_a_box_url_without_a_port(capsys, url: str, said: str) -> None:  # type: ignore[no-untyped-def]
     races = str(GOLDEN / "races.input.jsonl")
-    status, _, err = run(capsys, "referee", races, "--box", "socket://127.0.0.1")
-    assert status == 2 and "'socket://127.0.0.1' names no port number" in err
+    status, _, err = run(capsys, "referee", races, "--box", url)
+    assert status == 2 and said in err
 
 
 @pytest.mark.parametrize(

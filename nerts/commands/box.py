@@ -6,6 +6,7 @@ import argparse
 import codecs
 import logging
 import math
+import os
 import sys
 import threading
 import time
@@ -48,7 +49,7 @@ TEST_COLOURS = ("FF0000", "00FF00", "0000FF", "FFFF00", "FF00FF", "00FFFF", "FFF
 BOX_DESCRIPTION = f"""\
 Sends commands to the referee box through the host driver (CRC, resends, reconnection), as the
 protocol in ../shared/contracts/box-protocol.md defines. --port takes any pyserial URL: a device
-such as /dev/ttyUSB0, socket://HOST:PORT (an emulator's TCP port), loop://, or '{AUTO_URL}' for
+such as /dev/ttyUSB0, socket://HOST:PORT (an emulator's TCP port), or '{AUTO_URL}' for
 the first serial port whose device answers as a nerts box.
 """
 BOX_EPILOG = """\
@@ -200,9 +201,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _driver_url(url: str) -> str:
     try:
-        return check_url(url)
+        checked = check_url(url)
     except ValueError as error:
         raise UserError(f"--port {error}") from None
+    # The driver would try to open it again and again until --timeout, waiting for a box
+    # plugged in: these commands are one try, so a mistyped device is said at once.
+    if "://" not in url and url != AUTO_URL and not os.path.exists(url):
+        raise UserError(
+            f"--port {url!r}: no such device; is the box plugged in? (a USB box is usually "
+            f"/dev/ttyUSB0 or /dev/ttyACM0; --port {AUTO_URL} looks for it)"
+        )
+    return checked
 
 
 def _read_commands(args: argparse.Namespace) -> list[tuple[str, str]]:
@@ -367,14 +376,23 @@ def run_emulator(args: argparse.Namespace) -> int:
         raise UserError(f"cannot open the emulator's port: {error}") from error
     with frontend:
         display.show(f"nerts box emulator ({args.seats} seats) on {frontend.url}")
-        if sys.stdin.isatty() and in_foreground(sys.stdin):
-            display.show(f"keys: 0-{args.seats - 1} seat button, r reset, q quit")
-            read_keys(
-                frontend.press_button, frontend.reset, stop, args.seats, sys.stdin, say=display.show
-            )
-        else:
-            while not stop.wait(INTERRUPT_POLL_S):
-                pass
+        keys = sys.stdin.isatty()
+        if keys and not in_foreground(sys.stdin):
+            display.show("keys are read once the emulator is in the foreground ('fg')")
+        # Started in the background ('&'), it reads keys once brought to the foreground.
+        while not stop.is_set():
+            if keys and in_foreground(sys.stdin):
+                display.show(f"keys: 0-{args.seats - 1} seat button, r reset, q quit")
+                read_keys(
+                    frontend.press_button,
+                    frontend.reset,
+                    stop,
+                    args.seats,
+                    sys.stdin,
+                    say=display.show,
+                )
+                break
+            stop.wait(INTERRUPT_POLL_S)
     if display_failed:
         raise display_failed[0]  # told as the command line tells a closed pipe or a full disk
     return 0

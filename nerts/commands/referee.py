@@ -364,9 +364,9 @@ def run(args: argparse.Namespace) -> int:
     if args.out is not None:
         refuse_overwriting([args.out], [args.log], "--out")
     try:
-        box = BoxAnnouncer(args.box, drain_timeout=args.box_wait) if args.box else None
+        box = None if args.box is None else BoxAnnouncer(args.box, drain_timeout=args.box_wait)
     except ValueError as error:  # a port URL pyserial does not understand
-        raise UserError(f"--box {args.box}: {error}") from None
+        raise UserError(f"--box {error}") from None
     try:
         decided = referee_log(args.log, args.out, rule_options(args), box)
     except RefereeingInterrupted as stopped:  # the rounds decided so far are still told

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import serial
 
 from hardware import ports
 from hardware.device import BoxDevice
@@ -342,6 +343,19 @@ def test_the_emulator_stops_when_its_output_is_closed() -> None:
             process.stderr.close()
 
 
+def test_a_port_another_program_holds_is_said_to_be_in_use() -> None:
+    master, slave = os.openpty()
+    device = os.ttyname(slave)
+    try:
+        held = serial.serial_for_url(device, exclusive=True)
+        with held, pytest.raises(serial.SerialException, match=f"{device} is in use by another"):
+            ports.open_port(device)
+        ports.open_port(device).close()  # free again
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
 def test_keys_press_seat_buttons_reset_and_quit() -> None:
     master, slave = os.openpty()
     pressed: list[int] = []
@@ -369,6 +383,31 @@ def test_keys_press_seat_buttons_reset_and_quit() -> None:
         "reset: the box powers up again",
         "seat 1's Nerts! button pressed",
     ]
+
+
+def test_function_and_arrow_keys_press_no_seat_buttons() -> None:
+    master, slave = os.openpty()
+    pressed: list[int] = []
+    # F5, then Delete and an arrow key: their sequences hold digits; then a seat and quit.
+    typists = [
+        threading.Timer(delay, os.write, (master, typed))
+        for delay, typed in ((0.2, b"\x1b[15~"), (0.5, b"\x1b[3~\x1b[A"), (0.8, b"1q"))
+    ]
+    stop = threading.Event()
+    safety = threading.Timer(10, stop.set)
+    try:
+        with os.fdopen(os.dup(slave), "r") as keys:
+            for typist in typists:
+                typist.start()
+            safety.start()
+            read_keys(pressed.append, lambda: None, stop, 8, keys)
+    finally:
+        for typist in typists:
+            typist.join()
+        safety.cancel()
+        os.close(master)
+        os.close(slave)
+    assert pressed == [1]
 
 
 SCREEN = ["HELLO", "LIGHT 0 FF0000", "LIGHT 2 00FF00 PULSE", "SHOW hi", "SCORE 1 -4"]
@@ -486,6 +525,9 @@ def test_timeout_must_be_finite_positive_and_bounded(
             "socket://127.0.0.1:7791; for one on USB, its device (e.g. /dev/ttyUSB0)",
         ),
         ("localhost:7791", "give socket://localhost:7791"),
+        ("", "names no port: give the box's device (e.g. /dev/ttyUSB0), a URL such as "),
+        ("spy://loop://?file=/no/such/folder/log", "No such file or directory"),
+        ("/dev/no-such-box", "no such device; is the box plugged in?"),
     ],
 )
 def test_socket_urls_need_a_host_and_a_port(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -81,6 +82,15 @@ def test_device_hello_renumbers_everything_from_1() -> None:
     assert actions.writes == [encode_command(1, "PING")]
     assert host.identity is not None and host.identity.seats == 6
     assert host.receive("ok 1", 0.0).writes == [encode_command(2, "RESET")]
+
+
+@pytest.mark.parametrize("seats", ["0", "9", "100000000000000000000000000000"])
+def test_a_box_saying_it_has_seats_outside_1_to_8_is_not_taken_at_its_word(seats: str) -> None:
+    host, _ = connected()
+    host.receive(f"ID nertsbox 1.0 seats={seats}", 0.0)
+    assert host.identity is None
+    host.receive("ID nertsbox 1.0 seats=8", 0.0)
+    assert host.identity is not None and host.identity.seats == 8
 
 
 def test_stale_and_garbled_replies_are_ignored() -> None:
