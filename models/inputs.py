@@ -37,3 +37,34 @@ def check_inputs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
         value = getattr(args, name, None)
         if isinstance(value, int) and value < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1, not {value}")
+    out = getattr(args, "out", None)
+    if getattr(args, "step", "") != "mix" and isinstance(out, str) and Path(out).is_file():
+        parser.error(f"--out {out} is a file: give a folder for what the step writes")
+    data = getattr(args, "data", None)
+    if isinstance(data, str):
+        _check_training_data(parser, getattr(args, "step", ""), Path(data))
+
+
+DETECTOR_STEPS = {"cards": "'data' or 'mix'", "corners": "'mix --index-corners'"}
+"""The detector trainings, with the steps that write their data.yaml."""
+CLASSIFIER_STEPS = {"classifier": "'crops'", "faces": "'face-crops'"}
+"""The classifier trainings, with the steps that write their crop folders."""
+
+
+def _check_training_data(parser: argparse.ArgumentParser, step: str, data: Path) -> None:
+    """`parser.error` unless a training's --data is of its kind: given another (a render
+    folder to the classifier), ultralytics would make up classes from its subfolders and
+    publish what it learnt over the committed model, or fail deep in torchvision."""
+    if step in DETECTOR_STEPS and data.suffix not in (".yaml", ".yml"):
+        parser.error(
+            f"--data {data}: give a data.yaml, as {DETECTOR_STEPS[step]} writes"
+            + (f" (e.g. {data / 'data.yaml'})" if (data / "data.yaml").is_file() else "")
+        )
+    if step in CLASSIFIER_STEPS:
+        empty = [split for split in ("train", "val") if not any(data.glob(f"{split}/*/*.*"))]
+        if empty:
+            parser.error(
+                f"--data {data}: no crops in {' or '.join(f'{split}/' for split in empty)}: give "
+                f"a crop folder as {CLASSIFIER_STEPS[step]} writes (train/ and val/, a folder of "
+                "crops for each class; val/ holds the crops of the renders' val split)"
+            )

@@ -90,7 +90,7 @@ def train_run(kind: str, model_yaml: str, args: argparse.Namespace, **overrides:
             imgsz=args.imgsz,
             batch=args.batch,
             device=args.device,
-            workers=args.workers or (THREADS if args.device == "cpu" else os.cpu_count()),
+            workers=_workers(args),
             project=str(run_dir.parent),
             name=run_dir.name,
             exist_ok=True,
@@ -249,3 +249,11 @@ def results_column(run_dir: Path, name: str) -> list[str]:
     rows = (run_dir / "results.csv").read_text().splitlines()
     header = [h.strip() for h in rows[0].split(",")]
     return [row.split(",")[header.index(name)].strip() for row in rows[1:]]
+
+
+def _workers(args: argparse.Namespace) -> int:
+    """--workers as given (0: batches loaded in the training process itself), else 2 on a CPU
+    and every core on a GPU machine."""
+    if args.workers is not None:
+        return int(args.workers)
+    return THREADS if args.device == "cpu" else os.cpu_count() or THREADS

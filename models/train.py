@@ -137,7 +137,7 @@ def _add_quantize(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     quantize.add_argument("--shared", default=str(DEFAULT_SHARED), help="the shared/ folder")
     quantize.add_argument(
         "--renders",
-        type=int,
+        type=whole_number(1),
         default=CALIBRATION_RENDERS,
         help="renders of decks/train to calibrate with: the classifier on their index crops, "
         "the detectors on the photos (default %(default)s)",
@@ -156,7 +156,10 @@ def _add_all(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "(default %(default)s)",
     )
     every.add_argument(
-        "--images", type=int, default=4000, help="renders to make (default %(default)s)"
+        "--images",
+        type=whole_number(2),
+        default=4000,
+        help="renders to make, 2 or more: some go to the val split (default %(default)s)",
     )
     every.add_argument(
         "--procedural",
@@ -191,7 +194,7 @@ def _add_all(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     every.add_argument(
         "--calibration-renders",
-        type=int,
+        type=whole_number(1),
         default=CALIBRATION_RENDERS,
         help="renders of decks/train that calibrate the 8-bit models: their index crops the "
         "classifier's, their photos the detectors' (default %(default)s)",
@@ -354,8 +357,8 @@ def _add_training_steps(sub: argparse._SubParsersAction[argparse.ArgumentParser]
         step.add_argument(
             "--workers",
             type=whole_number(0),
-            help="data loading processes (default: 2 on cpu, every core on a GPU; "
-            "give each of two runs sharing a machine half)",
+            help="data loading processes, 0 loading in the training's own (default: 2 on cpu, "
+            "every core on a GPU; give each of two runs sharing a machine half)",
         )
         step.set_defaults(handler=handler)
 
@@ -406,10 +409,20 @@ def main(argv: list[str] | None = None) -> None:
     with steps.train_extra_needed(args.step):  # torch, ultralytics, onnx: one line, no traceback
         try:
             args.handler(args)
+        except KeyboardInterrupt:
+            parser.exit(INTERRUPTED_STATUS, f"{parser.prog}: interrupted: {RESUME_SAID}\n")
         except OSError as error:
             if error.filename is None:  # not about a path the user gave: a fault to show whole
                 raise
             parser.exit(1, f"{parser.prog}: error: {error.filename}: {error.strerror}\n")
+
+
+INTERRUPTED_STATUS = 130
+"""The exit status of a run stopped by Ctrl-C, as a shell gives one killed by SIGINT."""
+RESUME_SAID = (
+    "run the same command again to go on: `all` skips the steps done and resumes a training "
+    "from its last epoch (a training step alone does with --resume); other steps start over"
+)
 
 
 if __name__ == "__main__":

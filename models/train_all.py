@@ -170,3 +170,7 @@ def _check_same_settings(done: Path, settings: dict[str, str], work: Path) -> No
             f"all: {done.stem} was done in {work} with other settings ({'; '.join(changed)}): "
             f"give another --work, or delete {work} to start again"
         )
+
+
+if __name__ == "__main__":
+    raise SystemExit("the whole recipe runs as: python -m models.train all (--help says how)")

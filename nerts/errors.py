@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 from pathlib import Path
 
 
 class UserError(Exception):
     """A mistake in the user's input (a file, an option, a device URL) that we can explain."""
+
+
+def folder_argument(text: str) -> Path:
+    """argparse type of an --out folder: a path, not the empty text (which would be taken for
+    the current folder without a word)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("give a folder, e.g. sim (or . for this one)")
+    return Path(text)
 
 
 def make_folder(folder: Path) -> None:

@@ -237,6 +237,11 @@ _NAMED_HOW = " (each named <RANK><SUIT>.png, e.g. AS.png, 10H.png)"
 def load_design(folder: Path) -> CardDesign:
     """Load a deck folder (`<RANK><SUIT>.png` for all 52 cards); names the missing files."""
     folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise FileNotFoundError(
+            f"{folder} is a file, not a deck folder (a folder of the 52 cards' pictures, "
+            "AS.png to KC.png)"
+        )
     if not folder.is_dir():
         raise FileNotFoundError(f"deck folder not found: {folder}")
     absent = [card for card in ALL_CARDS if not (folder / f"{card}.png").is_file()]

@@ -232,7 +232,10 @@ def generate_dataset(
     settings = settings or TrainingSettings()
     out = Path(out)
     val = val_frames(count, settings.val_fraction)
-    replace_earlier_output(out, ("images", "labels", "meta", "index", "data.yaml"), "data.yaml")
+    parts = ("images", "labels", "meta", "index", "data.yaml", RENDERS_MARKER)
+    replace_earlier_output(out, parts, RENDERS_MARKER, "data.yaml")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / RENDERS_MARKER).write_text(json.dumps({"renders": count, "seed": seed}) + "\n")
     for sub in ("images", "labels", "meta", "index/images", "index/labels"):
         for split in ("train", "val"):
             (out / sub / split).mkdir(parents=True, exist_ok=True)
@@ -312,15 +315,21 @@ class OutputFolderError(ValueError):
     """An --out folder holding things of the names a tool writes that it did not write."""
 
 
-def replace_earlier_output(out: Path, parts: Sequence[str], marker: str) -> None:
+RENDERS_MARKER = "renders.json"
+"""Written into a folder of training renders before the first render: a run stopped half-way
+leaves it, so that running it again replaces what it left (data.yaml comes last)."""
+
+
+def replace_earlier_output(out: Path, parts: Sequence[str], marker: str, *older: str) -> None:
     """Removes the `parts` of `out` an earlier run of the same tool wrote (folders or files),
     so that a run into the same folder is not mixed with the last one's leftovers (frames of
     another size, a val frame of the last run named as a train frame of this one); the rest of
-    `out` is left alone. The earlier run is told by its `marker` file among the parts: without
-    it, parts of those names are someone else's (the shared decks' train/, a folder of photos
+    `out` is left alone. The earlier run is told by its `marker` file among the parts (or an
+    `older` one, which runs of earlier versions wrote): without it, parts of those names are
+    someone else's (the shared decks' train/, a folder of photos
     in images/), and `OutputFolderError` says so before anything is removed."""
     earlier = [out / part for part in parts if (out / part).exists()]
-    if earlier and not (out / marker).is_file():
+    if earlier and not any((out / name).is_file() for name in (marker, *older)):
         names = ", ".join(f"{path.name}/" if path.is_dir() else path.name for path in earlier)
         raise OutputFolderError(
             f"--out {out} already holds {names}, which no earlier run of this step wrote (no "

@@ -301,6 +301,19 @@ def test_the_example_has_its_own_default_folder(
     assert (tmp_path / "nerts-demo-example" / "events.jsonl").is_file()
 
 
+def test_the_example_is_not_written_beside_a_simulated_round(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "truth.jsonl").write_text("")
+    status, _, err = run(capsys, "demo", "--example", "--out", str(tmp_path))
+    assert status == 2 and not (tmp_path / "events.jsonl").exists()
+    assert err.endswith(
+        f"{tmp_path} holds a simulated round (truth.jsonl): the example's events would lie "
+        "beside footage they do not describe; give another --out (the example's own is "
+        "nerts-demo-example)\n"
+    )
+
+
 def test_scores_journal_add_undo_fix(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     game = str(tmp_path / "club.jsonl")
     assert run(capsys, "scores", game, "new", "--players", "Anna", "Ben", "--target", "20")[0] == 0

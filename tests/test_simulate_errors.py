@@ -235,6 +235,9 @@ def test_an_interrupted_run_keeps_the_frame_the_referee_held(
     assert main(["simulate", "--out", str(out), "--no-video", "--players", "2"]) == 130
     written = (out / simulate.TRUTH_FILE).read_text().splitlines()
     assert len(written) == len(fed) and json.loads(written[-1])["frame"] == fed[-1]
+    said = capsys.readouterr().err.splitlines()
+    assert said[-2].endswith(f"the round so far is kept in {out / simulate.TRUTH_FILE}")
+    assert said[-1] == "nerts: interrupted"
 
 
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGHUP])

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from nerts.commands import simulate
 from nerts.commands.referee import referee_log
+from nerts.errors import UserError, folder_argument
 from nerts.eventlog import refuse_replacing_other_than_events
 from nerts.scoreboard import format_scoreboard
 from referee.options import RuleOptions
@@ -41,7 +42,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--out",
-        type=Path,
+        type=folder_argument,
         metavar="OUT",
         help=f"folder for the demo's output (default ./{DEFAULT_OUT_DIR}, with --example "
         f"./{EXAMPLE_OUT_DIR})",
@@ -67,6 +68,16 @@ def files_written(args: argparse.Namespace) -> list[Path]:
 def run(args: argparse.Namespace) -> int:
     if args.out is None:
         args.out = EXAMPLE_OUT_DIR if args.example else DEFAULT_OUT_DIR
+    if args.example:
+        simulated = [
+            name for name in simulate.written_files(no_video=False) if (args.out / name).exists()
+        ]
+        if simulated:
+            raise UserError(
+                f"{args.out} holds a simulated round ({', '.join(simulated)}): the example's "
+                f"events would lie beside footage they do not describe; give another --out "
+                f"(the example's own is {EXAMPLE_OUT_DIR})"
+            )
     # Checked now, not minutes later when the simulated round is written.
     simulate.make_out_dir(args.out, _names_written(args.example))
     refuse_replacing_other_than_events(args.out / EVENTS_FILE)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from nerts.errors import UserError, make_folder, refuse_name_not_utf8
+from nerts.errors import UserError, folder_argument, make_folder, refuse_name_not_utf8
 from nerts.eventlog import EventWriter, holds_events
 from referee.game import GameReferee
 from referee.options import RuleOptions
@@ -92,7 +92,9 @@ def build_parser_defaults(**overrides: object) -> argparse.Namespace:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--out", type=Path, required=True, metavar="DIR", help="output folder")
+    parser.add_argument(
+        "--out", type=folder_argument, required=True, metavar="DIR", help="output folder"
+    )
     parser.add_argument(
         "--players",
         type=int,
@@ -314,6 +316,14 @@ def run(args: argparse.Namespace) -> int:
                         truth.write(decided)
                 if video is not None and renderer is not None and state.scene is not None:
                     video.write(renderer.render(state.scene, state.frame))
+        except KeyboardInterrupt:
+            kept = f"{args.out / TRUTH_FILE}" + ("" if video is None else f" and {video.path}")
+            log.warning(
+                "stopped after %d frames: the round so far is kept in %s",
+                simulation.frames_played,
+                kept,
+            )
+            raise
         finally:  # stopped early too (Ctrl-C): the frame the referee holds is written
             for decided in referee.finish():
                 truth.write(decided)

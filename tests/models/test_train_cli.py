@@ -21,6 +21,9 @@ def test_a_frame_size_is_width_x_height() -> None:
     for text in ("1280", "960x", "x540", "0x540", "960x-540", "960x540x2"):
         with pytest.raises(argparse.ArgumentTypeError, match=f"e.g. 960x540, got '{text}'"):
             frame_size(text)
+    assert frame_size("2160x3840") == (2160, 3840)  # a camera turned upright
+    with pytest.raises(argparse.ArgumentTypeError, match="at most 3840 x 2160 pixels in all"):
+        frame_size("3840x2162")  # 99999x99999 had asked for 75 GB of memory
 
 
 def test_a_bad_size_stops_with_usage_not_a_traceback(
@@ -61,6 +64,11 @@ def test_a_missing_shared_folder_stops_with_usage_not_a_traceback(
         ),
         (["data", "--out", "{here}/r", "--count", "-1"], "--count must be at least 1, not -1"),
         (["cards", "--data", "{here}", "--epochs", "0"], "--epochs must be at least 1, not 0"),
+        (["cards", "--data", "{here}"], "--data {here}: give a data.yaml, as 'data' or 'mix'"),
+        (["corners", "--data", "{here}"], "give a data.yaml, as 'mix --index-corners' writes"),
+        # A render folder's images/ and labels/ would be taken for two classes.
+        (["classifier", "--data", "{here}"], "--data {here}: no crops in train/ or val/: give"),
+        (["faces", "--data", "{here}"], "a crop folder as 'face-crops' writes"),
     ],
 )
 def test_a_missing_input_or_a_count_under_1_stops_with_usage_not_a_traceback(
@@ -71,6 +79,17 @@ def test_a_missing_input_or_a_count_under_1_stops_with_usage_not_a_traceback(
         main([part.format(**places) for part in step])
     assert stopped.value.code == 2
     assert message.format(**places) in capsys.readouterr().err
+
+
+def test_crops_without_a_val_split_are_refused_before_training(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "train" / "AS").mkdir(parents=True)
+    (tmp_path / "train" / "AS" / "0.png").write_bytes(b"crop")
+    (tmp_path / "val").mkdir()
+    with pytest.raises(SystemExit):
+        main(["classifier", "--data", str(tmp_path)])
+    assert f"--data {tmp_path}: no crops in val/: give" in capsys.readouterr().err
 
 
 def test_a_step_done_with_other_settings_is_named_not_skipped(tmp_path: Path) -> None:
@@ -159,6 +178,21 @@ def test_a_step_without_the_train_extra_says_so_in_one_line(
     with pytest.raises(SystemExit) as stopped:
         main(["cards", "--data", str(_data_yaml(tmp_path))])
     assert str(stopped.value.code).startswith(said)
+
+
+def test_a_step_stopped_by_ctrl_c_says_how_to_go_on_without_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def stopped(args: argparse.Namespace) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("models.steps.command_cards", stopped)
+    with pytest.raises(SystemExit) as exited:
+        main(["cards", "--data", str(_data_yaml(tmp_path))])
+    assert exited.value.code == 130
+    assert capsys.readouterr().err.startswith(
+        "python -m models.train cards: interrupted: run the same command again to go on"
+    )
 
 
 def test_another_missing_module_is_not_taken_for_the_train_extra(

@@ -319,6 +319,38 @@ def test_a_second_run_into_one_folder_replaces_the_first_and_keeps_the_rest(
     assert (out / "notes.txt").read_text() == "mine"
 
 
+def test_a_run_stopped_half_way_is_replaced_by_the_next(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "renders"
+    written: list[str] = []
+    imwrite = cv2.imwrite
+
+    def stopped_at_the_third(path: str, image: np.ndarray, params: list[int]) -> bool:
+        if len(written) == 2:
+            raise KeyboardInterrupt
+        written.append(path)
+        return bool(imwrite(path, image, params))
+
+    monkeypatch.setattr(cv2, "imwrite", stopped_at_the_third)
+    with pytest.raises(KeyboardInterrupt):
+        generate_dataset(out, 4, 1, [builtin_design()], default_backs(2), settings=TINY)
+    assert not (out / "data.yaml").exists()
+    monkeypatch.setattr(cv2, "imwrite", imwrite)
+    generate_dataset(out, 4, 1, [builtin_design()], default_backs(2), settings=TINY)
+    assert len(list(out.glob("images/*/*.jpg"))) == 4 and (out / "data.yaml").is_file()
+
+
+def test_a_render_set_of_an_earlier_version_without_its_marker_is_replaced(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "renders"
+    generate_dataset(out, 4, 1, [builtin_design()], default_backs(2), settings=TINY)
+    (out / "renders.json").unlink()  # as versions before it wrote their sets: data.yaml only
+    generate_dataset(out, 2, 2, [builtin_design()], default_backs(2), settings=TINY)
+    assert len(list(out.glob("images/*/*.jpg"))) == 2
+
+
 def test_folders_of_those_names_that_no_earlier_run_wrote_are_left_alone(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -330,6 +362,6 @@ def test_folders_of_those_names_that_no_earlier_run_wrote_are_left_alone(
         main(["--out", str(tmp_path), "--count", "2", "--size", "160x90"])
     assert capsys.readouterr().err.endswith(
         f"error: --out {tmp_path} already holds images/, which no earlier run of this step "
-        "wrote (no data.yaml): give another --out\n"
+        "wrote (no renders.json): give another --out\n"
     )
     assert (photos / "photo1.jpg").read_bytes() == b"a photo"
