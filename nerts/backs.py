@@ -21,7 +21,13 @@ from nerts.photos import (
 )
 from referee.scoresheet import same_name
 from vision.back_references import ReferenceSource, back_image
-from vision.backs import BackMatcher, BackReferenceError, ReferenceTooLargeError, read_reference
+from vision.backs import (
+    GREYSCALE_REFERENCE_SAID,
+    BackMatcher,
+    BackReferenceError,
+    ReferenceTooLargeError,
+    decode_reference,
+)
 from vision.identify import CardReader
 
 log = logging.getLogger(__name__)
@@ -78,7 +84,7 @@ def read_backs(references: dict[str, Path]) -> dict[str, np.ndarray]:
     for name, path in references.items():
         try:
             with decoder_quiet() as messages:
-                images[name] = read_reference(name, path)
+                images[name], greyscale = decode_reference(name, path)
         except ReferenceTooLargeError:  # the limit the commands set, said as for photos
             raise UserError(
                 f"back {name!r}: image {path} is larger than {MAX_MEGAPIXELS} megapixels"
@@ -89,6 +95,8 @@ def read_backs(references: dict[str, Path]) -> dict[str, np.ndarray]:
             raise UserError(f"{error}{hint}") from None
         if cut_short(path, images[name]):
             raise UserError(f"back {name!r}: image {path} {CUT_SHORT_SAID}")
+        if greyscale:
+            log.warning(GREYSCALE_REFERENCE_SAID, name, path)
         if damaged_said(messages):
             log.warning(
                 "back %r: image %s %s", name, path, DAMAGED_SAID.format(damaged_said(messages))

@@ -109,7 +109,7 @@ def decoder_quiet() -> Iterator[list[str]]:
         yield caught
         return
     try:
-        with _log_held(), tempfile.TemporaryFile() as catcher:
+        with tempfile.TemporaryFile() as catcher:
             os.dup2(catcher.fileno(), STDERR_FD)
             try:
                 yield caught
@@ -120,37 +120,6 @@ def decoder_quiet() -> Iterator[list[str]]:
                 caught.extend(line.strip() for line in text.splitlines() if line.strip())
     finally:
         os.close(saved)
-
-
-class _HeldRecords(logging.Handler):
-    """Keeps the log records it is given, to be handled later."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.records: list[logging.LogRecord] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
-
-
-@contextlib.contextmanager
-def _log_held() -> Iterator[None]:
-    """The block's log records (a warning of a greyscale back reference, said while it is
-    read) held back and handled after it, when the console is standard error again: they would
-    be caught with libjpeg's messages."""
-    root = logging.getLogger()
-    handlers, held = root.handlers[:], _HeldRecords()
-    root.handlers = [held]
-    try:
-        yield
-    finally:
-        root.handlers = handlers
-        # With no handler of its own, logging says warnings through its last resort.
-        last_resort = [logging.lastResort] if logging.lastResort else []
-        for handler in handlers or last_resort:
-            for record in held.records:
-                if record.levelno >= handler.level:
-                    handler.handle(record)
 
 
 CAUGHT_BYTES_MAX = 4096

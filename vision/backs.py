@@ -337,19 +337,31 @@ def _nearest_in_all(distances: list[np.ndarray], apart: list[list[np.ndarray]]) 
     return chosen
 
 
+GREYSCALE_REFERENCE_SAID = (
+    "back %r: %s is a greyscale picture, but backs are told apart by colour as well as "
+    "pattern, so the cards of a coloured back may not be matched to it; give a colour photo "
+    "or design file"
+)
+"""The warning of a greyscale reference, with the back's name and file."""
+
+
 def read_reference(name: str, path: Path) -> np.ndarray:
-    """The picture at `path` of back `name`, BGR (a transparent design file `_on_white`);
-    `BackReferenceError` if it cannot be used."""
+    """The picture at `path` of back `name`, as `decode_reference` gives it, warning of a
+    greyscale one."""
+    image, greyscale = decode_reference(name, path)
+    if greyscale:
+        log.warning(GREYSCALE_REFERENCE_SAID, name, path)
+    return image
+
+
+def decode_reference(name: str, path: Path) -> tuple[np.ndarray, bool]:
+    """The picture at `path` of back `name`, BGR (a transparent design file `_on_white`), and
+    whether the file is greyscale; `BackReferenceError` if it cannot be used. Says nothing:
+    the commands decode it with the decoder's own messages caught, and warn afterwards."""
+    greyscale = False
     try:
         image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
-        if image is not None and image.ndim == 2:
-            log.warning(
-                "back %r: %s is a greyscale picture, but backs are told apart by colour as "
-                "well as pattern, so the cards of a coloured back may not be matched to it; give "
-                "a colour photo or design file",
-                name,
-                path,
-            )
+        greyscale = image is not None and image.ndim == 2
         if image is not None and not (image.ndim == 3 and image.shape[2] == 4):
             # Read again as photos are, turned as the camera's orientation tag says (which
             # IMREAD_UNCHANGED ignores); only a transparent design file needs its alpha.
@@ -377,7 +389,7 @@ def read_reference(name: str, path: Path) -> np.ndarray:
             f"back {name!r}: {path} shows a back {width} x {height} pixels; give a picture of "
             f"the whole back, at least {REFERENCE_MIN_SIDE_PX} pixels each way"
         )
-    return image
+    return image, greyscale
 
 
 def _seen_at(image: np.ndarray, width_px: float) -> np.ndarray:
