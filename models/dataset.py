@@ -52,6 +52,10 @@ its size, as the runtime reads windows a few millimetres apart."""
 WINDOW_FILE = "index_window.json"
 """Beside a crop folder's splits: the index window its crops were cut with."""
 
+DESIGN_SEED_STRIDE = 1000
+"""The seeds of a render set's drawn designs: its procedural ones from seed x 1000, its
+TrueType ones from there + `TRUETYPE_SEEDS`; the next seed's follow, so at most
+`TRUETYPE_SEEDS` of each kind keep every set's designs its own."""
 TRUETYPE_SEEDS = 500
 """TrueType designs are seeded from here on within each render seed's thousand, after the
 Hershey designs' seeds, so that both kinds can be asked for in one render set."""
@@ -112,8 +116,9 @@ def render_dataset(
     fanned tightly, `cast_shadows` the share of frames half in someone's shadow."""
     folders, back_files = shared_decks(shared)
     decks = [load_design(folder) for folder in folders] + [builtin_design()]
-    decks += [procedural_design(seed * 1000 + number) for number in range(procedural)]
-    decks += [truetype_design(seed * 1000 + TRUETYPE_SEEDS + number) for number in range(truetype)]
+    first = seed * DESIGN_SEED_STRIDE
+    decks += [procedural_design(first + number) for number in range(procedural)]
+    decks += [truetype_design(first + TRUETYPE_SEEDS + number) for number in range(truetype)]
     backs = [back_from_spec(str(path)) for path in back_files]
     # The simulator's card lengths are for its own frame size: scaled, cards fill another
     # frame as they fill that one.

@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from models.dataset import TRUETYPE_SEEDS
+
 INPUT_PATHS = {
     "data": "path",
     "init": "file",
@@ -37,6 +39,13 @@ def check_inputs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
         value = getattr(args, name, None)
         if isinstance(value, int) and value < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1, not {value}")
+    for name in ("procedural", "truetype"):
+        value = getattr(args, name, None)
+        if isinstance(value, int) and value > DRAWN_DESIGNS_MAX:
+            parser.error(
+                f"--{name} {value}: at most {DRAWN_DESIGNS_MAX} (more would draw the designs of "
+                "another seed's renders)"
+            )
     out = getattr(args, "out", None)
     if getattr(args, "step", "") != "mix" and isinstance(out, str) and Path(out).is_file():
         parser.error(f"--out {out} is a file: give a folder for what the step writes")
@@ -45,6 +54,9 @@ def check_inputs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
         _check_training_data(parser, getattr(args, "step", ""), Path(data))
 
 
+DRAWN_DESIGNS_MAX = TRUETYPE_SEEDS
+"""The most procedural or TrueType designs a render set draws: the seeds of each kind follow
+on (`models.dataset.DESIGN_SEED_STRIDE`)."""
 DETECTOR_STEPS = {"cards": "'data' or 'mix'", "corners": "'mix --index-corners'"}
 """The detector trainings, with the steps that write their data.yaml."""
 CLASSIFIER_STEPS = {"classifier": "'crops'", "faces": "'face-crops'"}

@@ -182,14 +182,19 @@ class TableRenderer:
         scale = self.camera.canvas.px_per_mm * self.settings.shutter_fraction
         return (dx_mm * scale, dy_mm * scale)
 
+    def reset(self) -> None:
+        """Forget the last frame's lifted cards and hands: the next scene does not follow it
+        (training renders are unrelated scenes), so nothing in it is smeared as if it moved."""
+        self._last_lifted.clear()
+        self._last_hands.clear()
+
     def render_canvas(self, scene: Scene, frame_index: int) -> np.ndarray:
         """The top-down canvas of a scene before the camera (callers must not modify it)."""
         lying = [c for c in scene.cards if c.lift <= 0]
         lifted = [c for c in scene.cards if c.lift > 0]
         base = self.layer.update(lying)
         if not lifted and not scene.hands:
-            self._last_lifted.clear()
-            self._last_hands.clear()
+            self.reset()
             return base
         canvas = base.copy()
         full = (0, 0, canvas.shape[1], canvas.shape[0])

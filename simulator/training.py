@@ -256,6 +256,7 @@ def generate_dataset(
         rng = np.random.default_rng([seed, image_number, SCENE_STREAM])
         n_seats = len(renderer.backs)
         scene = random_scene(renderer.settings.table_mm, n_seats, rng, settings.scene_mix)
+        renderer.reset()  # the last image's scene is another: its hands did not move here
         frame = _degrade(renderer.render(scene, image_number), settings, rng)
         cards, indices = label_scene(renderer, scene)
         split, stem = ("val" if is_val else "train"), f"{image_number:06d}"

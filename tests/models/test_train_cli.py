@@ -63,6 +63,7 @@ def test_a_missing_shared_folder_stops_with_usage_not_a_traceback(
             "--detector {missing}: no such file",
         ),
         (["data", "--out", "{here}/r", "--count", "-1"], "--count must be at least 1, not -1"),
+        (["data", "--out", "{here}/r", "--truetype", "501"], "--truetype 501: at most 500 (more"),
         (["cards", "--data", "{here}", "--epochs", "0"], "--epochs must be at least 1, not 0"),
         (["cards", "--data", "{here}"], "--data {here}: give a data.yaml, as 'data' or 'mix'"),
         (["corners", "--data", "{here}"], "give a data.yaml, as 'mix --index-corners' writes"),

@@ -229,3 +229,17 @@ def test_moving_hand_is_blurred_and_a_jump_is_not() -> None:
     jumped = sharpness([Scene((), (HandPose(0, 350.0 + 400 * i, 200.0),)) for i in (-1, 0)], 20)
     assert moving < 0.85 * still
     assert abs(jumped - still) < 0.05 * still
+
+
+def test_after_a_reset_the_next_frame_is_not_smeared_by_the_last() -> None:
+    """Training renders are unrelated scenes at consecutive numbers: a hand near the last
+    scene's had been smeared as if it moved."""
+    renderer = _renderer(replace(SMALL, table="plain", noise_sigma=0.0, exposure_jitter=0.0))
+    here, near = (Scene((), (HandPose(0, 350.0 + dx, 200.0),)) for dx in (0.0, -60.0))
+    alone = renderer.render(here, 31)
+    renderer.render(near, 30)
+    smeared = renderer.render(here, 31)
+    renderer.render(near, 30)
+    renderer.reset()
+    assert not np.array_equal(smeared, alone)
+    assert np.array_equal(renderer.render(here, 31), alone)
