@@ -256,12 +256,14 @@ class _DealOrder:
 
     def __init__(self, log_path: Path) -> None:
         self.log_path = log_path
-        self.lines: dict[int, int] = {}  # the line of each deal read, by the event's id
+        # The line of each deal read, by the event's id; the event is kept with it, so that
+        # its id is not another's while the entry stands.
+        self.lines: dict[int, tuple[Event, int]] = {}
         self.last: int | None = None  # the last round dealt in the game in play
 
     def read(self, event: Event, line: int) -> None:
         if isinstance(event, RoundStart):
-            self.lines[id(event)] = line
+            self.lines[id(event)] = (event, line)
         elif isinstance(event, GameEnd):  # the log's own: its next round 1 is a new game's
             self.last = None
 
@@ -269,7 +271,8 @@ class _DealOrder:
         if isinstance(event, GameEnd):
             self.last = None
         elif isinstance(event, RoundStart):
-            line = self.lines.pop(id(event), None)
+            read = self.lines.pop(id(event), None)
+            line = None if read is None or read[0] is not event else read[1]
             if self.last is not None and event.round <= self.last:
                 log.warning(
                     "%s: round %d is dealt after round %d of the same game (a logger "
