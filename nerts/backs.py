@@ -29,6 +29,7 @@ from vision.backs import (
     decode_reference,
 )
 from vision.identify import CardReader
+from vision.onnx_models import RawCard
 
 log = logging.getLogger(__name__)
 
@@ -106,11 +107,20 @@ def read_backs(references: dict[str, Path]) -> dict[str, np.ndarray]:
 
 def registered_backs(
     references: dict[str, Path], images: dict[str, np.ndarray], reader: CardReader
-) -> tuple[dict[str, np.ndarray], BackMatcher]:
-    """Each back as it is matched (a photo of a card cut to the card) and the matcher of
-    them all; warns of a reference used as given or washed out to white, and of backs that
-    look the same."""
+) -> tuple[dict[str, np.ndarray], BackMatcher, dict[str, str]]:
+    """Each back as it is matched (a photo of a card cut to the card), the matcher of them
+    all, and the references that show a card's face, with the card; warns of those, of a
+    reference used as given or washed out to white, and of backs that look the same."""
     backs = {name: _back(name, references[name], image, reader) for name, image in images.items()}
+    faces = {name: card for name, back in backs.items() if (card := _face_shown(back, reader))}
+    for name, card in faces.items():
+        log.warning(
+            "back %r: %s shows the face of a card (%s), not a back: its cards cannot be "
+            "counted; photograph one of that player's cards face down",
+            name,
+            references[name],
+            card,
+        )
     matcher = BackMatcher(backs)
     for name, share in matcher.washed_out().items():
         log.warning(
@@ -128,7 +138,22 @@ def registered_backs(
             first,
             second,
         )
-    return backs, matcher
+    return backs, matcher, faces
+
+
+FACE_REFERENCE_READ_MIN = 0.99
+"""How surely a reference must be read as a face-up card to be taken for one: photos of
+cards given by mistake read 1.0; of the 229 back designs in ../shared/decks the surest read
+is 0.97 (a tiny 57 x 85 px purple lattice taken for a 10D)."""
+
+
+def _face_shown(back: np.ndarray, reader: CardReader) -> str | None:
+    """The card whose face a back reference shows (read as a whole card), or None."""
+    height, width = back.shape[:2]
+    whole = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
+    (read,) = reader.name_cards(back, [RawCard(whole, True, 1.0)])
+    surely = read.card is not None and read.confidence >= FACE_REFERENCE_READ_MIN
+    return read.card if surely else None
 
 
 def _back(name: str, path: Path, image: np.ndarray, reader: CardReader) -> np.ndarray:

@@ -203,7 +203,7 @@ def run(args: argparse.Namespace) -> int:
         refuse_scoring_twice(sheet, args.sheet, args.image, fingerprint)
     images = read_backs(references)
     reader = load_reader()
-    backs, matcher = registered_backs(references, images, reader)
+    backs, matcher, faces_given = registered_backs(references, images, reader)
     alike = matcher.alike()  # warned of there
     counted = count_backs(image, reader, matcher)
     counts, cards = counted.counts, counted.cards
@@ -232,7 +232,7 @@ def run(args: argparse.Namespace) -> int:
     if args.annotate and not args.json:
         sys.stdout.write(f"drawn in {args.annotate}\n")
     warned = counted.faces_shown or counted.too_close or counted.parts_uncounted
-    doubtful = bool(warned or unlike or alike or greyscale or not cards)
+    doubtful = bool(warned or unlike or alike or faces_given or greyscale or not cards)
     if sheet is not None and fingerprint is not None:
         if doubtful:
             # Each of those warnings asks for a new photo or another reference: a round added

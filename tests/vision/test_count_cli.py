@@ -83,6 +83,22 @@ def test_count_cli_counts_each_back(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert capsys.readouterr().out == table + f"drawn in {drawn}\n" and drawn.is_file()
 
 
+def test_a_reference_showing_a_cards_face_is_warned_of_and_makes_the_count_doubtful(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    count_spread(tmp_path, capsys)  # the spread, and the backs' references beside it
+    face = tmp_path / "face.png"  # a photo of a card the wrong way up, cut to the card
+    cv2.imwrite(str(face), builtin_design().faces["KC"])
+    arguments = ["count", str(tmp_path / "spread.png"), "--json", "--strict", "--backs"]
+    blue = f"blue={tmp_path / 'blue.png'}"
+    assert main([*arguments, f"red={face}", blue]) == DOUBTFUL_COUNT_STATUS
+    assert (
+        f"warning: back 'red': {face} shows the face of a card (KC), not a back: its cards "
+        "cannot be counted; photograph one of that player's cards face down"
+    ) in capsys.readouterr().err.splitlines()
+    assert main([*arguments, f"red={tmp_path / 'red.png'}", blue]) == 0
+
+
 def test_count_cli_warns_of_a_black_and_white_photo(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
