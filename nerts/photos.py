@@ -42,6 +42,26 @@ def small_photo_said(image: np.ndarray) -> str:
     )
 
 
+DARK_PHOTO_MEAN_MAX = 40
+"""A photo whose mean brightness (0-255) is below this, where no card is found, is too dark:
+the darkest of the 424 photos of ../shared/real, whose cards are found, has a mean of 17."""
+
+
+def no_card_said(image: np.ndarray) -> str:
+    """Why no card may be found in a photo: too small (`small_photo_said`) or too dark
+    (`DARK_PHOTO_MEAN_MAX`), or "" where neither is likely."""
+    small = small_photo_said(image)
+    if small:
+        return small
+    brightness = float(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).mean())
+    if brightness < DARK_PHOTO_MEAN_MAX:
+        return (
+            f"it is very dark (mean brightness {brightness:.0f} of 255): light the table and "
+            "take it again"
+        )
+    return ""
+
+
 CUT_SHORT_SAID = "is cut short: the file ends before the picture does (copy it again)"
 """What is said of a photo or back reference `cut_short`, after its name."""
 

@@ -20,10 +20,10 @@ from nerts.columns import shown_width
 from nerts.commands.identify import card_order, load_reader
 from nerts.errors import UserError, refuse_overwriting
 from nerts.photos import (
+    no_card_said,
     picture_path,
     read_photo,
     refuse_replacing_pictures,
-    small_photo_said,
     without_colour,
     write_annotated,
 )
@@ -208,7 +208,7 @@ def run(args: argparse.Namespace) -> int:
     counted = count_backs(image, reader, matcher)
     counts, cards = counted.counts, counted.cards
     if not cards:
-        why = small_photo_said(image) or "a photo of the spread, from above, is asked for"
+        why = no_card_said(image) or "a photo of the spread, from above, is asked for"
         nothing = f"no card found in {args.image}: {why}"
         if sheet is not None:  # a lens cap or the wrong file must not score a round
             raise UserError(
@@ -272,9 +272,9 @@ def _warn_of_count(
     elif counted.parts_uncounted:
         log.warning(
             "parts of the photo that look like cards lie outside every card counted (%.1f "
-            "cards' worth%s), so cards under others are likely missed: spread them in rows, "
-            "each showing at least two thirds of its width, clear other things off the table, "
-            "and count again",
+            "cards' worth%s), so cards under others are likely missed (or, photographed at a "
+            "slant, counted twice): spread them in rows, each showing at least two thirds of its "
+            "width, clear other things off the table, and count again from straight above",
             counted.uncounted,
             ", tinted red with --annotate" if annotating else "; --annotate shows them",
         )

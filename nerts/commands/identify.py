@@ -18,10 +18,10 @@ from nerts.columns import left, shown_width
 from nerts.errors import UserError, refuse_overwriting
 from nerts.photos import (
     check_photo,
+    no_card_said,
     picture_path,
     read_photo,
     refuse_replacing_pictures,
-    small_photo_said,
     without_colour,
     write_annotated,
 )
@@ -153,8 +153,8 @@ def run(args: argparse.Namespace) -> int:
                     " and backs matched wrongly" if matcher is not None else "",
                 )
             cards = reader.read(image, tiled=args.tiled)
-            if not cards and small_photo_said(image):
-                log.warning("no card found in %s: %s", name, small_photo_said(image))
+            if not cards:
+                log.warning("no card found in %s: %s", name, no_card_said(image) or NO_CARD_HINT)
             if matcher is not None:
                 cards = with_backs(cards, image, matcher)
             results[name] = [card.to_json() for card in cards]
@@ -187,6 +187,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+NO_CARD_HINT = (
+    "a photo of cards on a table is asked for, each card under about half the photo's height "
+    "(one filling it is too close to be found)"
+)
+"""Said of a photo in which no card is found, where it is neither too small nor too dark."""
 UNREAD_LISTED = 3
 """Photos that could not be read are named again in the closing error up to this many."""
 

@@ -537,3 +537,19 @@ def test_annotate_replaces_its_own_drawing_but_never_a_photo(
         "photo?): name another file, or remove it first"
     )
     assert other.read_bytes() == before
+
+
+def test_a_photo_without_cards_says_why_none_may_be_found(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    felt, dark = tmp_path / "felt.png", tmp_path / "dark.png"
+    cv2.imwrite(str(felt), np.full((720, 1280, 3), (60, 120, 40), np.uint8))
+    cv2.imwrite(str(dark), np.full((720, 1280, 3), (6, 12, 40), np.uint8))
+    assert exit_status(["identify", str(felt), str(dark)]) == 0
+    said = [line for line in capsys.readouterr().err.splitlines() if "no card found" in line]
+    assert said == [
+        f"warning: no card found in {felt}: a photo of cards on a table is asked for, each "
+        "card under about half the photo's height (one filling it is too close to be found)",
+        f"warning: no card found in {dark}: it is very dark (mean brightness 20 of 255): light "
+        "the table and take it again",
+    ]
