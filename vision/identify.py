@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 
 from models import CARDS_INT8_ONNX, CORNERS_INT8_ONNX, FACES_ONNX, INDEX_INT8_ONNX
+from vision.close_ups import in_photo, named_count, stepped_back, taken_close
 from vision.detections import CardDetection
 from vision.geometry import (
     RECTIFIED_PX_PER_MM,
@@ -230,6 +231,7 @@ class CardReader:
         )
         self.none_column = self.classifier.names.index(NONE_CLASS)
         self.sure_read_min = SURE_READ_MIN
+        self.step_back = True  # look again from further away at a photo taken close
         self.close_look_side: int | None = CLOSE_LOOK_SIDE
         self.close_look_card_px = CLOSE_LOOK_CARD_PX
         self.fan_looks_mm: tuple[tuple[float, float], ...] = FAN_LOOKS_MM
@@ -269,8 +271,23 @@ class CardReader:
 
     def read(self, image: np.ndarray, tiled: bool = False) -> list[CardDetection]:
         """Every card found; `tiled` also looks at tiles of the photo (`vision/tiles.py`):
-        slower, for small cards."""
-        raw = detect_tiled(self.find, image) if tiled else self.find(image)
+        slower, for small cards. A photo taken close (`vision/close_ups.py`) is also looked at
+        from further away, and what names more cards is kept."""
+        found = self._named_found(
+            image, detect_tiled(self.find, image) if tiled else self.find(image)
+        )
+        if self.step_back and taken_close(image, found):
+            frame, corner, scale = stepped_back(image)
+            further = self._named_found(image, in_photo(self.find(frame), corner, scale))
+            if named_count(further) > named_count(found):
+                log.debug(
+                    "a photo taken close: %d cards named from further away", named_count(further)
+                )
+                return further
+        return found
+
+    def _named_found(self, image: np.ndarray, raw: list[RawCard]) -> list[CardDetection]:
+        """The cards and index corners found in `image`, named."""
         face_up = [card for card in raw if card.face_up and not card.index_corner]
         found = self._face_down(image, [card for card in raw if not card.face_up])
         found += self.name_cards(image, face_up)
