@@ -1,7 +1,8 @@
 """Recognition figures of the whole pipeline against the project's targets (the figures the
 recognition issue, issue 4, asks for): face-up cards of the never-seen decks/val designs named
 right in renders, with the precision of the names given and the face-down cards found; cards
-named right in real photos (bidly bridge deals, the edje test photos); face-down spreads of
+named right in real photos (bidly bridge deals, the edje test photos; and bidly's photos of
+single cards filling the frame, beyond the targets); face-down spreads of
 end-of-round backs counted exactly (`nerts count`); and `identify`'s time on a 1280x720 photo.
 
 Run: .venv/bin/python benchmarks/bench_recognition.py [--val-images 40] [--count-scenes 20]
@@ -44,6 +45,7 @@ from recognition_data import (
     HAND_FAN_SCENES,
     TruthCard,
     bidly_deals,
+    bidly_single_cards,
     edje_test,
     render_val,
 )
@@ -302,6 +304,21 @@ def bidly(read: Reader) -> None:
     )
 
 
+def bidly_close_ups(read: Reader) -> None:
+    """Photos of a single card filling the frame, as a player photographs one card to ask
+    what it is (not a target of the issue, which asks for cards on a table)."""
+    samples = bidly_single_cards(SHARED)
+    right = wrong = 0
+    for path, card in samples:
+        names = [found.card for found in read(read_image(path)) if found.card is not None]
+        right += card in names
+        wrong += sum(name != card for name in names)
+    print(
+        f"bidly single cards filling the photo: {right}/{len(samples)} named right = "
+        f"{_percent(right, len(samples))}, {wrong} wrong names"
+    )
+
+
 EDJE_MATCH_OVERLAP = 0.3
 """A card found matches an edje label at this overlap: the labels are upright boxes around
 cards lying at any angle, and a card turned 45 degrees fills half of its box, so even its
@@ -515,6 +532,7 @@ def main() -> None:
         if args.true_corners:
             val_true_corners(reader, args.val_images)
         bidly(read)
+        bidly_close_ups(read)
         edje(read)
     if not args.tiled and args.count_scenes > 0:
         chosen = {

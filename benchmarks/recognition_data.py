@@ -73,6 +73,12 @@ def render_val(
     return samples
 
 
+def bidly_single_cards(shared: Path) -> list[tuple[Path, str]]:
+    """Photos of one card each, cut to the card (bidly's classifier data), with its name."""
+    folder = shared / "real" / "bidly_bridge_deals" / "rawdata" / "data" / "cards"
+    return [(path, path.stem.upper()) for path in sorted(folder.glob("*.jpg"))]
+
+
 def bidly_deals(shared: Path) -> list[tuple[Path, list[tuple[str, float, float]]]]:
     """Deal photos with their labelled index corners: (card, centre x, centre y) in pixels."""
     folder = shared / "real" / "bidly_bridge_deals" / "detector" / "evaluation" / "test-deals"
