@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 
 from vision.detections import CardDetection
-from vision.geometry import CARD_HEIGHT_MM, CARD_WIDTH_MM
+from vision.geometry import CARD_HEIGHT_MM, CARD_WIDTH_MM, visible_centre
 
 BGR = tuple[int, int, int]
 
@@ -84,15 +84,18 @@ def annotate(
             _patch_label(
                 out,
                 f"{drawable(card.back)}{doubt}",
-                card.quad.mean(axis=0),
+                visible_centre(card.quad, (out.shape[1], out.shape[0])),
                 scale,
                 backs[card.back],
             )
             continue
         if not card.face_up:
             continue  # its outline's colour says all that is known
-        x, y = (int(v) for v in card.quad[0])
-        at = (x + 3, y + int(LABEL_HEIGHT_PX * scale))
+        # At its index corner, or within the photo's edge where that lies beyond it.
+        height = int(LABEL_HEIGHT_PX * scale)
+        limits = (max(0, out.shape[1] - 3 * height), max(0, out.shape[0] - height))
+        x, y = np.clip(card.quad[0], 0, limits)
+        at = (int(x) + 3, int(y) + height)
         text = card.card or DOUBT_MARK
         outline, stroke = (
             max(2, round(LABEL_OUTLINE_PX * scale)),

@@ -217,6 +217,19 @@ def _window_to_card(window_mm: tuple[float, float]) -> np.ndarray:
     return mapping
 
 
+def visible_centre(quad: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """The centre of the part of a card `quad` within a picture of `size` (width, height): a
+    card cut by the photo's edge is outlined whole, its centre perhaps beyond the edge, where
+    no one can find it. Where none of it lies within, its own centre brought to the edge."""
+    width, height = size
+    frame = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
+    area, part = cv2.intersectConvexConvex(quad.astype(np.float32), frame)
+    if area > 0 and part is not None:
+        moments = cv2.moments(part.reshape(-1, 1, 2))
+        return np.array([moments["m10"], moments["m01"]]) / moments["m00"]
+    return np.clip(quad.mean(axis=0), 0, [width, height]).astype(np.float64)
+
+
 def overlap_of_smaller(a: np.ndarray, b: np.ndarray) -> float:
     """Intersection of two card quads over the smaller one's area: 1 when one lies inside the
     other, as a piece of a card inside its whole outline does."""

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import cast
 
+import numpy as np
 from tqdm import tqdm
 
 from nerts.backs import back_references, photo_not_given, read_backs, registered_backs
@@ -28,6 +29,7 @@ from nerts.photos import (
 from referee.cards import Card
 from vision.annotate import annotate, back_colours, for_drawing
 from vision.back_views import with_backs
+from vision.geometry import visible_centre
 from vision.identify import CardReader
 from vision.onnx_models import ModelFileError
 
@@ -164,7 +166,8 @@ def run(args: argparse.Namespace) -> int:
                 write_annotated(drawn, annotate(*for_drawing(image, cards), colours))
             if not args.json:
                 # Through tqdm, so that a line never shares the progress bar's.
-                tqdm.write(_table(name, results[name], drawn), file=sys.stdout, end="")
+                size = (image.shape[1], image.shape[0])
+                tqdm.write(_table(name, results[name], size, drawn), file=sys.stdout, end="")
                 sys.stdout.flush()
     except KeyboardInterrupt:
         left_out = [name for name in names if name not in results and name not in unread]
@@ -213,15 +216,20 @@ def _progress(names: list[str]) -> Iterable[str]:
     return tqdm(names, unit=" photo", desc="identifying", leave=False, disable=None)
 
 
-def _table(path: str, found: list[dict[str, object]], drawn: Path | None = None) -> str:
+def _table(
+    path: str, found: list[dict[str, object]], size: tuple[int, int], drawn: Path | None = None
+) -> str:
     """A photo's cards as `nerts identify` prints them, one row each: the named ones by rank
     and suit, then those found face up but not named (`?`), then the face-down ones by back;
-    how sure the reading is, and where the card's centre lies in the photo, so that a doubtful
-    one can be found in it (or in the picture `drawn`)."""
+    how sure the reading is, and where the card's centre lies in the photo (of `size`: of
+    the part within it, for a card cut by its edge), so that a doubtful one can be found in it
+    (or in the picture `drawn`)."""
     up = [c for c in found if c["face_up"]]
     named = sum(1 for c in up if c["card"])
     lines = [f"{path}: {len(up)} face up ({named} named), {len(found) - len(up)} face down"]
-    rows = [_row(card) for card in sorted(found, key=_listed_order)]
+    centres = [_centre(card, size) for card in found]
+    listed = sorted(zip(found, centres, strict=True), key=lambda pair: _listed_order(*pair))
+    rows = [_row(card, centre) for card, centre in listed]
     if rows:
         width = max(len("back"), *(shown_width(back) for _, _, back, _, _ in rows))
         lines.append(f"  card  face  {left('back', width)}  sure  centre (x, y)")
@@ -237,26 +245,26 @@ def _table(path: str, found: list[dict[str, object]], drawn: Path | None = None)
     return "\n".join(lines) + "\n"
 
 
-def _listed_order(card: dict[str, object]) -> tuple[object, ...]:
-    x, y = _centre(card)
+def _listed_order(card: dict[str, object], centre: tuple[int, int]) -> tuple[object, ...]:
+    x, y = centre
     if card["face_up"] and card["card"]:
         return (0, *card_order(str(card["card"])))
     return (1, "", y, x) if card["face_up"] else (2, str(card["back"] or ""), y, x)
 
 
-def _row(card: dict[str, object]) -> tuple[str, str, str, str, str]:
+def _row(card: dict[str, object], centre: tuple[int, int]) -> tuple[str, str, str, str, str]:
     """A card's table cells: name (`?` face up unnamed, `-` face down), face, back, how sure,
     centre."""
     name = str(card["card"]) if card["card"] else "?" if card["face_up"] else "-"
     sure = f"{round(100 * cast(float, card['confidence']))}%"
-    x, y = _centre(card)
+    x, y = centre
     face = "up" if card["face_up"] else "down"
     return name, face, str(card["back"] or "-"), sure, f"{x:>4}, {y:>4}"
 
 
-def _centre(card: dict[str, object]) -> tuple[int, int]:
-    quad = cast("list[list[float]]", card["quad"])
-    return round(sum(p[0] for p in quad) / 4), round(sum(p[1] for p in quad) / 4)
+def _centre(card: dict[str, object], size: tuple[int, int]) -> tuple[int, int]:
+    x, y = visible_centre(np.array(card["quad"], np.float32), size)
+    return round(x), round(y)
 
 
 def card_order(name: str) -> tuple[int, str]:

@@ -29,6 +29,7 @@ from vision.geometry import (
     moved_card,
     portrait_order,
     rectify,
+    visible_centre,
 )
 
 CORNERS = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float64)
@@ -219,3 +220,11 @@ def test_a_card_moves_in_its_own_frame() -> None:
     quad = np.array([[200, 100], [200, 226], [24, 226], [24, 100]], np.float32)
     moved = moved_card(quad, -12.0, 5.0)
     np.testing.assert_allclose(moved, quad + np.array([-10, -24], np.float32), atol=1e-4)
+
+
+def test_a_card_cut_by_the_photos_edge_is_placed_by_the_part_that_shows() -> None:
+    card = np.array([[-60, 100], [40, 100], [40, 240], [-60, 240]], np.float32)
+    assert visible_centre(card, (640, 480)).tolist() == pytest.approx([20, 170])
+    assert visible_centre(card + np.float32([100, 0]), (640, 480)).tolist() == pytest.approx([90, 170])
+    beyond = card - np.float32([200, 0])  # nothing of it within: its centre, brought to the edge
+    assert visible_centre(beyond, (640, 480)).tolist() == [0, 170]

@@ -219,18 +219,20 @@ def test_identify_table_lists_each_card_with_how_sure_and_where() -> None:
         card(None, True, 0.3, 1200),
         card("2H", True, 0.994, 40),
         card(None, False, 0.7, 90, "rouge vif"),
+        card(None, False, 0.5, 1275),  # cut by the photo's edge: the centre of what shows
     ]
-    assert _table("t.jpg", found).splitlines() == [
-        "t.jpg: 3 face up (2 named), 2 face down",
+    assert _table("t.jpg", found, (1280, 720)).splitlines() == [
+        "t.jpg: 3 face up (2 named), 3 face down",
         "  card  face  back       sure  centre (x, y)",
         "  2H    up    -           99%    40,   60",
         "  10H   up    -           88%   300,   60",
         "  ?     up    -           30%  1200,   60",
+        "  -     down  -           50%  1272,   60",
         "  -     down  blue        90%   500,   60",
         "  -     down  rouge vif   70%    90,   60",
         "  backs: blue 1, rouge vif 1",
     ]
-    assert _table("none.jpg", []) == "none.jpg: 0 face up (0 named), 0 face down\n"
+    assert _table("none.jpg", [], (1280, 720)) == "none.jpg: 0 face up (0 named), 0 face down\n"
 
 
 def test_the_published_classifier_cuts_the_window_it_was_trained_on() -> None:
