@@ -225,6 +225,10 @@ def test_a_card_moves_in_its_own_frame() -> None:
 def test_a_card_cut_by_the_photos_edge_is_placed_by_the_part_that_shows() -> None:
     card = np.array([[-60, 100], [40, 100], [40, 240], [-60, 240]], np.float32)
     assert visible_centre(card, (640, 480)).tolist() == pytest.approx([20, 170])
-    assert visible_centre(card + np.float32([100, 0]), (640, 480)).tolist() == pytest.approx([90, 170])
-    beyond = card - np.float32([200, 0])  # nothing of it within: its centre, brought to the edge
+    assert visible_centre(
+        card + np.array([100, 0], np.float32), (640, 480)
+    ).tolist() == pytest.approx([90, 170])
+    beyond = card - np.array(
+        [200, 0], np.float32
+    )  # nothing of it within: its centre, brought to the edge
     assert visible_centre(beyond, (640, 480)).tolist() == [0, 170]
