@@ -70,7 +70,7 @@ def train_run(kind: str, model_yaml: str, args: argparse.Namespace, **overrides:
     ultralytics = ultralytics_offline()
     run_dir = Path(args.runs).resolve() / kind  # ultralytics would file a relative one elsewhere
     last = run_dir / "weights" / "last.pt"
-    started = time.time()
+    started = time.monotonic()
     best = run_dir / "weights" / "best.pt"
     resumed = ultralytics.YOLO(str(last)) if args.resume and last.is_file() else None
     if resumed is not None and not _resumable(resumed.ckpt):
@@ -106,7 +106,7 @@ def train_run(kind: str, model_yaml: str, args: argparse.Namespace, **overrides:
             time=args.hours,
             **overrides,
         )
-    log.info("%s trained in %.0f s; best weights %s", kind, time.time() - started, best)
+    log.info("%s trained in %.0f s; best weights %s", kind, time.monotonic() - started, best)
     return best
 
 
@@ -216,14 +216,14 @@ the card detector looks at photos of small cards larger than its own size
 
 
 def train_and_publish(kind: str, args: argparse.Namespace, **overrides: Any) -> None:
-    started = time.time()
+    started = time.monotonic()
     classifier = kind in CLASSIFIERS
     best = train_run(
         kind, "yolov8n-cls.yaml" if classifier else "yolov8n-pose.yaml", args, **overrides
     )
     if args.train_only:
         return
-    metrics = final_metrics(best.parent.parent, time.time() - started, args)
+    metrics = final_metrics(best.parent.parent, time.monotonic() - started, args)
     publish_weights(
         best,
         Path(args.models_dir) / PUBLISHED[kind].name,
