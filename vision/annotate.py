@@ -77,6 +77,7 @@ def annotate(
             cv2.polylines(out, [points], True, backs[card.back], line, cv2.LINE_AA)
         else:
             cv2.polylines(out, [points], True, _colour(card), line, cv2.LINE_AA)
+    placed: list[tuple[int, int, int, int]] = []  # the names drawn so far, as boxes
     for card in cards:
         if not card.face_up and card.back in backs:
             # Only the nearest of the backs given, or in doubt between two of them.
@@ -95,11 +96,14 @@ def annotate(
         height = int(LABEL_HEIGHT_PX * scale)
         limits = (max(0, out.shape[1] - 3 * height), max(0, out.shape[0] - height))
         x, y = np.clip(card.quad[0], 0, limits)
-        at = (int(x) + 3, int(y) + height)
         text = card.card or DOUBT_MARK
         outline, stroke = (
             max(2, round(LABEL_OUTLINE_PX * scale)),
             max(1, round(LABEL_STROKE_PX * scale)),
+        )
+        corner = (int(x) + 3, int(y) + height)
+        at = _free_place(
+            placed, corner, text, scale, thickness=outline, picture_height=out.shape[0]
         )
         _label(out, text, at, scale, colour=(0, 0, 0), thickness=outline)
         _label(out, text, at, scale, colour=_colour(card), thickness=stroke)
@@ -223,6 +227,45 @@ def drawable(name: str) -> str:
     if any(c.isalnum() for c in drawn):
         return drawn
     return f"#{zlib.crc32(name.encode()) % 100:02d}"
+
+
+LABEL_SHIFTS = (0, 1, -1, 2, -2)
+"""Where a card's name may go, in label heights down from its index corner: the first place
+clear of the names drawn before is taken, so that names of cards fanned close together
+(whose index corners lie a few pixels apart) are not drawn over each other."""
+
+
+def _free_place(
+    placed: list[tuple[int, int, int, int]],
+    at: tuple[int, int],
+    text: str,
+    scale: float,
+    *,
+    thickness: int,
+    picture_height: int,
+) -> tuple[int, int]:
+    """Where to draw `text` at `at` or shifted by `LABEL_SHIFTS`, clear of the `placed`
+    boxes and within the picture's height; its box is added to `placed`."""
+    (width, height), _ = cv2.getTextSize(
+        text, cv2.FONT_HERSHEY_SIMPLEX, LABEL_FONT_SCALE * scale, thickness
+    )
+    step = height + 2 * thickness
+    places = [(at[0], at[1] + shift * step) for shift in LABEL_SHIFTS]
+    places = [place for place in places if height <= place[1] <= picture_height] or [at]
+
+    def box(place: tuple[int, int]) -> tuple[int, int, int, int]:
+        return (place[0], place[1] - height, place[0] + width, place[1] + thickness)
+
+    def clear(place: tuple[int, int]) -> bool:
+        left, top, right, bottom = box(place)
+        return all(
+            right <= other[0] or other[2] <= left or bottom <= other[1] or other[3] <= top
+            for other in placed
+        )
+
+    chosen = next((place for place in places if clear(place)), places[0])
+    placed.append(box(chosen))
+    return chosen
 
 
 def _label(

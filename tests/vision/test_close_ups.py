@@ -34,9 +34,7 @@ def reader() -> CardReader:
 
 
 @pytest.mark.parametrize("card", ["7H", "AS", "10D", "2S"])
-def test_a_card_filling_the_photo_is_named_from_further_away(
-    reader: CardReader, card: str
-) -> None:
+def test_a_card_filling_the_photo_is_named_from_further_away(reader: CardReader, card: str) -> None:
     photo = close_up(card)
     reader.step_back = False
     try:
