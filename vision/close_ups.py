@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 
 from vision.detections import CardDetection
-from vision.geometry import card_length
+from vision.geometry import card_length, overlap_of_smaller
 from vision.onnx_models import LETTERBOX_GREY, RawCard
 
 CLOSE_UP_CARD_SHARE = 0.6
@@ -51,6 +51,32 @@ def stepped_back(image: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
 def in_photo(cards: list[RawCard], corner: np.ndarray, scale: float) -> list[RawCard]:
     """Cards found in a `stepped_back` frame, placed in the photo itself."""
     return [replace(card, quad=(card.quad - corner) * scale) for card in cards]
+
+
+PIECE_WITHIN_MIN = 0.8
+"""A card found from further away lying at least this share within a named card found there
+is a piece of it (a close card's court picture or pips, found as a card of its own): no
+card can be seen that lies under another whole."""
+
+
+def without_pieces(found: list[CardDetection], size: tuple[int, int]) -> list[CardDetection]:
+    """The cards found from further away in a photo of `size` (width, height), less the pieces
+    of named cards (`PIECE_WITHIN_MIN`, of the part within the photo: a piece's outline is
+    often drawn out beyond it)."""
+    width, height = size
+    photo = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
+    named = [card for card in found if card.card is not None]
+
+    def piece(card: CardDetection) -> bool:
+        area, shown = cv2.intersectConvexConvex(card.quad.astype(np.float32), photo)
+        return area > 0 and any(
+            other is not card
+            and card_length(card.quad) < card_length(other.quad)
+            and overlap_of_smaller(other.quad, shown.reshape(-1, 2)) >= PIECE_WITHIN_MIN
+            for other in named
+        )
+
+    return [card for card in found if not piece(card)]
 
 
 def named_count(found: list[CardDetection]) -> int:

@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 
 from models import CARDS_INT8_ONNX, CORNERS_INT8_ONNX, FACES_ONNX, INDEX_INT8_ONNX
-from vision.close_ups import in_photo, named_count, stepped_back, taken_close
+from vision.close_ups import in_photo, named_count, stepped_back, taken_close, without_pieces
 from vision.detections import CardDetection
 from vision.geometry import (
     RECTIFIED_PX_PER_MM,
@@ -278,7 +278,10 @@ class CardReader:
         )
         if self.step_back and taken_close(image, found):
             frame, corner, scale = stepped_back(image)
-            further = self._named_found(image, in_photo(self.find(frame), corner, scale))
+            further = without_pieces(
+                self._named_found(image, in_photo(self.find(frame), corner, scale)),
+                (image.shape[1], image.shape[0]),
+            )
             if named_count(further) > named_count(found):
                 log.debug(
                     "a photo taken close: %d cards named from further away", named_count(further)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from simulator.faces import builtin_design
-from vision.close_ups import STEP_BACK, in_photo, stepped_back, taken_close
+from vision.close_ups import STEP_BACK, in_photo, stepped_back, taken_close, without_pieces
 from vision.detections import CardDetection
 from vision.identify import CardReader
 from vision.onnx_models import LETTERBOX_GREY, RawCard
@@ -69,3 +69,18 @@ def test_a_photo_is_taken_close_when_a_card_is_large_or_none_is_named() -> None:
     assert taken_close(photo, [card(200, None)])  # found in pieces, none named
     assert not taken_close(photo, [card(200, "AS")])
     assert taken_close(photo, [card(200, "AS"), card(0.6 * 1280, "KC")])
+
+
+def _card(left: float, top: float, length: float, name: str | None, up: bool) -> CardDetection:
+    quad = np.array([[0, 0], [0.7, 0], [0.7, 1], [0, 1]]) * length + [left, top]
+    return CardDetection(quad.astype(np.float32), up, 0.9, name, 0.9 if name else 0.0)
+
+
+def test_pieces_of_a_named_card_found_from_further_away_are_dropped() -> None:
+    card = _card(200, 20, 680, "KC", True)
+    court = _card(300, -200, 400, None, False)  # drawn out beyond the photo's top edge
+    pips = _card(250, 300, 200, "4C", True)
+    beside = _card(720, 100, 300, None, False)  # mostly outside the card: a card of its own
+    twin = _card(210, 30, 680, None, True)  # as large: not a piece
+    kept = without_pieces([card, court, pips, beside, twin], (960, 720))
+    assert kept == [card, beside, twin]
