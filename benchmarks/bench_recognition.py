@@ -17,8 +17,10 @@ Needs ../shared (decks and real photos); prints every figure with the target bes
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -60,6 +62,21 @@ from vision.identify import CardReader
 from vision.onnx_models import RawCard
 
 MATCH_OVERLAP = 0.5
+
+
+FIGURES: dict[str, dict[str, object]] = {}
+"""Every figure printed, by measurement, for `--metrics` to write."""
+TARGETS = {
+    "val: named right": 0.99,
+    "val: precision": 0.99,
+    "val: face-down found": 1.0,
+    "bidly: named right": 0.95,
+    "bidly: precision": 0.95,
+    "edje: right rank": 0.95,
+    "count: spreads exact": 1.0,
+    "identify: ms per 1280x720 photo": 200,
+}
+"""Issue 4's targets, written beside the figures."""
 
 
 def _percent(part: int, whole: int) -> str:
@@ -167,6 +184,16 @@ def val_designs(read: Reader, count: int, fans: bool = False) -> None:
         f"face-down found {down_found}/{down_total} = {_percent(down_found, down_total)} "
         f"(target 100%; {down_extra} face-down reports on no card or on a card reported already)"
     )
+    FIGURES["val in hand fans" if fans else "val"] = {
+        "renders": count,
+        "face-up cards to name": to_name,
+        "named right": right,
+        "names given": named,
+        "names right": names_right,
+        "face-down cards": down_total,
+        "face-down found": down_found,
+        "face-down reports on no card": down_extra,
+    }
     if down_total:
         print(
             "  face-down found, by card: "
@@ -297,6 +324,12 @@ def bidly(read: Reader) -> None:
             ):
                 credited.add(f.card)
                 correct_named += 1
+    FIGURES["bidly deals"] = {
+        "labelled cards": total,
+        "named right": right,
+        "names given": named,
+        "names right": correct_named,
+    }
     print(
         f"bidly deals: {right}/{total} labelled cards named right = {_percent(right, total)}"
         f" (target 95%); precision {_percent(correct_named, named)} ({named - correct_named} "
@@ -313,6 +346,11 @@ def bidly_close_ups(read: Reader) -> None:
         names = [found.card for found in read(read_image(path)) if found.card is not None]
         right += card in names
         wrong += sum(name != card for name in names)
+    FIGURES["bidly single cards"] = {
+        "photos": len(samples),
+        "named right": right,
+        "wrong names": wrong,
+    }
     print(
         f"bidly single cards filling the photo: {right}/{len(samples)} named right = "
         f"{_percent(right, len(samples))}, {wrong} wrong names"
@@ -339,6 +377,11 @@ def edje(read: Reader) -> None:
             ]
             right += max(overlaps, default=0.0) > EDJE_MATCH_OVERLAP
             right_strict += max(overlaps, default=0.0) > MATCH_OVERLAP
+    FIGURES["edje test"] = {
+        "cards": total,
+        f"right rank at overlap {EDJE_MATCH_OVERLAP}": right,
+        f"right rank at overlap {MATCH_OVERLAP}": right_strict,
+    }
     print(
         f"edje test photos: {right}/{total} cards found with the right rank = "
         f"{_percent(right, total)} (target 95%; overlapping their upright label box "
@@ -386,6 +429,13 @@ def _time_reading(
             taken.append(time.perf_counter() - started)
     reader.sure_read_min = sure_read_min
     ours, every_crop = (statistics.median(taken) for taken in times)
+    FIGURES[f"identify{' --tiled' if tiled else ''}, {len(truth)} cards"] = {
+        "cards": len(truth),
+        "face up": face_up,
+        "median card length px": round(float(length)),
+        "median ms": round(1000 * ours, 1),
+        "every shifted crop read, median ms": round(1000 * every_crop, 1),
+    }
     print(
         f"identify{' --tiled' if tiled else ''} on a 1280x720 photo with {len(truth)} cards "
         f"({face_up} face up, {length:.0f} px long): median {1000 * ours:.0f} ms (target 200 ms);"
@@ -396,6 +446,13 @@ def _time_reading(
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--metrics",
+        type=Path,
+        metavar="FILE.json",
+        help="also write every figure to this file, with the day, commit and options (as "
+        "`python -m models.evaluate` does, to models/pipeline.metrics.json)",
     )
     parser.add_argument(
         "--val-images",
@@ -554,7 +611,39 @@ def main() -> None:
         }
         for name, wanted in chosen.items():
             if wanted:
-                counting(reader, args.count_scenes, SPREAD_KINDS[name])
+                kind = SPREAD_KINDS[name]
+                FIGURES[f"count: {kind.label}"] = counting(reader, args.count_scenes, kind)
+    if args.metrics is not None:
+        write_metrics(args.metrics, vars(args))
+
+
+def write_metrics(path: Path, options: dict[str, object]) -> None:
+    """Every figure of the run as JSON, with the day, the commit measured and the options."""
+    repository = Path(__file__).resolve().parents[1]
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=repository,
+    ).stdout.strip()
+
+    def shown(value: object) -> object:  # the repository's own files by their place in it
+        if not isinstance(value, Path):
+            return value
+        whole = value.resolve()
+        return str(whole.relative_to(repository) if whole.is_relative_to(repository) else value)
+
+    record = {
+        "measured": time.strftime("%Y-%m-%d"),
+        "commit": commit or None,
+        "options": {key: shown(value) for key, value in options.items()},
+        "targets": TARGETS,
+        "figures": FIGURES,
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, indent=1) + "\n")
+    print(f"figures written to {path}")
 
 
 if __name__ == "__main__":

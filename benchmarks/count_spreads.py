@@ -166,10 +166,10 @@ def counting(
     seed: int = BENCHMARK_SEED,
     first_scene: int = 0,
     each: bool = False,
-) -> None:
+) -> dict[str, object]:
     """Counts `scenes` spreads of `kind` drawn at `seed`, numbered from `first_scene` (which
-    seeds each render), and prints the figures; `each`: also every spread counted wrong or
-    warned of, its backs' true and counted cards."""
+    seeds each render), prints the figures and returns them; `each`: also every spread counted
+    wrong or warned of, its backs' true and counted cards."""
     rng = np.random.default_rng(seed)
     pool, lights, reference, shown = kind.pool, kind.lights, kind.reference, kind.shown
     exact = 0
@@ -244,3 +244,14 @@ def counting(
         f"exact); counted wrong with none of those warnings, nor two backs alike, nor a "
         f"reference washed out, in {silent}"
     )
+    return {
+        "spreads": scenes,
+        "exact": exact,
+        "mean cards off": round(statistics.mean(errors), 2),
+        "two backs warned alike": warned,
+        "warned of a back not given": unlike_warned,
+        "warned too close": crowded_warned,
+        "warned of parts uncounted": uncounted_warned,
+        "warned of backs in doubt": doubt_warned,
+        "wrong without a warning": silent,
+    }

@@ -41,3 +41,17 @@ def test_help_prints_the_options(script: Path) -> None:
         wrapped = following.startswith(" " * 10) and not following.lstrip().startswith("-")
         words = lines[at].split()[1:] + (following.split() if wrapped else [])
         assert len(words) >= 3, f"{script.name} {option} has no help"
+
+
+def test_models_evaluate_runs_the_recognition_benchmark_writing_its_figures() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "models.evaluate", "--help"],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage: bench_recognition.py")
+    assert "--metrics FILE.json" in done.stdout
