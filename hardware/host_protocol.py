@@ -32,7 +32,11 @@ MAX_SILENT_RESENDS = 5
 # a duplicate of that handshake and never runs. Half-way round, it is 32,767 commands away.
 HANDSHAKE_SEQUENCE = 32768
 
-_IDENTITY = re.compile(r"nertsbox (\S+) seats=([0-9]{1,9})")
+_IDENTITY = re.compile(r"nertsbox (\S+) seats=([0-9]+)")
+_SEAT_COUNTS = {str(seats) for seats in range(1, MAX_SEATS + 1)}
+"""The numbers of seats a box may say it has, as it writes them."""
+SEATS_SHOWN_DIGITS = 6
+"""A number of seats longer than this is not repeated in the warning."""
 
 Ticket = TypeVar("Ticket")
 
@@ -125,13 +129,13 @@ class HostProtocol(Generic[Ticket]):
         self._silent_resends = 0
         if words[0] in ("HELLO", "ID") and len(words) > 1:
             match = _IDENTITY.fullmatch(" ".join(words[1:]))
-            if match is not None and 1 <= int(match[2]) <= MAX_SEATS:
+            if match is not None and match[2] in _SEAT_COUNTS:
                 self.identity = actions.identity = BoxIdentity(match[1], int(match[2]))
             elif match is not None:
                 log.warning(
                     "the box says it has %s seats, but a box has 1 to %d: not taken as its "
                     "identity",
-                    match[2],
+                    match[2] if len(match[2]) <= SEATS_SHOWN_DIGITS else "that many",
                     MAX_SEATS,
                 )
             if words[0] == "HELLO":

@@ -1,6 +1,6 @@
 """Opening a box's port by pyserial URL, and finding a box among the serial ports.
 
-Any pyserial URL works: a device path (`/dev/ttyUSB0`, a pty), `socket://host:port`, `loop://`.
+Any pyserial URL works: a device path (`/dev/ttyUSB0`, a pty), `socket://host:port`.
 The special URL `auto` means: the first serial port whose device answers the handshake with an
 `ID nertsbox ...` line.
 """

@@ -22,7 +22,27 @@ from hardware.device import LIGHT_OFF, BoxState, Light
 KEY_POLL_S = 0.1
 RESET_KEY, QUIT_KEY = "r", "q"
 ESCAPE = "\x1b"
-"""What a function or arrow key's sequence begins with; the rest of its read is dropped."""
+"""What a function or arrow key's sequence begins with ("\x1b[15~" for F5, "\x1bOP" for F1):
+its digits are no seat buttons."""
+
+
+def plain_keys(typed: str, escaping: str = "") -> tuple[str, str]:
+    """The keys of `typed` outside escape sequences, and the part of a sequence still being
+    read at its end (`escaping`: given back with the next read, as a slow link splits one)."""
+    keys = []
+    for char in typed:
+        if escaping == ESCAPE:  # "[" or "O" opens a longer sequence; any other ends it (Alt+key)
+            escaping = escaping + char if char in "[O" else ""
+        elif escaping:  # "\x1bO" takes one byte more, "\x1b[" runs to one from "@" to "~"
+            ended = escaping == ESCAPE + "O" or "@" <= char <= "~"
+            escaping = "" if ended else escaping + char
+        elif char == ESCAPE:
+            escaping = ESCAPE
+        else:
+            keys.append(char)
+    return "".join(keys), escaping
+
+
 KEYS_READ_MAX = 64
 """The most bytes of keys read at once: a fast typist's several keys, or a key's whole sequence."""
 _MODE_GLYPH = {"SOLID": "●", "BLINK": "◉", "PULSE": "◎"}
@@ -96,15 +116,15 @@ def read_keys(
     descriptor = keys.fileno()
     saved = termios.tcgetattr(descriptor)
     tty.setcbreak(descriptor)
+    escaping = ""  # the part of an escape sequence read so far, if one is being read
     try:
         while not stop.is_set():
             readable, _, _ = select.select([descriptor], [], [], KEY_POLL_S)
             if not readable:
                 continue
             typed = os.read(descriptor, KEYS_READ_MAX).decode("ascii", errors="replace")
-            # A function or arrow key sends an escape sequence ("\x1b[15~" for F5) in one
-            # read: its digits are no seat buttons.
-            for key in typed.partition(ESCAPE)[0]:
+            keys_typed, escaping = plain_keys(typed, escaping)
+            for key in keys_typed:
                 if key == QUIT_KEY:
                     return
                 if key == RESET_KEY:

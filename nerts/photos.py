@@ -9,9 +9,11 @@ import os
 import re
 import sys
 import tempfile
+import threading
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 import cv2
 import numpy as np
@@ -120,26 +122,43 @@ def decoder_quiet() -> Iterator[list[str]]:
     file" and "Corrupt JPEG data" straight to it, past OpenCV's log level, where the commands
     say in their own words what is wrong with the file (`cut_short`, `damaged_said`). Yields
     the list the caught lines are put in when the block ends; left open, and the list empty,
-    where standard error cannot be caught (none to copy)."""
+    where standard error cannot be caught (none to copy). The whole process's standard error
+    is redirected meanwhile: one thread at a time (`_REDIRECTING`), and another thread's
+    messages of that moment are caught with the decoder's."""
     caught: list[str] = []
-    sys.stderr.flush()
+    with _REDIRECTING:
+        sys.stderr.flush()
+        try:
+            saved = os.dup(STDERR_FD)
+        except OSError:
+            yield caught
+            return
+        try:
+            with _catcher() as catcher:
+                os.dup2(catcher.fileno(), STDERR_FD)
+                try:
+                    yield caught
+                finally:
+                    os.dup2(saved, STDERR_FD)
+                    catcher.seek(0)
+                    text = catcher.read(CAUGHT_BYTES_MAX).decode("utf-8", "replace")
+                    caught.extend(line.strip() for line in text.splitlines() if line.strip())
+        finally:
+            os.close(saved)
+
+
+_REDIRECTING = threading.Lock()
+"""Held while standard error is redirected: two threads redirecting at once had left it
+redirected for good."""
+
+
+def _catcher() -> IO[bytes]:
+    """A file to catch standard error in: a temporary one, or where none can be made (no
+    writable temporary folder) the null device, which keeps nothing."""
     try:
-        saved = os.dup(STDERR_FD)
+        return tempfile.TemporaryFile()
     except OSError:
-        yield caught
-        return
-    try:
-        with tempfile.TemporaryFile() as catcher:
-            os.dup2(catcher.fileno(), STDERR_FD)
-            try:
-                yield caught
-            finally:
-                os.dup2(saved, STDERR_FD)
-                catcher.seek(0)
-                text = catcher.read(CAUGHT_BYTES_MAX).decode("utf-8", "replace")
-                caught.extend(line.strip() for line in text.splitlines() if line.strip())
-    finally:
-        os.close(saved)
+        return open(os.devnull, "w+b")
 
 
 CAUGHT_BYTES_MAX = 4096
@@ -147,16 +166,37 @@ CAUGHT_BYTES_MAX = 4096
 
 
 def damaged_said(messages: list[str]) -> str:
-    """What libjpeg said of damaged data among a decoder's `messages` ("Corrupt JPEG data: 147
-    extraneous bytes before marker 0xd9"), or "": the picture was decoded, but from where the
-    damage lies it may be garbled (shifted colours, a band repeated). None of the 424 photos of
-    ../shared/real makes libjpeg say so."""
-    damage = [line for line in messages if line.startswith(JPEG_DAMAGE_PREFIX)]
+    """What libjpeg said of damaged data among a decoder's `messages` ("Corrupt JPEG data:
+    premature end of data segment"), or "": the picture was decoded, but from where the damage
+    lies it may be garbled (shifted colours, a band repeated) or grey. libjpeg says only the
+    first thing wrong. None of the 424 photos of ../shared/real makes it say any."""
+    damage = [
+        line
+        for line in messages
+        if line.startswith(JPEG_DAMAGE_PREFIXES) and not _harmless_padding(line)
+    ]
     return damage[0] if damage else ""
 
 
-JPEG_DAMAGE_PREFIX = "Corrupt JPEG data"
-"""How libjpeg begins its warnings of data it could not decode and skipped."""
+JPEG_DAMAGE_PREFIXES = (
+    "Corrupt JPEG data",
+    "Premature end of JPEG file",
+    "Inconsistent progression sequence",
+    "Invalid SOS parameters",
+)
+"""How libjpeg begins its warnings of data it could not decode (its other warnings, of an
+unknown JFIF revision or a thumbnail's size, and libpng's, say nothing of the picture)."""
+EXTRANEOUS_BYTES_HARMLESS_MAX = 16
+"""A byte or two before a JPEG's end marker is what some cameras and webcams leave, the picture
+whole: libjpeg's "N extraneous bytes before marker 0xd9" is not taken for damage up to this
+many (damaged data that ran on to the end says more: 147 in a photo with 200 bytes overwritten
+mid-file)."""
+_EXTRANEOUS_BEFORE_END = re.compile(r"Corrupt JPEG data: (\d+) extraneous bytes before marker 0xd9")
+
+
+def _harmless_padding(message: str) -> bool:
+    found = _EXTRANEOUS_BEFORE_END.fullmatch(message)
+    return found is not None and int(found[1]) <= EXTRANEOUS_BYTES_HARMLESS_MAX
 
 
 STDERR_FD = 2

@@ -28,9 +28,10 @@ FRAME_ASPECT_MAX = 4.0
 """A frame's long side is at most this many times its short side (cameras film 4:3 to 32:9):
 at 64 x 1500 the lens model's edge pixels looked far out towards the horizon, and the canvas
 drawn to cover them took exabytes."""
-FRAME_PIXELS_MAX = 3840 * 2160
-"""The most pixels in a frame (4K UHD, what good overhead cameras film): an 8K frame took a
-minute and 5 GB of memory to render, and 99999 x 99999 asked for 75 GB at once."""
+FRAME_LARGEST = (3840, 2160)
+"""The largest frame, in pixels (4K UHD, what good overhead cameras film), turned either way:
+an 8K frame took a minute and 5 GB of memory to render, and 99999 x 99999 asked for 75 GB at
+once."""
 
 
 def frame_shape_refused(width: int, height: int) -> str | None:
@@ -39,8 +40,8 @@ def frame_shape_refused(width: int, height: int) -> str | None:
         return f"each side must be at least {FRAME_SIDE_MIN} pixels"
     if max(width, height) > FRAME_ASPECT_MAX * min(width, height):
         return f"the long side may be at most {FRAME_ASPECT_MAX:g} times the short one"
-    if width * height > FRAME_PIXELS_MAX:
-        return "at most 3840 x 2160 pixels in all (4K)"
+    if width * height > FRAME_LARGEST[0] * FRAME_LARGEST[1]:
+        return f"at most {FRAME_LARGEST[0]} x {FRAME_LARGEST[1]} pixels in all (4K)"
     return None
 
 

@@ -92,19 +92,14 @@ def annotate(
             continue
         if not card.face_up:
             continue  # its outline's colour says all that is known
-        # At its index corner, or within the photo's edge where that lies beyond it.
-        height = int(LABEL_HEIGHT_PX * scale)
-        limits = (max(0, out.shape[1] - 3 * height), max(0, out.shape[0] - height))
-        x, y = np.clip(card.quad[0], 0, limits)
+        x, y = card.quad[0]
         text = card.card or DOUBT_MARK
         outline, stroke = (
             max(2, round(LABEL_OUTLINE_PX * scale)),
             max(1, round(LABEL_STROKE_PX * scale)),
         )
-        corner = (int(x) + 3, int(y) + height)
-        at = _free_place(
-            placed, corner, text, scale, thickness=outline, picture_height=out.shape[0]
-        )
+        corner = (int(x) + 3, int(y) + int(LABEL_HEIGHT_PX * scale))
+        at = _free_place(placed, corner, text, scale, thickness=outline, picture=out.shape[:2])
         _label(out, text, at, scale, colour=(0, 0, 0), thickness=outline)
         _label(out, text, at, scale, colour=_colour(card), thickness=stroke)
     return out
@@ -242,16 +237,19 @@ def _free_place(
     scale: float,
     *,
     thickness: int,
-    picture_height: int,
+    picture: tuple[int, ...],
 ) -> tuple[int, int]:
-    """Where to draw `text` at `at` or shifted by `LABEL_SHIFTS`, clear of the `placed`
-    boxes and within the picture's height; its box is added to `placed`."""
+    """Where to draw `text` at `at` (its baseline's left end) or shifted by `LABEL_SHIFTS`,
+    clear of the `placed` boxes; within a `picture` of that (height, width), also where its
+    card's index corner lies beyond the edge. Its box is added to `placed`."""
     (width, height), _ = cv2.getTextSize(
         text, cv2.FONT_HERSHEY_SIMPLEX, LABEL_FONT_SCALE * scale, thickness
     )
+    lowest, rightmost = max(height, picture[0] - thickness), max(0, picture[1] - width)
+    at = (min(max(at[0], 0), rightmost), min(max(at[1], height), lowest))
     step = height + 2 * thickness
     places = [(at[0], at[1] + shift * step) for shift in LABEL_SHIFTS]
-    places = [place for place in places if height <= place[1] <= picture_height] or [at]
+    places = [place for place in places if height <= place[1] <= lowest] or [at]
 
     def box(place: tuple[int, int]) -> tuple[int, int, int, int]:
         return (place[0], place[1] - height, place[0] + width, place[1] + thickness)

@@ -1,6 +1,7 @@
 """Photos taken close, a card filling most of the frame: the card detector learnt cards up to
-about a third of a frame long (and the edje photos' up to two thirds), so it is shown the
-photo shrunk into the middle of a frame of its own size, as if taken from further away."""
+about a third of a rendered frame long (and up to two thirds in the edje photos), so it is
+shown the photo shrunk into the middle of a frame of its own size, as if taken from further
+away."""
 
 from __future__ import annotations
 
@@ -24,13 +25,18 @@ renders): 36 named at their own size, 57 from 2 times smaller, 56 from 2.5, 58 f
 from 4, with 2-3 wrong names each."""
 
 
+CLOSE_UP_PIECES_MAX = 2
+"""A photo in which at most this many cards are found, none of them named, is looked at again
+from further away too: a card too large is found in pieces, taken for backs (bidly's single
+cards: in one or two). A spread of backs, found as many cards, is not."""
+
+
 def taken_close(image: np.ndarray, found: list[CardDetection]) -> bool:
     """Whether a photo may hold cards too large for the detector: one found is at least
-    `CLOSE_UP_CARD_SHARE` of it long, or none is named (a card too large is found in pieces,
-    taken for backs)."""
+    `CLOSE_UP_CARD_SHARE` of it long, or a few found and none named (`CLOSE_UP_PIECES_MAX`)."""
     longest = CLOSE_UP_CARD_SHARE * max(image.shape[:2])
     large = any(card_length(card.quad) >= longest for card in found)
-    return large or named_count(found) == 0
+    return large or (named_count(found) == 0 and len(found) <= CLOSE_UP_PIECES_MAX)
 
 
 def stepped_back(image: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:

@@ -190,10 +190,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-NO_CARD_HINT = (
-    "a photo of cards on a table is asked for, each card under about half the photo's height "
-    "(one filling it is too close to be found)"
-)
+NO_CARD_HINT = "a photo of cards on a table is asked for, taken from above in good light"
 """Said of a photo in which no card is found, where it is neither too small nor too dark."""
 UNREAD_LISTED = 3
 """Photos that could not be read are named again in the closing error up to this many."""

@@ -24,7 +24,7 @@ from hardware.driver import BoxDriver
 from hardware.emulator import TcpEmulator
 from hardware.faults import FaultPlan, FaultyDevice
 from hardware.framing import encode_command
-from hardware.terminal import in_foreground, read_keys, render
+from hardware.terminal import in_foreground, plain_keys, read_keys, render
 from nerts.cli import BROKEN_PIPE_STATUS, main
 
 
@@ -408,6 +408,14 @@ def test_function_and_arrow_keys_press_no_seat_buttons() -> None:
         os.close(master)
         os.close(slave)
     assert pressed == [1]
+
+
+def test_an_escape_sequence_split_between_reads_presses_no_seat() -> None:
+    """Over a slow link F5's "\x1b[15~" may come in two reads: its digits are still no keys."""
+    keys, escaping = plain_keys("2\x1b[1")
+    assert keys == "2" and escaping == "\x1b[1"
+    assert plain_keys("5~3", escaping) == ("3", "")
+    assert plain_keys("\x1bOP1\x1b[A0") == ("10", "")  # F1, then an arrow key
 
 
 SCREEN = ["HELLO", "LIGHT 0 FF0000", "LIGHT 2 00FF00 PULSE", "SHOW hi", "SCORE 1 -4"]

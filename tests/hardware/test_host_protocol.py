@@ -85,10 +85,13 @@ def test_device_hello_renumbers_everything_from_1() -> None:
 
 
 @pytest.mark.parametrize("seats", ["0", "9", "100000000000000000000000000000"])
-def test_a_box_saying_it_has_seats_outside_1_to_8_is_not_taken_at_its_word(seats: str) -> None:
+def test_a_box_saying_it_has_seats_outside_1_to_8_is_not_taken_at_its_word(
+    seats: str, caplog: pytest.LogCaptureFixture
+) -> None:
     host, _ = connected()
     host.receive(f"ID nertsbox 1.0 seats={seats}", 0.0)
     assert host.identity is None
+    assert caplog.messages[-1].endswith("seats, but a box has 1 to 8: not taken as its identity")
     host.receive("ID nertsbox 1.0 seats=8", 0.0)
     assert host.identity is not None and host.identity.seats == 8
 

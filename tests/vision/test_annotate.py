@@ -158,11 +158,18 @@ def test_the_first_five_backs_colours_are_far_from_the_other_cards() -> None:
 
 def test_names_of_cards_fanned_close_are_not_drawn_over_each_other() -> None:
     placed: list[tuple[int, int, int, int]] = []
-    draw = {"thickness": 2, "picture_height": 720}
-    first = _free_place(placed, (100, 100), "10H", 1.0, **draw)
-    second = _free_place(placed, (103, 104), "QS", 1.0, **draw)  # its index 4 px lower
-    third = _free_place(placed, (400, 100), "AS", 1.0, **draw)  # far off: where it is
+    picture = (720, 1280)
+    first = _free_place(placed, (100, 100), "10H", 1.0, thickness=2, picture=picture)
+    second = _free_place(
+        placed, (103, 104), "QS", 1.0, thickness=2, picture=picture
+    )  # its index 4 px lower
+    third = _free_place(
+        placed, (400, 100), "AS", 1.0, thickness=2, picture=picture
+    )  # far off: where it is
     assert first == (100, 100) and third == (400, 100)
     assert second[0] == 103 and second[1] > 100  # moved down, clear of the first
     (_, top, _, bottom), (_, second_top, _, _) = placed[0], placed[1]
     assert second_top >= bottom and top < second_top
+    # An index corner beyond the picture's edge: the name within it, whole.
+    left, lower = _free_place(placed, (-30, 900), "KS", 1.0, thickness=2, picture=picture)
+    assert left == 0 and lower <= 720 - 2

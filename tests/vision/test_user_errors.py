@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import zlib
 from pathlib import Path
 
@@ -24,6 +25,8 @@ from nerts.photos import (
     JPEG_MISSING_GREY,
     MARK_SEARCH_BYTES,
     _jpeg_end,
+    damaged_said,
+    decoder_quiet,
     picture_path,
     read_photo,
 )
@@ -548,8 +551,41 @@ def test_a_photo_without_cards_says_why_none_may_be_found(
     assert exit_status(["identify", str(felt), str(dark)]) == 0
     said = [line for line in capsys.readouterr().err.splitlines() if "no card found" in line]
     assert said == [
-        f"warning: no card found in {felt}: a photo of cards on a table is asked for, each "
-        "card under about half the photo's height (one filling it is too close to be found)",
+        f"warning: no card found in {felt}: a photo of cards on a table is asked for, taken "
+        "from above in good light",
         f"warning: no card found in {dark}: it is very dark (mean brightness 20 of 255): light "
         "the table and take it again",
     ]
+
+
+def test_a_jpeg_cut_inside_its_last_rows_is_read_with_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Too little is missing for the decoder's grey to fill whole rows: only libjpeg tells.
+    whole = bytes(cv2.imencode(".jpg", np.full((240, 320, 3), 90, np.uint8))[1])
+    cut = tmp_path / "cut.jpg"
+    cut.write_bytes(whole[:-40])
+    assert read_photo(cut).shape == (240, 320, 3)
+    assert caplog.messages == [
+        f"image {cut} is damaged (libjpeg: Premature end of JPEG file): parts of the picture "
+        "may be garbled and cards there missed or misnamed (copy it again)"
+    ]
+
+
+def test_only_libjpegs_words_of_damage_are_taken_for_damage() -> None:
+    assert damaged_said(["Corrupt JPEG data: 2 extraneous bytes before marker 0xd9"]) == ""
+    assert damaged_said(["libpng warning: iCCP: known incorrect sRGB profile"]) == ""
+    said = "Corrupt JPEG data: 147 extraneous bytes before marker 0xd9"
+    assert damaged_said(["Warning: unknown JFIF revision number 2.01", said]) == said
+
+
+def test_the_decoder_is_silenced_also_without_a_temporary_folder(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def no_folder() -> None:
+        raise FileNotFoundError(2, "No such file or directory", "/no/such/dir/tmp")
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", no_folder)
+    with decoder_quiet() as messages:
+        os.write(2, b"Premature end of JPEG file\n")
+    assert messages == []  # nothing kept, nothing shown
