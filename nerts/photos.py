@@ -147,9 +147,9 @@ def decoder_quiet() -> Iterator[list[str]]:
             os.close(saved)
 
 
-_REDIRECTING = threading.Lock()
+_REDIRECTING = threading.RLock()
 """Held while standard error is redirected: two threads redirecting at once had left it
-redirected for good."""
+redirected for good. Re-entrant, so that a decoder silenced within another only nests."""
 
 
 def _catcher() -> IO[bytes]:
