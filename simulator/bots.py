@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from referee.cards import Card, Rank
 from referee.foundations import FoundationPile, why_illegal
-from referee.layout import NERTS, TURN, WASTE, Move, MoveKind, PlayerLayout, Spot
+from referee.layout import CARDS_TURNED, NERTS, TURN, WASTE, Move, MoveKind, PlayerLayout, Spot
 
 FASTEST_MOVE_S = 0.4
 SLOWEST_MOVE_S = 2.0
@@ -59,7 +59,7 @@ class SeatBot:
         """Turned through the whole stock twice (and a little more) without any other move. Once
         is not enough: three at a time, a pass begun mid-stock shows other cards than one begun
         at a fresh stock, and every pass from a fresh stock shows the same ones."""
-        cycle = (len(self.layout.stock) + len(self.layout.waste)) // 3 + 2
+        cycle = (len(self.layout.stock) + len(self.layout.waste)) // CARDS_TURNED + 2
         return self.turns_without_progress > 2 * cycle
 
     def notice_foundations(self, piles: Mapping[str, FoundationPile]) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from referee.cards import Card
-from referee.layout import PlayerLayout
+from referee.layout import CARDS_TURNED, PlayerLayout
 from simulator.geometry import WORK_FAN_MM
 from simulator.scene import CardPose, HandPose, Scene
 
@@ -25,6 +25,9 @@ PILE_TURN_OVER_S = 1.0
 and sets it aside (RULES.md)."""
 STACK_STEP_MM = 0.4
 """Offset between the top cards of a squared pile (Nerts pile, stock), so its edge shows."""
+STACK_CARDS_DRAWN = 3
+"""The top cards of a squared pile that are drawn (a Nerts pile, the stock, a foundation
+turned over): those under them never show."""
 
 
 def table_scene(sim: RoundSimulation) -> Scene:
@@ -37,7 +40,7 @@ def table_scene(sim: RoundSimulation) -> Scene:
         pile = sim.referee.piles.get(pile_id)
         turn_over = None if pile is None or not pile.complete else pile.top_frame
         turned = turn_over is not None and sim.frame >= turn_over + PILE_TURN_OVER_S * sim.fps
-        shown = slot.cards[-3:] if turned else slot.cards
+        shown = slot.cards[-STACK_CARDS_DRAWN:] if turned else slot.cards
         x, y = sim.geometry.slot(int(pile_id[1:]))
         for owner, card in shown:
             if (owner, card) in sim.in_transit:
@@ -78,7 +81,7 @@ def _seat_cards(sim: RoundSimulation, seat: int, layout: PlayerLayout) -> list[C
     poses: list[CardPose] = []
 
     def stack(cards: list[Card], at: tuple[float, float], top_face_up: bool) -> None:
-        visible = [c for c in cards[-3:] if (seat, c) not in sim.in_transit]
+        visible = [c for c in cards[-STACK_CARDS_DRAWN:] if (seat, c) not in sim.in_transit]
         for i, card in enumerate(visible):
             face_up = top_face_up and i == len(visible) - 1
             y = at[1] - STACK_STEP_MM * i
@@ -86,7 +89,7 @@ def _seat_cards(sim: RoundSimulation, seat: int, layout: PlayerLayout) -> list[C
 
     stack(layout.nerts, geometry.nerts(seat), True)
     stack(layout.stock, geometry.stock(seat), False)
-    waste = [c for c in layout.waste[-3:] if (seat, c) not in sim.in_transit]
+    waste = [c for c in layout.waste[-CARDS_TURNED:] if (seat, c) not in sim.in_transit]
     for i, card in enumerate(waste):
         x, y = geometry.waste(seat, len(waste) - 1 - i)
         poses.append(_pose(sim, seat, card, (x, y, angle)))

@@ -25,7 +25,7 @@ from referee.events import (
     Stuck,
     TakeBack,
 )
-from referee.layout import NERTS, WASTE, MoveKind, Place, PlayerLayout, Spot
+from referee.layout import CARDS_TURNED, NERTS, WASTE, MoveKind, Place, PlayerLayout, Spot
 from referee.options import RuleOptions
 from referee.round import RoundReferee
 from simulator.bots import Decision, FoundationPlay, LayoutMove, SeatBot
@@ -431,10 +431,10 @@ class RoundSimulation:
         stock = (*self.geometry.stock(seat), frame_of_seat.angle)
         waste = (*self.geometry.waste(seat), frame_of_seat.angle)
         face_up = move.kind is not MoveKind.TURN_STOCK
-        if move.kind is MoveKind.TURN_STOCK and len(layout.stock) >= 3:
-            cards, source, target = tuple(layout.stock[-3:]), stock, waste
+        if move.kind is MoveKind.TURN_STOCK and len(layout.stock) >= CARDS_TURNED:
+            cards, source, target = tuple(layout.stock[-CARDS_TURNED:]), stock, waste
         elif move.kind is MoveKind.TURN_STOCK:  # short: the waste turns over as the stock
-            cards, source, target = tuple(layout.waste[-3:]), waste, stock
+            cards, source, target = tuple(layout.waste[-CARDS_TURNED:]), waste, stock
         else:
             assert move.source is not None and move.target is not None
             if move.source.place is Place.WORK:
