@@ -171,6 +171,9 @@ FAN_READ_MIN = 0.9
 tuning renders gave 2 + 3 more right names and 16 + 9 more wrong ones, at 0.95 1 + 4 fewer
 right names and no fewer wrong ones."""
 FAN_INK_PATCH_MM = (10.0, 12.0)
+FAN_INK_PERCENTILES = (5, 95)
+"""The darkest and the brightest of a patch, as percentiles of its grey levels (a speck of
+dirt or glare is not ink or stock)."""
 FAN_INK_CONTRAST_MIN = 40.0
 """A look is read only if the top-left patch of its window (this large, in millimetres:
 where a rank is printed, outside the named card) shows ink on card stock: grey levels 5% and
@@ -188,6 +191,8 @@ The card detector takes some ornate court cards (gnome-orell, pysol-cardmage) fo
 their index corners are mostly white; most backs are not. In 80 val renders (seed 7) 19 of
 the 21 face-up cards found face down showed 0.3 or more, and 148 of 534 face-down cards (at
 0.2 the same names for 1.5 times the crops read)."""
+STOCK_BRIGHTEST_PERCENTILE = 95
+"""A window's brightness: this percentile of its pixels' (its white card stock, not a glint)."""
 FACE_DOWN_READ_MIN = 0.9
 """A card found face down is reported face up only where its index corners name it at least
 this surely (`FAN_READ_MIN`'s bar: a name found where none was expected). Tuning renders: 614
@@ -505,7 +510,7 @@ def _show_ink(views: list[np.ndarray]) -> list[int]:
         [view[start : start + height, start : start + width] for view in views]
     )
     grey = cv2.cvtColor(patches, cv2.COLOR_BGR2GRAY).reshape(len(views), -1)
-    darkest, brightest = np.percentile(grey, (5, 95), axis=1)
+    darkest, brightest = np.percentile(grey, FAN_INK_PERCENTILES, axis=1)
     return np.flatnonzero(brightest - darkest >= FAN_INK_CONTRAST_MIN).tolist()
 
 
@@ -525,7 +530,8 @@ def _stock_shares(views: list[np.ndarray]) -> np.ndarray:
     # One conversion for all: the views are the same size, as in `_show_ink`.
     hsv = cv2.cvtColor(np.concatenate(views), cv2.COLOR_BGR2HSV).reshape(len(views), -1, 3)
     value = hsv[..., 2].astype(np.float32)
-    bright = value >= STOCK_BRIGHTNESS_MIN * np.percentile(value, 95, axis=1, keepdims=True)
+    brightest = np.percentile(value, STOCK_BRIGHTEST_PERCENTILE, axis=1, keepdims=True)
+    bright = value >= STOCK_BRIGHTNESS_MIN * brightest
     return np.mean(bright & (hsv[..., 1] < STOCK_SATURATION_MAX), axis=1)
 
 

@@ -387,17 +387,21 @@ def _add_round(path: Path, points: dict[str, int], photo: tuple[Path, str], quie
         sys.stdout.write(f"\nround {len(sheet.rounds)} added to {path}\n" + format_sheet(sheet))
 
 
+TOTAL_ROW = "total"
+"""The count table's last row's name: the name column is at least as wide."""
+
+
 def _count_table(counts: dict[str, int]) -> str:
-    width = max(5, *map(shown_width, counts))
+    width = max(len(TOTAL_ROW), *map(shown_width, counts))
     rows = [f"{padded(name, width)}  {count:>3}" for name, count in counts.items()]
-    return "\n".join([*rows, f"{'total':<{width}}  {sum(counts.values()):>3}"]) + "\n"
+    return "\n".join([*rows, f"{TOTAL_ROW:<{width}}  {sum(counts.values()):>3}"]) + "\n"
 
 
 def _points_table(
     counts: dict[str, int], left: dict[str, int], bonus: dict[str, int], points: dict[str, int]
 ) -> str:
     """Each back's cards, cards left in its Nerts pile, bonus (if any is given) and points."""
-    width = max(5, *map(shown_width, counts))
+    width = max(len(TOTAL_ROW), *map(shown_width, counts))
     bonus_title, total = ("  bonus" if bonus else ""), sum(counts.values())
     rows = [f"{'back':<{width}}  cards  left{bonus_title}  points"]
     for name, count in counts.items():
@@ -405,4 +409,4 @@ def _points_table(
         rows.append(
             f"{padded(name, width)}  {count:>5}  {left.get(name, 0):>4}{extra}  {points[name]:>+6d}"
         )
-    return "\n".join([*rows, f"{'total':<{width}}  {total:>5}"]) + "\n"
+    return "\n".join([*rows, f"{TOTAL_ROW:<{width}}  {total:>5}"]) + "\n"
