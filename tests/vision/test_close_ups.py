@@ -66,8 +66,9 @@ def test_a_photo_is_taken_close_when_a_card_is_large_or_none_is_named() -> None:
         return CardDetection(quad.astype(np.float32), True, 0.9, name, 0.9)
 
     assert taken_close(photo, [])
-    assert taken_close(photo, [card(200, None)] * 2)  # found in pieces, none named
-    assert not taken_close(photo, [card(200, None)] * 3)  # a spread of backs
+    assert taken_close(photo, [card(100, None)] * 2)  # found in pieces, none named
+    assert taken_close(photo, [card(100, None)] * 5 + [card(0.2 * 1280, None)])  # large pieces
+    assert not taken_close(photo, [card(100, None)] * 3)  # a spread of backs
     assert not taken_close(photo, [card(200, "AS")])
     assert taken_close(photo, [card(200, "AS"), card(0.6 * 1280, "KC")])
 
