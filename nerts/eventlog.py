@@ -9,7 +9,7 @@ import json
 import logging
 import math
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
@@ -311,6 +311,10 @@ class EventWriter:
             except OSError as error:  # a full disk: said naming the file, not a traceback
                 raise UserError(f"cannot write {self.path}: {error.strerror or error}") from None
         self.count += 1
+
+    def write_all(self, events: Iterable[Event]) -> None:
+        for event in events:
+            self.write(event)
 
     def __exit__(
         self,

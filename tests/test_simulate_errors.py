@@ -15,6 +15,10 @@ import pytest
 
 from nerts.cli import _stop_on_signals, main
 from nerts.commands import simulate
+from nerts.errors import UserError
+from nerts.eventlog import EventWriter
+from referee.events import Event
+from referee.game import GameReferee
 from simulator.render import VideoSink
 from simulator.timeline import FrameState, RoundSimulation
 
@@ -238,6 +242,34 @@ def test_an_interrupted_run_keeps_the_frame_the_referee_held(
     said = capsys.readouterr().err.splitlines()
     assert said[-2].endswith(f"the round so far is kept in {out / simulate.TRUTH_FILE}")
     assert said[-1] == "nerts: interrupted"
+
+
+def test_a_failed_write_is_told_once_without_writing_more(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A full disk stops the run with the file named; the events the referee still holds are
+    not written after it (a second failure would have been told in its place)."""
+    write = EventWriter.write
+    finished: list[bool] = []
+
+    def filling(self: EventWriter, event: Event) -> None:
+        if self.count == 5:
+            raise UserError(f"cannot write {self.path}: No space left on device")
+        write(self, event)
+
+    monkeypatch.setattr(EventWriter, "write", filling)
+    def finish(self: GameReferee) -> list[Event]:
+        finished.append(True)
+        return []
+
+    monkeypatch.setattr(GameReferee, "finish", finish)
+    out = tmp_path / "s"
+    assert main(["simulate", "--out", str(out), "--players", "2", "--no-video"]) == 2
+    said = capsys.readouterr().err.splitlines()
+    assert said == [
+        f"nerts simulate: error: cannot write {out / simulate.TRUTH_FILE}: No space left on device"
+    ]
+    assert not finished and len((out / simulate.TRUTH_FILE).read_text().splitlines()) == 5
 
 
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGHUP])

@@ -312,8 +312,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             for state in frames:
                 for event in state.events:
-                    for decided in referee.feed(event):
-                        truth.write(decided)
+                    truth.write_all(referee.feed(event))
                 if video is not None and renderer is not None and state.scene is not None:
                     video.write(renderer.render(state.scene, state.frame))
         except KeyboardInterrupt:
@@ -323,10 +322,11 @@ def run(args: argparse.Namespace) -> int:
                 simulation.frames_played,
                 kept,
             )
+            # The frame the referee holds is written; after any other failure (a full disk)
+            # writing more would only hide what went wrong.
+            truth.write_all(referee.finish())
             raise
-        finally:  # stopped early too (Ctrl-C): the frame the referee holds is written
-            for decided in referee.finish():
-                truth.write(decided)
+        truth.write_all(referee.finish())
     played = simulation.frames_played
     sys.stdout.write(f"simulated {played / settings.fps:.1f} s of play ({played} frames)\n")
     if args.seconds is None and played >= frames_in(MAX_ROUND_S, settings.fps):
