@@ -31,7 +31,7 @@ from vision.geometry import (
     portrait_order,
     rectify,
 )
-from vision.identify import NONE_CLASS
+from vision.reading_settings import NONE_CLASS
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ import numpy as np
 from models.dataset import QuadFinder, found_quad, jittered, read_image, write_classes
 from simulator.training import replace_earlier_output
 from vision.geometry import face_crop, rectify
-from vision.identify import NONE_CLASS
+from vision.reading_settings import NONE_CLASS
 
 FACES_MARKER = "faces.json"
 """Written beside a face-crop set: a later run into its folder may replace it."""

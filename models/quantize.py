@@ -96,7 +96,7 @@ def calibration_inputs(renders: Path, classifier: IndexClassifier, seed: int) ->
 def detector_calibration_inputs(renders: Path, detector: CardDetector) -> list[np.ndarray]:
     """The detector's input for the photos of the `calibration_renders`, as `identify` gives
     it a photo at its own size: one tensor each. Not also at the closer look's size, which the
-    card detector takes too (`vision.identify.CLOSE_LOOK_SIDE`): the percentile calibrator's
+    card detector takes too (`vision.reading_settings.CLOSE_LOOK_SIDE`): the percentile calibrator's
     histograms take inputs of one size, and with them the card detector counted the tuning
     spreads as its float export did, where min-max ranges from both sizes counted one of 30
     wrong (`cards.md`, session 42)."""

@@ -212,7 +212,7 @@ CLASSIFIERS = ("classifier", "faces")
 DYNAMIC_EXPORTS = (*CLASSIFIERS, "cards")
 """Models exported with dynamic axes: a classifier reads every crop of a photo in one run, and
 the card detector looks at photos of small cards larger than its own size
-(`vision.identify.CLOSE_LOOK_SIDE`)."""
+(`vision.reading_settings.CLOSE_LOOK_SIDE`)."""
 
 
 def train_and_publish(kind: str, args: argparse.Namespace, **overrides: Any) -> None:

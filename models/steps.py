@@ -39,8 +39,8 @@ from simulator import typefaces
 from simulator.labels import CARD_CLASSES
 from simulator.training import OutputFolderError, TrainingSettings, val_frames, write_data_yaml
 from vision.geometry import card_from_window
-from vision.identify import CARD_IOU_MAX, CORNER_IOU_MAX, CORNER_SCORE_MIN
 from vision.onnx_models import CORNER_WINDOW_MM, CardDetector, IndexClassifier, ModelFileError
+from vision.reading_settings import CARD_IOU_MAX, CORNER_IOU_MAX, CORNER_SCORE_MIN
 
 TRAIN_EXTRA_INSTALL = "pip install -e '.[train]'"
 TRAIN_EXTRA_MODULES = frozenset(

@@ -258,6 +258,7 @@ def test_a_failed_write_is_told_once_without_writing_more(
         write(self, event)
 
     monkeypatch.setattr(EventWriter, "write", filling)
+
     def finish(self: GameReferee) -> list[Event]:
         finished.append(True)
         return []

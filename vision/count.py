@@ -17,9 +17,10 @@ from vision.back_views import back_views, view_feature
 from vision.backs import BackMatcher
 from vision.detections import CardDetection
 from vision.geometry import portrait_order, rectify, seen_width, uncovered
-from vision.identify import FACE_DOWN_READ_MIN, CardReader
+from vision.identify import CardReader
 from vision.markers import on_a_marker, table_markers
 from vision.onnx_models import DETECTION_IOU_MAX, RawCard
+from vision.reading_settings import FACE_DOWN_READ_MIN
 from vision.stacking import cards_above, stacking_leans
 from vision.table_colours import bare_table_quad, photo_colours, uncounted_parts
 from vision.tiles import detect_tiled

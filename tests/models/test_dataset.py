@@ -23,7 +23,7 @@ from simulator.backs import default_backs
 from simulator.faces import builtin_design
 from simulator.training import TrainingSettings, generate_dataset
 from vision.geometry import CARD_HEIGHT_MM, CARD_WIDTH_MM, FACE_CROP_PX
-from vision.identify import NONE_CLASS
+from vision.reading_settings import NONE_CLASS
 
 SCALE = 4.0  # px per mm of an upright card drawn at the origin
 CARD = np.array(

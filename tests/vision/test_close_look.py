@@ -7,7 +7,7 @@ import pytest
 
 from models import CARDS_ONNX, CORNERS_ONNX
 from vision.geometry import CARD_CORNERS_MM, CARD_HEIGHT_MM, card_length, card_window
-from vision.identify import CLOSE_LOOK_CARD_PX, CLOSE_LOOK_SIDE, CardReader
+from vision.identify import CardReader
 from vision.onnx_models import (
     CORNER_WINDOW_MM,
     DETECTION_SCORE_MIN,
@@ -15,6 +15,7 @@ from vision.onnx_models import (
     CardDetector,
     RawCard,
 )
+from vision.reading_settings import CLOSE_LOOK_CARD_PX, CLOSE_LOOK_SIDE
 
 PHOTO = np.zeros((720, 1280, 3), np.uint8)
 

@@ -33,7 +33,16 @@ from vision.geometry import (
     RECTIFIED_PX_PER_MM,
     card_window,
 )
-from vision.identify import (
+from vision.identify import CardReader, _names_a_card, _stock_shares
+from vision.merging import with_index_readings
+from vision.onnx_models import (
+    CORNER_WINDOW_MM,
+    DETECTION_IOU_MAX,
+    DETECTION_SCORE_MIN,
+    IndexClassifier,
+    RawCard,
+)
+from vision.reading_settings import (
     CARD_IOU_MAX,
     CORNER_IOU_MAX,
     CORNER_SCORE_MIN,
@@ -49,18 +58,7 @@ from vision.identify import (
     SURE_CARD_IOU_MAX,
     SURE_CARD_SCORE_MIN,
     SURE_READ_MIN,
-    CardReader,
     WindowCut,
-    _names_a_card,
-    _stock_shares,
-)
-from vision.merging import with_index_readings
-from vision.onnx_models import (
-    CORNER_WINDOW_MM,
-    DETECTION_IOU_MAX,
-    DETECTION_SCORE_MIN,
-    IndexClassifier,
-    RawCard,
 )
 from vision.votes import FACE_NONE_MAX, FACE_WEIGHT, INDEX_SURE_OVER_FACE, agreed, with_face
 
