@@ -403,6 +403,23 @@ def write_annotated(path: Path, image: np.ndarray) -> None:
     if not encoded:
         raise UserError(f"cannot write {path}")
     try:
-        path.write_bytes(_marked(buffer.tobytes()))
+        _write_whole(path, _marked(buffer.tobytes()))
     except OSError as error:
         raise UserError(f"cannot write {path}: {error.strerror or error}") from None
+
+
+def _write_whole(path: Path, data: bytes) -> None:
+    """`data` in `path`, all or nothing: written beside it, then put in its place, so that a
+    full disk leaves no picture cut short (which a later run would refuse to replace, as not
+    drawn by nerts)."""
+    partial = path.with_name(f".{path.name}.{os.getpid()}.part")
+    try:
+        # As a plain open would make it: 0o666 less the umask (mkstemp's would be private).
+        descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+        with open(descriptor, "wb") as out:
+            out.write(data)
+        os.replace(partial, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            partial.unlink(missing_ok=True)
+        raise

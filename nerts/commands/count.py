@@ -145,8 +145,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="GAME.jsonl",
         help="add the round's points to this score sheet ('nerts scores GAME new' starts one); "
         "not where the count warns to count again (a card face up, a spread too close, "
-        "cards left uncounted, backs alike, cards of a back not given, a black-and-white "
-        "photo)",
+        "cards left uncounted, backs alike, cards of a back not given, a back reference "
+        "showing a card's face, a black-and-white photo, no card found): the counts are "
+        f"printed and the exit status is {DOUBTFUL_COUNT_STATUS}",
     )
     parser.add_argument(
         "--strict",
@@ -159,7 +160,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 DOUBTFUL_COUNT_STATUS = 3
-"""`count --strict`'s exit status for a count likely wrong: 1 is the box's, 2 a user error."""
+"""The exit status for a count likely wrong, with `--strict` or `--sheet`: 1 is the box's, 2 a
+user error."""
 
 
 def run(args: argparse.Namespace) -> int:
@@ -209,16 +211,8 @@ def run(args: argparse.Namespace) -> int:
     counts, cards = counted.counts, counted.cards
     if not cards:
         why = no_card_said(image) or "a photo of the spread, from above, is asked for"
-        nothing = f"no card found in {args.image}: {why}"
-        if sheet is not None:  # a lens cap or the wrong file must not score a round
-            raise UserError(
-                f"{nothing}; nothing added to {args.sheet}. If no card was played this round, "
-                f"add its points by hand: nerts scores {quote(str(args.sheet))} add NAME=POINTS ..."
-            )
-        log.warning("%s", nothing)
+        log.warning("no card found in %s: %s", args.image, why)
     unlike = _warn_of_count(counted, references, annotating=args.annotate is not None)
-    if args.annotate:
-        _draw_count(args.annotate, image, counted, backs)
     points = {
         name: round_score(count, left.get(name, 0)) + bonus.get(name, 0)
         for name, count in counts.items()
@@ -229,22 +223,38 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(_points_table(counts, left, bonus, points))
     else:
         sys.stdout.write(_count_table(counts))
-    if args.annotate and not args.json:
-        sys.stdout.write(f"drawn in {args.annotate}\n")
+    sys.stdout.flush()  # the counts are kept should the picture not be written
     warned = counted.faces_shown or counted.too_close or counted.parts_uncounted
     doubtful = bool(warned or unlike or alike or faces_given or greyscale or not cards)
     if sheet is not None and fingerprint is not None:
         if doubtful:
             # Each of those warnings asks for a new photo or another reference: a round added
             # now would be scored again from the new count.
-            by_hand = " ".join(quote(f"{name}={number}") for name, number in points.items())
-            raise UserError(
-                f"nothing added to {args.sheet}, as the count is likely wrong (warned above): "
-                f"count again; or, if the count is right, add it by hand: nerts scores "
-                f"{quote(str(args.sheet))} add {by_hand}"
-            )
-        _add_round(args.sheet, points, (args.image, fingerprint), quiet=args.json)
+            log.error("%s", _not_added(args.sheet, points, found=bool(cards)))
+        else:
+            _add_round(args.sheet, points, (args.image, fingerprint), quiet=args.json)
+    if args.annotate:
+        _draw_count(args.annotate, image, counted, backs)
+        if not args.json:
+            sys.stdout.write(f"drawn in {args.annotate}\n")
+    if sheet is not None and doubtful:
+        return DOUBTFUL_COUNT_STATUS
     return DOUBTFUL_COUNT_STATUS if args.strict and doubtful else 0
+
+
+def _not_added(sheet: Path, points: dict[str, int], *, found: bool) -> str:
+    """Why a count is not added to the score sheet, and how to add the round by hand."""
+    if not found:  # a lens cap or the wrong file must not score a round
+        return (
+            f"nothing added to {sheet}, as no card was found. If no card was played this round, "
+            f"add its points by hand: nerts scores {quote(str(sheet))} add NAME=POINTS ..."
+        )
+    by_hand = " ".join(quote(f"{name}={number}") for name, number in points.items())
+    return (
+        f"nothing added to {sheet}, as the count is likely wrong (warned above): count again; "
+        f"or, if the count is right, add it by hand: nerts scores {quote(str(sheet))} add "
+        f"{by_hand}"
+    )
 
 
 def _warn_of_count(

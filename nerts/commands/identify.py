@@ -48,8 +48,9 @@ in the photo), or with --json one object mapping each image path to its cards:
 --backs, each face-down card's "back" is the nearest registered back (matched as `nerts count`
 matches them); without, null. To count a spread of face-down cards, use `nerts count`: it
 also tells apart the overlapping cards of a spread, which this command can report twice or
-merge. Of several photos, one that cannot be read is named and skipped, and the
-command ends with exit status 2.
+merge. A path that does not exist, or is a folder, stops the command before any photo is
+read; of several photos, a file that cannot be read as a picture is named and skipped, as is
+an --annotate picture that cannot be written, and the command ends with exit status 2.
 """
 
 
@@ -136,6 +137,7 @@ def run(args: argparse.Namespace) -> int:
     colours = back_colours(list(references))
     results: dict[str, list[dict[str, object]]] = {}
     unread: list[str] = []
+    not_drawn: list[str] = []
     try:
         for number, name in enumerate(_progress(names), start=1):
             try:
@@ -163,7 +165,12 @@ def run(args: argparse.Namespace) -> int:
             drawn = None
             if args.annotate:
                 drawn = annotated_path(args.annotate, number, len(names))
-                write_annotated(drawn, annotate(*for_drawing(image, cards), colours))
+                try:
+                    write_annotated(drawn, annotate(*for_drawing(image, cards), colours))
+                except UserError as error:  # a full disk: the names found are still told
+                    log.error("%s", error)
+                    not_drawn.append(str(drawn))
+                    drawn = None
             if not args.json:
                 # Through tqdm, so that a line never shares the progress bar's.
                 size = (image.shape[1], image.shape[0])
@@ -182,11 +189,16 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if args.json:
             sys.stdout.write(json.dumps(results, indent=1) + "\n")
+    failed = []
     if unread:
-        raise UserError(
+        failed.append(
             f"{len(unread)} of {len(names)} photos could not be read and are left out "
             f"(named above): {_listed(unread)}"
         )
+    if not_drawn:
+        failed.append(f"--annotate could not write {_listed(not_drawn)} (said above)")
+    if failed:
+        raise UserError("; ".join(failed))
     return 0
 
 

@@ -90,12 +90,16 @@ def test_a_photo_without_cards_scores_no_round(
         references.append(f"{back.name}={tmp_path / back.name}.png")
     before = game.read_text()
     capsys.readouterr()
-    assert exit_status(["count", str(photo), "--backs", *references, "--sheet", str(game)]) == 2
-    refused = capsys.readouterr().err.splitlines()[-1]
-    assert refused.endswith(
-        f"no card found in {photo}: a photo of the spread, from above, is asked for; nothing "
-        f"added to {game}. If no card was played this round, add its points by hand: nerts "
-        f"scores {game} add NAME=POINTS ..."
+    assert exit_status(["count", str(photo), "--backs", *references, "--sheet", str(game)]) == 3
+    out, err = capsys.readouterr()
+    assert err.splitlines()[-2:] == [
+        f"warning: no card found in {photo}: a photo of the spread, from above, is asked for",
+        f"error: nothing added to {game}, as no card was found. If no card was played this "
+        f"round, add its points by hand: nerts scores {game} add NAME=POINTS ...",
+    ]
+    assert out == (
+        "back   cards  left  points\nred        0     0      +0\nblue       0     0      +0\n"
+        "total      0\n"
     )
     assert game.read_text() == before
     assert exit_status(["count", str(photo), "--backs", *references, "--json"]) == 0
@@ -240,11 +244,11 @@ def test_a_count_that_asks_for_a_new_photo_adds_no_round(
     references = [f"{name}={tmp_path / name}.png" for name in ("red", "blue")]
     photo = str(tmp_path / "spread.png")
     capsys.readouterr()
-    assert exit_status(["count", photo, "--backs", *references, "--sheet", str(game)]) == 2
+    assert exit_status(["count", photo, "--backs", *references, "--sheet", str(game)]) == 3
     out, err = capsys.readouterr()
     assert "1 counted card lies face up (7H)" in err
     assert err.splitlines()[-1] == (
-        f"nerts count: error: nothing added to {game}, as the count is likely wrong (warned "
+        f"error: nothing added to {game}, as the count is likely wrong (warned "
         f"above): count again; or, if the count is right, add it by hand: nerts scores {game} "
         "add red=3 blue=3"
     )
@@ -267,7 +271,7 @@ def test_a_black_and_white_photo_adds_no_round(
     before = game.read_text()
     references = [f"{name}={tmp_path / name}.png" for name in ("red", "blue")]
     capsys.readouterr()
-    assert exit_status(["count", str(grey), "--backs", *references, "--sheet", str(game)]) == 2
+    assert exit_status(["count", str(grey), "--backs", *references, "--sheet", str(game)]) == 3
     err = capsys.readouterr().err
     assert f"{grey} is black and white" in err
     assert f"nothing added to {game}, as the count is likely wrong (warned above)" in err
@@ -293,7 +297,7 @@ def test_a_count_warned_to_mix_up_backs_adds_no_round(
         references = [f"{name}={tmp_path / name}.png" for name in ("red", "blue")]
     before = game.read_text()
     photo = str(tmp_path / "spread.png")
-    assert exit_status(["count", photo, "--backs", *references, "--sheet", str(game)]) == 2
+    assert exit_status(["count", photo, "--backs", *references, "--sheet", str(game)]) == 3
     err = capsys.readouterr().err
     assert "look the same" in err if mistake == "backs alike" else "back not given" in err
     assert f"nothing added to {game}, as the count is likely wrong (warned above)" in err

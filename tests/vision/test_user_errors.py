@@ -542,6 +542,42 @@ def test_annotate_replaces_its_own_drawing_but_never_a_photo(
     assert other.read_bytes() == before
 
 
+def test_a_picture_that_cannot_be_written_loses_no_result(
+    files: dict[str, Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A full disk: what was found is still told, and no picture is left cut short (a later
+    run would refuse to replace it, as not drawn by nerts)."""
+
+    def disk_full(source: object, target: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", disk_full)
+    photo, drawn = files["photo"], files["folder"] / "drawn" / "found.png"
+    again = files["folder"] / "table-again.png"
+    again.write_bytes(photo.read_bytes())
+    before = sorted(files["folder"].iterdir())
+    arguments = ["identify", str(photo), str(again), "--json", "--annotate", str(drawn)]
+    assert exit_status(arguments) == 2
+    out, err = capsys.readouterr()
+    assert json.loads(out) == {str(photo): [], str(again): []}
+    pictures = [drawn.parent / f"found-{number}.png" for number in (1, 2)]
+    said = [line for line in err.splitlines() if "no card found" not in line]
+    assert said == [
+        *(f"error: cannot write {picture}: No space left on device" for picture in pictures),
+        f"nerts identify: error: --annotate could not write {pictures[0]}, {pictures[1]} "
+        "(said above)",
+    ]
+    arguments = ["count", str(photo), "--backs", f"a={files['back']}", "--annotate", str(drawn)]
+    assert exit_status([*arguments, "--json"]) == 2
+    out, err = capsys.readouterr()
+    assert out == '{"a": 0}\n'
+    assert err.splitlines()[-1] == (
+        f"nerts count: error: cannot write {drawn}: No space left on device"
+    )
+    assert sorted(files["folder"].iterdir()) == sorted([*before, drawn.parent])
+    assert list(drawn.parent.iterdir()) == []
+
+
 def test_a_photo_without_cards_says_why_none_may_be_found(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
