@@ -17,7 +17,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from nerts.errors import UserError, make_folder
+from nerts.errors import UserError, make_folder, resolved
 from nerts.limits import DECODE_PIXELS_MAX
 
 DISTRIBUTION = "nerts-referee"
@@ -146,9 +146,9 @@ def refuse_logging_into_files_used(log_file: Path, args: argparse.Namespace) -> 
     given = [value for value in vars(args).values() if isinstance(value, Path)]
     given += [v for value in vars(args).values() if isinstance(value, list) for v in value]
     written = args.files_written(args) if hasattr(args, "files_written") else []
-    target = log_file.resolve()
+    target = resolved(log_file)
     for path, how in [*((p, "is given") for p in given), *((p, "writes") for p in written)]:
-        if isinstance(path, Path) and path.resolve() == target:
+        if isinstance(path, Path) and resolved(path) == target:
             raise UserError(
                 f"--log-file {log_file} is also a file the command {how} ({path}): name "
                 "another file for the log"

@@ -47,8 +47,14 @@ def _file_identity(path: Path) -> object:
     try:
         found = path.stat()
     except OSError:
-        return path.resolve()
+        return resolved(path)
     return (found.st_dev, found.st_ino)
+
+
+def resolved(path: Path) -> Path:
+    """`path` made absolute, its symbolic links followed as far as they lead: a loop of links
+    (which `Path.resolve` raises on) is left where it loops."""
+    return Path(os.path.realpath(path))
 
 
 def refuse_name_not_utf8(path: Path) -> None:

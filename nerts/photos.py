@@ -78,8 +78,10 @@ def check_photo(path: Path, several: bool = False) -> None:
         give = "the photos" if several else "one photo"
         raise UserError(f"{path} is a folder: give {give} in it, e.g. {example}")
     if not path.is_file():
-        found = path.exists()
-        raise UserError(f"{path} is not a regular file" if found else f"image not found: {path}")
+        if path.exists():
+            raise UserError(f"{path} is not a regular file")
+        nowhere = " (a symbolic link leading nowhere)" if path.is_symlink() else ""
+        raise UserError(f"image not found: {path}{nowhere}")
     try:
         with path.open("rb"):
             pass

@@ -23,11 +23,12 @@ from referee.scoresheet import Scoresheet
 def load_sheet(path: Path) -> Scoresheet:
     """The sheet journalled in `path`; a `UserError` naming the file (and line) if it cannot be
     read or does not hold a sheet."""
+    _refuse_special_file(path)
     try:
         lines = path.read_bytes().splitlines()
     except OSError as error:
         hint = f" (start one: nerts scores {quote(str(path))} new --players NAME NAME ...)"
-        hint = hint if not path.exists() else ""
+        hint = hint if not path.exists() and not path.is_symlink() else ""
         raise UserError(f"cannot read {path}: {error.strerror or error}{hint}") from None
     numbered = [
         (number, line) for number, line in enumerate(lines, start=1) if not blank_line(line)
@@ -48,11 +49,21 @@ def load_sheet(path: Path) -> Scoresheet:
         raise UserError(said if said.startswith(f"{path}:") else f"{path}: {said}") from None
 
 
+def _refuse_special_file(path: Path) -> None:
+    """A `UserError` for a pipe or a device given as a sheet: reading one would wait for ever,
+    or for nothing."""
+    if path.exists() and not path.is_file() and not path.is_dir():
+        raise UserError(
+            f"{path} is not a regular file: a score sheet is a file rounds are added to"
+        )
+
+
 @contextlib.contextmanager
 def sheet_to_change(path: Path) -> Iterator[Scoresheet]:
     """The sheet in `path`, read afresh while this process alone may change it: another
     `nerts count` or `nerts scores` adding to it waits until the block ends, so that neither
     adds a round to a sheet read before the other's round, nor scores one photo twice."""
+    _refuse_special_file(path)
     try:
         handle = path.open("rb")
     except OSError:
@@ -68,6 +79,7 @@ def start_sheet(path: Path, entry: dict[str, Any]) -> None:
     """Writes a new sheet's first entry into `path`, made if missing; a `UserError` where it
     holds anything already (an empty file, made by hand or left by a failed start, holds
     nothing to lose). Checked under the sheet's lock, so two starts at once make one sheet."""
+    _refuse_special_file(path)
     try:
         with path.open("ab+") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import os
 import subprocess
 import sys
 import time
@@ -89,6 +90,36 @@ def test_a_log_file_is_never_a_file_the_command_is_given(
     arguments = ["simulate", "--out", str(tmp_path / "sim"), "--deck", str(deck), "-v"]
     status, err = run(capsys, *arguments, "--log-file", str(tmp_path / "." / "deck"))
     assert status == 2 and f"is also a file the command is given ({deck})" in err
+
+
+def test_a_loop_of_links_is_said_as_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`ln -s loop loop`: Python's resolve raises on it, which had ended runs in a traceback."""
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop.name)
+    status, err = run(capsys, "--log-file", str(loop), "referee", str(RACES))
+    assert (
+        status == 2
+        and err == f"nerts: error: cannot write {loop}: Too many levels of symbolic links\n"
+    )
+    status, err = run(capsys, "referee", str(RACES), "--out", str(loop))
+    assert status == 2 and err.endswith(f"cannot write {loop}: Too many levels of symbolic links\n")
+    status, err = run(capsys, "count", str(loop), "--backs", f"a={RACES}")
+    assert status == 2
+    assert err == f"nerts count: error: image not found: {loop} (a symbolic link leading nowhere)\n"
+
+
+def test_a_pipe_is_no_score_sheet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Reading a named pipe with no writer would wait for ever."""
+    pipe = tmp_path / "club.jsonl"
+    os.mkfifo(pipe)
+    for command in (["show"], ["add", "A=1", "B=2"]):
+        status, err = run(capsys, "scores", str(pipe), *command)
+        assert status == 2 and err == (
+            f"nerts scores: error: {pipe} is not a regular file: a score sheet is a file rounds "
+            "are added to\n"
+        )
 
 
 @pytest.mark.parametrize(
