@@ -109,8 +109,39 @@ def _onnxruntime_load_errors() -> tuple[type[Exception], ...]:
 
 def _names(session) -> list[str]:  # type: ignore[no-untyped-def]
     text = session.get_modelmeta().custom_metadata_map.get("names", "{}")
-    names = ast.literal_eval(text)
-    return [names[i] for i in sorted(names)]
+    try:
+        names = ast.literal_eval(text)
+        return [str(names[i]) for i in sorted(names)]
+    except (ValueError, TypeError, SyntaxError, KeyError):
+        return []  # refused as a model of another kind
+
+
+def _refuse_other_kind(  # type: ignore[no-untyped-def]
+    session, path: Path, kind: str, output_rank: int
+) -> list[str]:
+    """The class names of a model of the kind asked for; a `ModelFileError` for a model file of
+    another kind in its place (a classifier copied over a detector), whose output would be
+    misread or end in a traceback."""
+    names = _names(session)
+    input_shape, output_shape = session.get_inputs()[0].shape, session.get_outputs()[0].shape
+    channels = output_shape[1] if len(output_shape) > 1 else None
+    if output_rank == DETECTOR_OUTPUT_RANK and isinstance(channels, int):
+        # Per anchor: a box (4 values), a score per class, then keypoints as (x, y, visible).
+        fits = channels > BOX_VALUES + len(names) and (channels - BOX_VALUES - len(names)) % 3 == 0
+    else:
+        fits = channels == len(names) or not isinstance(channels, int)
+    if len(input_shape) != 4 or len(output_shape) != output_rank or not names or not fits:
+        raise ModelFileError(
+            f"{path} is no {kind} (input {input_shape}, output {output_shape}, classes "
+            f"{len(names)}): a model file of another kind in its place? The one to use is "
+            "committed in models/"
+        )
+    return names
+
+
+DETECTOR_OUTPUT_RANK, CLASSIFIER_OUTPUT_RANK = 3, 2
+"""A YOLOv8 pose export's output is (batch, values, anchors); a classifier's (batch, classes)."""
+BOX_VALUES = 4
 
 
 INDEX_CORNER_CLASS = "index_corner"
@@ -146,13 +177,13 @@ class CardDetector:
         iou_max: float = DETECTION_IOU_MAX,
     ) -> None:
         self.session = _session(path)
+        self.names = _refuse_other_kind(self.session, path, "card detector", DETECTOR_OUTPUT_RANK)
         model_input = self.session.get_inputs()[0]
         self.input_name = model_input.name
         _, _, height, width = model_input.shape
         self.fixed = (height, width) if isinstance(height, int) else None
         self.own_side = _input_size(self.session)
         self.stride = int(self.session.get_modelmeta().custom_metadata_map.get("stride", 32))
-        self.names = _names(self.session)
         self.score_min = score_min
         self.iou_max = iou_max
 
@@ -249,12 +280,12 @@ class IndexClassifier:
 
     def __init__(self, path: Path) -> None:
         self.session = _session(path)
+        self.names = _refuse_other_kind(self.session, path, "classifier", CLASSIFIER_OUTPUT_RANK)
         model_input = self.session.get_inputs()[0]
         self.input_name = model_input.name
         self.size = _input_size(self.session)
         # An export with a dynamic batch axis takes all crops in one run; a fixed one, one each.
         self.batched = not isinstance(model_input.shape[0], int)
-        self.names = _names(self.session)
         self.window_mm = _window_mm(self.session)
 
     def tensor(self, crops: list[np.ndarray]) -> np.ndarray:

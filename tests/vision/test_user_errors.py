@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import nerts.commands.identify as identify_command
+from models import CARDS_INT8_ONNX, INDEX_INT8_ONNX
 from models.dataset import read_image
 from nerts.cli import main
 from nerts.errors import UserError
@@ -281,6 +282,20 @@ def test_a_missing_or_broken_model_file_is_named(tmp_path: Path) -> None:
     broken.write_bytes(b"not a model")
     with pytest.raises(ModelFileError, match=f"cannot load model {broken}"):
         IndexClassifier(broken)
+
+
+def test_a_model_of_another_kind_in_a_models_place_is_named() -> None:
+    """A classifier copied over the card detector had ended `identify` in an IndexError."""
+    said = (
+        f"{INDEX_INT8_ONNX} is no card detector (input ['batch', 3, 'height', 'width'], output "
+        "['batch', 53], classes 53): a model file of another kind in its place? The one to use "
+        "is committed in models/"
+    )
+    with pytest.raises(ModelFileError) as refused:
+        CardDetector(INDEX_INT8_ONNX)
+    assert str(refused.value) == said
+    with pytest.raises(ModelFileError, match=f"{CARDS_INT8_ONNX} is no classifier"):
+        IndexClassifier(CARDS_INT8_ONNX)
 
 
 def test_identify_reports_a_missing_model_as_a_user_error(
