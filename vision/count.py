@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -15,8 +16,9 @@ from vision.back_doubts import doubted
 from vision.back_features import BackFeature, back_feature, pairwise_distances
 from vision.back_views import back_views, view_feature
 from vision.backs import BackMatcher
+from vision.close_ups import PIECE_SHARE_MIN, in_photo, stepped_back
 from vision.detections import CardDetection
-from vision.geometry import portrait_order, rectify, seen_width, uncovered
+from vision.geometry import card_length, portrait_order, rectify, seen_width, uncovered
 from vision.identify import CardReader
 from vision.markers import on_a_marker, table_markers
 from vision.onnx_models import DETECTION_IOU_MAX, RawCard
@@ -24,6 +26,8 @@ from vision.reading_settings import FACE_DOWN_READ_MIN
 from vision.stacking import cards_above, stacking_leans
 from vision.table_colours import bare_table_quad, photo_colours, uncounted_parts
 from vision.tiles import detect_tiled
+
+log = logging.getLogger(__name__)
 
 CARD_AREA_RANGE = (0.55, 1.8)
 """Counted cards lie flat on one table, so they look about the same size: a detection outside
@@ -165,6 +169,13 @@ decks/backs with the picture of four aces among them; plain and harsh light) non
 in 8 tuning renders of games (val designs) 36-68% of the cards found did."""
 
 
+DECK_CARDS_MAX = 54
+"""The most cards of one back a round can leave: a 52-card deck and two jokers (RULES.md;
+partners share one deck). More were counted only in a photo taken so close that the backs'
+pattern was found as cards: two cards 680 px wide in a 1600x1200 photo of a checked or dotted
+back were counted as 166-358."""
+
+
 class CountResult(NamedTuple):
     counts: dict[str, int]
     """Cards per registered back, every back listed (zero included)."""
@@ -189,6 +200,11 @@ class CountResult(NamedTuple):
         return self.crowded > CROWDED_SHARE_MAX
 
     @property
+    def beyond_decks(self) -> list[str]:
+        """The backs counted more cards than a deck holds (`DECK_CARDS_MAX`)."""
+        return [name for name, count in self.counts.items() if count > DECK_CARDS_MAX]
+
+    @property
     def parts_uncounted(self) -> bool:
         """Whether enough of the photo looks like cards outside the counted ones that cards
         were likely missed (`UNCOUNTED_CARDS_MAX`)."""
@@ -200,9 +216,51 @@ def count_backs(
 ) -> CountResult:
     """Cards per registered back, the cards counted, how crowded the spread is, and what of
     the photo looks like cards yet was not counted (`CountResult`); `tiled` also looks at
-    tiles of the photo (`vision/tiles.py`), for small cards."""
+    tiles of the photo (`vision/tiles.py`), for small cards. Where a back would hold more
+    cards than a deck, the photo was taken so close that the backs' pattern was found as cards:
+    it is counted again as if taken from further away (`vision/close_ups.py`)."""
     detector = partial(reader.detector, iou_max=COUNT_IOU_MAX)
-    raw = detect_tiled(detector, image) if tiled else detector(image)
+    counted = _counted(
+        image, detect_tiled(detector, image) if tiled else detector(image), reader, matcher
+    )
+    if not _taken_close(counted, image):
+        return counted
+    frame, corner, scale = stepped_back(image)
+    raw = in_photo(detect_tiled(detector, frame) if tiled else detector(frame), corner, scale)
+    further = _counted(image, raw, reader, matcher)
+    surer = _doubts(further) < _doubts(counted)
+    log.info(
+        "a photo taken close (%d cards counted%s): counted again from further away, %d cards; "
+        "%s kept",
+        len(counted.cards),
+        ", more than a deck holds" if counted.beyond_decks else "",
+        len(further.cards),
+        "these" if surer else "the first",
+    )
+    return further if surer else counted
+
+
+def _taken_close(counted: CountResult, image: np.ndarray) -> bool:
+    """Whether a count looks like that of a photo taken close: more cards of a back than a
+    deck holds, or a count in doubt (cards likely missed) of cards at least `PIECE_SHARE_MIN`
+    of the photo's long side long (a card found in pieces)."""
+    longest = max((card_length(card.quad) for card in counted.cards), default=0.0)
+    large = longest >= PIECE_SHARE_MIN * max(image.shape[:2])
+    return bool(counted.beyond_decks) or (large and _doubts(counted) > 0)
+
+
+def _doubts(counted: CountResult) -> int:
+    """How badly a count is in doubt: 2 for more cards than a deck holds, 1 for cards likely
+    missed, 0 for none."""
+    if counted.beyond_decks:
+        return 2
+    return int(counted.too_close or counted.parts_uncounted)
+
+
+def _counted(
+    image: np.ndarray, raw: list[RawCard], reader: CardReader, matcher: BackMatcher
+) -> CountResult:
+    """`count_backs` of the cards and index corners found in `image`."""
     # Every card of a count photo is face down, whatever the detector calls it: some backs
     # are pictures (one in decks/backs shows four aces) that it takes for a face.
     cards = [

@@ -41,7 +41,7 @@ from referee.numbers import plain_number
 from referee.scoresheet import Scoresheet, same_name
 from referee.scoring import round_score
 from vision.annotate import annotate, back_colours, for_drawing, mark_uncounted, with_legend
-from vision.count import CountResult, count_backs, unlike_cards
+from vision.count import DECK_CARDS_MAX, CountResult, count_backs, unlike_cards
 from vision.detections import CardDetection
 
 log = logging.getLogger(__name__)
@@ -144,10 +144,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=Path,
         metavar="GAME.jsonl",
         help="add the round's points to this score sheet ('nerts scores GAME new' starts one); "
-        "not where the count warns to count again (a card face up, a spread too close, "
-        "cards left uncounted, backs alike, cards of a back not given, a back reference "
-        "showing a card's face, a black-and-white photo, no card found): the counts are "
-        f"printed and the exit status is {DOUBTFUL_COUNT_STATUS}",
+        "not where the count warns to count again (more cards than a deck holds, a card "
+        "face up, a spread too close, cards left uncounted, backs alike, cards of a back not "
+        "given, a back reference showing a card's face, a black-and-white photo, no card "
+        f"found): the counts are printed and the exit status is {DOUBTFUL_COUNT_STATUS}",
     )
     parser.add_argument(
         "--strict",
@@ -224,7 +224,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(_count_table(counts))
     sys.stdout.flush()  # the counts are kept should the picture not be written
-    warned = counted.faces_shown or counted.too_close or counted.parts_uncounted
+    warned = (
+        counted.faces_shown or counted.too_close or counted.parts_uncounted or counted.beyond_decks
+    )
     doubtful = bool(warned or unlike or alike or faces_given or greyscale or not cards)
     if sheet is not None and fingerprint is not None:
         if doubtful:
@@ -263,7 +265,15 @@ def _warn_of_count(
     """Warns of what makes the count likely wrong, the likeliest mistake first; returns the
     cards that look like a back not given (a reason not to score the round)."""
     counts, cards = counted.counts, counted.cards
-    # First: cards left face up are the likeliest mistake, and explain the others.
+    if counted.beyond_decks:  # first: it explains every other warning
+        log.warning(
+            "%s, more than a deck holds (%d with jokers): the photo is likely taken so close "
+            "that the backs' pattern was found as cards; photograph the spread from further "
+            "away",
+            ", ".join(f"{counts[name]} cards counted for {name}" for name in counted.beyond_decks),
+            DECK_CARDS_MAX,
+        )
+    # Then: cards left face up are the likeliest mistake, and explain the others.
     if counted.faces_shown:
         names = sorted((str(card.card) for card in counted.faces_shown), key=card_order)
         log.warning(

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import cv2
 import numpy as np
 import pytest
 
+import vision.count as count_module
+from nerts.cli import main
+from simulator.backs import back_from_spec
 from simulator.faces import builtin_design
+from vision.backs import BackMatcher
 from vision.close_ups import STEP_BACK, in_photo, stepped_back, taken_close, without_pieces
+from vision.count import DECK_CARDS_MAX, count_backs
 from vision.detections import CardDetection
 from vision.identify import CardReader
 from vision.onnx_models import LETTERBOX_GREY, RawCard
@@ -86,3 +94,46 @@ def test_pieces_of_a_named_card_found_from_further_away_are_dropped() -> None:
     twin = _card(210, 30, 680, None, True)  # as large: not a piece
     kept = without_pieces([card, court, pips, beside, twin], (960, 720))
     assert kept == [card, beside, twin]
+
+
+def two_backs_close(spec: str, size: tuple[int, int], card_px: int) -> np.ndarray:
+    """Two cards of the back `spec` (its design file, as printed) side by side, each `card_px`
+    wide, in a photo of `size` (width, height)."""
+    back = back_from_spec(spec).image[:, :, :3]
+    width, height = size
+    photo = np.full((height, width, 3), TABLE_BGR, np.uint8)
+    card = cv2.resize(back, (card_px, round(card_px * back.shape[0] / back.shape[1])))
+    top = (height - card.shape[0]) // 2
+    for left in (width // 2 - card_px - 20, width // 2 + 20):
+        photo[top : top + card.shape[0], left : left + card_px] = card
+    return photo
+
+
+def test_backs_photographed_close_are_counted_from_further_away(reader: CardReader) -> None:
+    """At their own size the lattice of these two cards is found as 235 cards."""
+    references = {
+        name: back_from_spec(name).image[:, :, :3] for name in ("red:lattice", "blue:dots")
+    }
+    photo = two_backs_close("red:lattice", (640, 480), 270)
+    counted = count_backs(photo, reader, BackMatcher(references))
+    assert counted.counts == {"red:lattice": 2, "blue:dots": 0}
+    assert not counted.beyond_decks and not counted.parts_uncounted
+
+
+def test_a_count_of_more_cards_than_a_deck_holds_is_doubted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Where counting from further away does not help, the count is said to be wrong."""
+    photo, reference = tmp_path / "close.png", tmp_path / "lattice.png"
+    cv2.imwrite(str(photo), two_backs_close("red:lattice", (640, 480), 270))
+    cv2.imwrite(str(reference), back_from_spec("red:lattice").image[:, :, :3])
+    monkeypatch.setattr(count_module, "_taken_close", lambda counted, image: False)
+    assert main(["count", str(photo), "--backs", f"red={reference}", "--json", "--strict"]) == 3
+    out, err = capsys.readouterr()
+    counted = json.loads(out)["red"]
+    assert counted > DECK_CARDS_MAX
+    assert err.splitlines()[0] == (
+        f"warning: {counted} cards counted for red, more than a deck holds (54 with jokers): the "
+        "photo is likely taken so close that the backs' pattern was found as cards; photograph "
+        "the spread from further away"
+    )
