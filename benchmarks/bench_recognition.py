@@ -193,6 +193,16 @@ def val_designs(read: Reader, count: int, fans: bool = False) -> None:
         "face-down cards": down_total,
         "face-down found": down_found,
         "face-down reports on no card": down_extra,
+        "named right, by card": {
+            group: [group_right[group], group_total[group]]
+            for group in _group_names()
+            if group_total[group]
+        },
+        "face-down found, by share shown": {
+            group: [down_found_by_shown[group], down_by_shown[group]]
+            for group in _shown_group_names()
+            if down_by_shown[group]
+        },
     }
     if down_total:
         print(

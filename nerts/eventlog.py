@@ -151,8 +151,9 @@ def _check_text(path: Path, first: bytes) -> None:
         raise UserError(f"{path} is UTF-16 text: save it as UTF-8; {JSON_LINES_SAID}")
     if b"\0" in first:
         raise UserError(
-            f"{path}: not a log of table events but binary data (a video or a picture?); "
-            f"{JSON_LINES_SAID}"
+            f"{path}: not a log of table events but binary data (a video or a picture? "
+            "Footage is not yet followed into events: referee a log of them, such as the "
+            f"truth.jsonl 'nerts simulate' writes beside its video); {JSON_LINES_SAID}"
         )
 
 

@@ -98,7 +98,7 @@ def tcp_port(text: str) -> int:
 SEND_DESCRIPTION = """\
 Sends each COMMAND (or each line of --file) to the box and waits for its acknowledgement.
 Quote each command as a whole: BUZZ BEEP unquoted is two commands, BUZZ and BEEP. The box
-knows (contracts/box-protocol.md; seats from 0, colours RRGGBB or OFF):
+knows (../shared/contracts/box-protocol.md; seats from 0, colours RRGGBB or OFF):
   RESET                               all lights off, display cleared, buzzer silent
   LIGHT SEAT COLOUR [SOLID|BLINK|PULSE]   a seat's light, e.g. LIGHT 0 FF0000 BLINK
   BUZZ NERTS|LATE|ILLEGAL|STUCK|ROUND|WIN|BEEP
