@@ -295,7 +295,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # after it, told with the command's own usage, as its other mistakes are.
         before_command = arguments.index(args.command) > arguments.index(unknown[0])
         owner = parser if before_command else args.command_parser
-        owner.error(f"unrecognized arguments: {' '.join(unknown)}")
+        files = [word for word in unknown if word.startswith("-") and Path(word).exists()]
+        hint = f" ({files[0]} is a file: give it as ./{files[0]})" if files else ""
+        owner.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
     try:
         if args.log_file:
             refuse_logging_into_files_used(Path(args.log_file), args)

@@ -19,6 +19,14 @@ def folder_argument(text: str) -> Path:
     return Path(text)
 
 
+def file_argument(text: str) -> Path:
+    """argparse type of a file's path: not the empty text (which a `Path` takes for the current
+    folder, said then as '.')."""
+    if not text:
+        raise argparse.ArgumentTypeError("the path is empty")
+    return Path(text)
+
+
 def make_folder(folder: Path) -> None:
     """Makes `folder` and its parents, or says in one line why it cannot be made."""
     blocking = next((part for part in (folder, *folder.parents) if part.is_file()), None)

@@ -110,6 +110,31 @@ def test_a_loop_of_links_is_said_as_one_line(
     assert err == f"nerts count: error: image not found: {loop} (a symbolic link leading nowhere)\n"
 
 
+@pytest.mark.parametrize(
+    "arguments",
+    [["count", "", "--backs", "a=b.png"], ["scores", "", "show"], ["referee", ""]],
+)
+def test_an_empty_path_is_said_so(arguments: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """Taken as a path, the empty text is the current folder, which had been said as '.'."""
+    with pytest.raises(SystemExit) as stopped:
+        main(arguments)
+    assert stopped.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1].endswith(": the path is empty")
+
+
+def test_a_file_whose_name_starts_with_a_dash_is_told_how_to_give_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "-photo.jpg").write_bytes(b"")
+    with pytest.raises(SystemExit):
+        main(["identify", "-photo.jpg"])
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "nerts identify: error: unrecognized arguments: -photo.jpg (-photo.jpg is a file: give it "
+        "as ./-photo.jpg)"
+    )
+
+
 def test_a_pipe_is_no_score_sheet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Reading a named pipe with no writer would wait for ever."""
     pipe = tmp_path / "club.jsonl"

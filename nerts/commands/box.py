@@ -11,7 +11,6 @@ import sys
 import threading
 import time
 from concurrent.futures import wait
-from pathlib import Path
 
 from hardware.device import DEFAULT_SEATS, MAX_SEATS, BoxDevice
 from hardware.driver import BoxDriver, CommandRejected, Delivery
@@ -20,7 +19,7 @@ from hardware.faults import FaultPlan, FaultyDevice
 from hardware.framing import check_command_text
 from hardware.ports import AUTO_URL, MAX_TCP_PORT, check_url
 from hardware.terminal import TerminalDisplay, in_foreground, read_keys
-from nerts.errors import UserError
+from nerts.errors import UserError, file_argument
 
 log = logging.getLogger(__name__)
 
@@ -133,7 +132,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     send.add_argument(
         "--file",
-        type=Path,
+        type=file_argument,
         help="commands, one a line (a line starting with '#' is a comment); - reads them from "
         "standard input",
     )

@@ -18,7 +18,7 @@ from nerts.backs import back_references, photo_not_given, read_backs, registered
 from nerts.columns import left as padded
 from nerts.columns import shown_width
 from nerts.commands.identify import card_order, load_reader
-from nerts.errors import UserError, refuse_overwriting
+from nerts.errors import UserError, file_argument, refuse_overwriting
 from nerts.photos import (
     no_card_said,
     picture_path,
@@ -97,7 +97,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     # Optional to argparse only so that a photo swallowed by --backs is named (`_photo`).
     parser.add_argument(
         "image",
-        type=Path,
+        type=file_argument,
         nargs="?",
         metavar="IMAGE",
         help="the photo of the face-down cards, given before --backs",
@@ -141,7 +141,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--sheet",
-        type=Path,
+        type=file_argument,
         metavar="GAME.jsonl",
         help="add the round's points to this score sheet ('nerts scores GAME new' starts one); "
         "not where the count warns to count again (more cards than a deck holds, a card "
@@ -356,7 +356,12 @@ def named_numbers(option: str, specs: list[str], names: list[str], maximum: int)
     players are, `same_name`); a `UserError` naming the spec."""
     numbers: dict[str, int] = {}
     for spec in specs:
-        given, _, number = spec.partition("=")
+        given, equals, number = spec.partition("=")
+        if not equals:  # a second photo, say: the count takes one, before --backs
+            raise UserError(
+                f"{option} takes NAME=N ...; got {spec!r} (the photo goes before --backs: "
+                "nerts count IMAGE --backs ...)"
+            )
         given = given.strip()  # as --backs names are
         name = next((name for name in names if same_name(name, given)), None)
         if name is None:

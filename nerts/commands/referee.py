@@ -14,7 +14,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from hardware.announce import BoxAnnouncer
-from nerts.errors import UserError, refuse_overwriting
+from nerts.errors import UserError, file_argument, refuse_overwriting
 from nerts.eventlog import EventWriter, read_numbered_events
 from nerts.scoreboard import format_scoreboard
 from referee.errors import EventError, RefereeInputError
@@ -108,7 +108,7 @@ STANDARD_INPUT = Path("/dev/stdin")
 
 def _log_path(text: str) -> Path:
     if text != "-":
-        return Path(text)
+        return file_argument(text)
     if not STANDARD_INPUT.exists():
         raise argparse.ArgumentTypeError("- (standard input) cannot be read here: give the file")
     return STANDARD_INPUT
@@ -119,7 +119,7 @@ def _out_path(text: str) -> Path:
         raise argparse.ArgumentTypeError(
             "'-' would be standard output, where the scoreboard is printed: name a file"
         )
-    return Path(text)
+    return file_argument(text)
 
 
 def add_rule_options(parser: argparse.ArgumentParser) -> None:

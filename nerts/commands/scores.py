@@ -10,7 +10,7 @@ from pathlib import Path
 from shlex import quote
 from typing import Any
 
-from nerts.errors import UserError, make_folder
+from nerts.errors import UserError, file_argument, make_folder
 from nerts.eventlog import blank_line, read_numbered_events
 from nerts.sheets import (
     append_entries,
@@ -64,7 +64,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("game", type=Path, metavar="GAME", help="the score sheet file (.jsonl)")
+    parser.add_argument(
+        "game", type=file_argument, metavar="GAME", help="the score sheet file (.jsonl)"
+    )
     # Checked in `run`, not by argparse, to say when the file and the action are swapped.
     parser.add_argument("action", nargs="?", default="show", metavar="{" + ",".join(ACTIONS) + "}")
     parser.add_argument(
@@ -82,7 +84,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--from",
         dest="from_events",
-        type=Path,
+        type=file_argument,
         metavar="EVENTS.jsonl",
         help="for add: take the rounds from a refereed events file",
     )

@@ -13,7 +13,13 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from nerts.errors import UserError, folder_argument, make_folder, refuse_name_not_utf8
+from nerts.errors import (
+    UserError,
+    file_argument,
+    folder_argument,
+    make_folder,
+    refuse_name_not_utf8,
+)
 from nerts.eventlog import EventWriter, holds_events
 from referee.game import GameReferee
 from referee.options import RuleOptions
@@ -127,7 +133,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--deck",
-        type=Path,
+        type=file_argument,
         nargs="+",
         action="extend",  # given twice, both count
         metavar="DIR",

@@ -141,6 +141,12 @@ def photo(tmp_path: Path) -> Path:
         (["--left", "ben=-1"], "got 'ben=-1'"),
         (["--left", f"ben={NERTS_PILE_MAX + 1}"], f"got 'ben={NERTS_PILE_MAX + 1}'"),
         (["--left", "ben=1", "ben=2"], "--left gives 'ben' twice"),
+        (
+            ["--left", "ben=1", "second.jpg"],
+            "--left takes NAME=N ...; got 'second.jpg' (the photo goes before --backs: nerts "
+            "count IMAGE --backs ...)",
+        ),
+        (["--sheet", ""], "argument --sheet: the path is empty"),
         (["--sheet", "{game}"], "missing: Cleo; give each player on the sheet a back, named as"),
         (["--sheet", "{folder}/none.jsonl"], "cannot read {folder}/none.jsonl"),
     ],
