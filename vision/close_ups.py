@@ -91,5 +91,46 @@ def without_pieces(found: list[CardDetection], size: tuple[int, int]) -> list[Ca
     return [card for card in found if not piece(card)]
 
 
+PIECES_MIN = 3
+"""A photo in which no card is named and at least this many are found is looked at again from
+further away too, and that reading kept where one card found there, at least
+`PIECE_SHARE_MIN` of the photo's long side long, holds this many of the first reading's cards
+(each at least `PIECE_WITHIN_MIN` within it): they were pieces of it. A back whose pattern is
+a lattice, checks or dots, filling much of the photo, was found as 12-545 face-down cards,
+from further away as the 1-2 cards it was (in one case, 5 and 2), each holding 3-278 of them;
+on 18 tuning spreads of 10-60 backs (seed 2: unlike backs, pushed close, all published
+designs) no card found from further away was that long."""
+
+
+def may_hold_pieces(found: list[CardDetection]) -> bool:
+    """Whether the cards found may be pieces of cards too large for the detector: none is
+    named and there are `PIECES_MIN` or more."""
+    return named_count(found) == 0 and len(found) >= PIECES_MIN
+
+
+def pieces_found(
+    found: list[CardDetection], further: list[CardDetection], size: tuple[int, int]
+) -> bool:
+    """Whether the cards `found` in a photo of `size` (width, height), none named, were pieces
+    of a card found `further` away (`PIECES_MIN`)."""
+    if named_count(found) > 0:
+        return False
+    long_side = max(size)
+
+    def within(whole: CardDetection) -> int:
+        length = card_length(whole.quad)
+        return sum(
+            card_length(card.quad) < length
+            and overlap_of_smaller(whole.quad, card.quad) >= PIECE_WITHIN_MIN
+            for card in found
+        )
+
+    return any(
+        within(card) >= PIECES_MIN
+        for card in further
+        if card_length(card.quad) >= PIECE_SHARE_MIN * long_side
+    )
+
+
 def named_count(found: list[CardDetection]) -> int:
     return sum(card.card is not None for card in found)

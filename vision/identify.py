@@ -9,7 +9,15 @@ import cv2
 import numpy as np
 
 from models import CARDS_INT8_ONNX, CORNERS_INT8_ONNX, FACES_ONNX, INDEX_INT8_ONNX
-from vision.close_ups import in_photo, named_count, stepped_back, taken_close, without_pieces
+from vision.close_ups import (
+    in_photo,
+    may_hold_pieces,
+    named_count,
+    pieces_found,
+    stepped_back,
+    taken_close,
+    without_pieces,
+)
 from vision.detections import CardDetection
 from vision.geometry import (
     RECTIFIED_PX_PER_MM,
@@ -144,16 +152,17 @@ class CardReader:
         found = self._named_found(
             image, detect_tiled(self.find, image) if tiled else self.find(image)
         )
-        if self.step_back and taken_close(image, found):
+        if self.step_back and (taken_close(image, found) or may_hold_pieces(found)):
             frame, corner, scale = stepped_back(image)
+            size = (image.shape[1], image.shape[0])
             further = without_pieces(
-                self._named_found(image, in_photo(self.find(frame), corner, scale)),
-                (image.shape[1], image.shape[0]),
+                self._named_found(image, in_photo(self.find(frame), corner, scale)), size
             )
-            if named_count(further) > named_count(found):
+            if named_count(further) > named_count(found) or pieces_found(found, further, size):
                 log.debug(
-                    "a photo taken close: %d cards named from further away", named_count(further)
-                )
+                    "a photo taken close: %d cards found from further away (%d named), %d "
+                    "at its own size", len(further), named_count(further), len(found),
+                )  # fmt: skip
                 return further
         return found
 

@@ -14,9 +14,18 @@ from nerts.cli import main
 from simulator.backs import back_from_spec
 from simulator.faces import builtin_design
 from vision.backs import BackMatcher
-from vision.close_ups import STEP_BACK, in_photo, stepped_back, taken_close, without_pieces
+from vision.close_ups import (
+    STEP_BACK,
+    in_photo,
+    may_hold_pieces,
+    pieces_found,
+    stepped_back,
+    taken_close,
+    without_pieces,
+)
 from vision.count import DECK_CARDS_MAX, count_backs
 from vision.detections import CardDetection
+from vision.geometry import intersection_over_union
 from vision.identify import CardReader
 from vision.onnx_models import LETTERBOX_GREY, RawCard
 
@@ -96,17 +105,22 @@ def test_pieces_of_a_named_card_found_from_further_away_are_dropped() -> None:
     assert kept == [card, beside, twin]
 
 
-def two_backs_close(spec: str, size: tuple[int, int], card_px: int) -> np.ndarray:
+def two_backs_close(
+    spec: str, size: tuple[int, int], card_px: int
+) -> tuple[np.ndarray, list[np.ndarray]]:
     """Two cards of the back `spec` (its design file, as printed) side by side, each `card_px`
-    wide, in a photo of `size` (width, height)."""
+    wide, in a photo of `size` (width, height); and their quads."""
     back = back_from_spec(spec).image[:, :, :3]
     width, height = size
     photo = np.full((height, width, 3), TABLE_BGR, np.uint8)
     card = cv2.resize(back, (card_px, round(card_px * back.shape[0] / back.shape[1])))
     top = (height - card.shape[0]) // 2
+    quads = []
     for left in (width // 2 - card_px - 20, width // 2 + 20):
         photo[top : top + card.shape[0], left : left + card_px] = card
-    return photo
+        right, bottom = left + card_px, top + card.shape[0]
+        quads.append(np.array([[left, top], [right, top], [right, bottom], [left, bottom]]))
+    return photo, quads
 
 
 def test_backs_photographed_close_are_counted_from_further_away(reader: CardReader) -> None:
@@ -114,10 +128,36 @@ def test_backs_photographed_close_are_counted_from_further_away(reader: CardRead
     references = {
         name: back_from_spec(name).image[:, :, :3] for name in ("red:lattice", "blue:dots")
     }
-    photo = two_backs_close("red:lattice", (640, 480), 270)
+    photo, _ = two_backs_close("red:lattice", (640, 480), 270)
     counted = count_backs(photo, reader, BackMatcher(references))
     assert counted.counts == {"red:lattice": 2, "blue:dots": 0}
     assert not counted.beyond_decks and not counted.parts_uncounted
+
+
+def test_backs_photographed_close_are_found_from_further_away(reader: CardReader) -> None:
+    photo, quads = two_backs_close("red:lattice", (640, 480), 270)
+    reader.step_back = False
+    try:
+        assert len(reader.read(photo)) == 16  # pieces of the lattice
+    finally:
+        reader.step_back = True
+    found = sorted(reader.read(photo), key=lambda card: float(card.quad[:, 0].min()))
+    assert [card.face_up for card in found] == [False, False]
+    assert all(
+        intersection_over_union(card.quad, quad) > 0.8
+        for card, quad in zip(found, quads, strict=True)
+    )
+
+
+def test_cards_found_are_pieces_where_one_found_further_away_holds_three() -> None:
+    size = (960, 720)
+    whole = _card(200, 20, 600, None, False)
+    pieces = [_card(250 + 100 * i, 100, 90, None, False) for i in range(3)]
+    assert may_hold_pieces(pieces) and pieces_found(pieces, [whole], size)
+    assert not pieces_found(pieces[:2], [whole], size)  # two: may be cards on a card
+    assert not pieces_found(pieces, [_card(200, 20, 150, None, False)], size)  # not so long
+    named = [*pieces[:2], _card(450, 100, 90, "7H", True)]
+    assert not may_hold_pieces(named) and not pieces_found(named, [whole], size)
 
 
 def test_a_count_of_more_cards_than_a_deck_holds_is_doubted(
@@ -125,7 +165,7 @@ def test_a_count_of_more_cards_than_a_deck_holds_is_doubted(
 ) -> None:
     """Where counting from further away does not help, the count is said to be wrong."""
     photo, reference = tmp_path / "close.png", tmp_path / "lattice.png"
-    cv2.imwrite(str(photo), two_backs_close("red:lattice", (640, 480), 270))
+    cv2.imwrite(str(photo), two_backs_close("red:lattice", (640, 480), 270)[0])
     cv2.imwrite(str(reference), back_from_spec("red:lattice").image[:, :, :3])
     monkeypatch.setattr(count_module, "_taken_close", lambda counted, image: False)
     assert main(["count", str(photo), "--backs", f"red={reference}", "--json", "--strict"]) == 3
