@@ -45,6 +45,8 @@ def back_references(specs: list[str]) -> dict[str, Path]:
         name = name.strip()
         if not sep or not name or not path:
             raise UserError(f"--backs takes NAME=IMAGE, e.g. anna=back.jpg; got {spec!r}")
+        if not name.isprintable():  # a tab or a line break would tear the printed tables
+            raise UserError(f"back name {name!r} holds a tab, a line break or another control")
         taken = [given for given in references if same_name(given, name)]
         if taken:
             spelt = taken[0]

@@ -103,6 +103,10 @@ CASES = {
         "cannot read image {text}",
     ),
     "back without a name": (["count", "{photo}", "--backs", "{back}"], "--backs takes NAME=IMAGE"),
+    "back name with a tab": (
+        ["identify", "{photo}", "--backs", "an\tna={back}"],
+        "back name 'an\\tna' holds a tab, a line break or another control",
+    ),
     "missing reference": (
         ["count", "{photo}", "--backs", "a={folder}/gone.png"],
         "back 'a': reference image not found: {folder}/gone.png",
