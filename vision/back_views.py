@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from vision.back_doubts import other_backs
 from vision.back_features import BackFeature, back_feature
 from vision.backs import BackMatcher
 from vision.detections import CardDetection
@@ -58,7 +59,8 @@ def with_backs(
 ) -> list[CardDetection]:
     """Names the back of every face-down card with a `BackMatcher`, as a count does
     (`view_feature`): a card mostly overlapped by what of it the cards lying on top of it
-    (`vision/stacking.py`) leave."""
+    (`vision/stacking.py`) leave; those of a back nobody registered are marked `back_unlike`
+    (`other_backs`), as a count marks them."""
     above = cards_above(len(cards), stacking_leans([card.quad for card in cards], image))
     seen: dict[int, tuple[BackFeature, float]] = {}
     for number, (card, view) in enumerate(zip(cards, back_views(cards, image), strict=True)):
@@ -68,14 +70,20 @@ def with_backs(
             seen[number] = (view_feature(card_view, clear, shown), width)
     # One exposure per reference for the whole photo (`BackMatcher.settled`).
     matcher = matcher.settled(list(seen.values()))
-    out = []
-    for number, card in enumerate(cards):
-        if number not in seen:
-            out.append(card)
-            continue
-        match = matcher.match_feature(*seen[number])
-        out.append(replace(card, back=match.name, back_score=match.score))
-    return out
+    matches = {number: matcher.match_feature(*view) for number, view in seen.items()}
+    named = {
+        number: replace(cards[number], back=match.name, back_score=match.score)
+        for number, match in matches.items()
+    }
+    numbers = list(named)
+    unlike = other_backs(
+        [named[n] for n in numbers],
+        [seen[n][0] for n in numbers],
+        [matches[n].distance for n in numbers],
+    )
+    for k in unlike:
+        named[numbers[k]] = replace(named[numbers[k]], back_unlike=True)
+    return [named.get(number, card) for number, card in enumerate(cards)]
 
 
 def view_feature(card_view: np.ndarray, clear: np.ndarray, shown: np.ndarray) -> BackFeature:

@@ -12,7 +12,7 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
-from vision.back_doubts import doubted
+from vision.back_doubts import FAR_FROM_BACK_MIN, doubted, other_backs
 from vision.back_features import BackFeature, back_feature, pairwise_distances
 from vision.back_views import back_views, view_feature
 from vision.backs import BackMatcher
@@ -94,10 +94,6 @@ table) 0.16-0.25 and 0.26-0.38 (1.4-1.9 times)."""
 TABLE_FAR_FROM_BACK_MIN = 0.3
 """See `TABLE_NEARER_FACTOR`: a plain back the colour of the felt lies near the table, but
 nearer its own reference than this."""
-FAR_FROM_BACK_MIN = 0.4
-"""A counted card at least this far from its back's reference (`BackFeature.distance`) may be
-of another back, one nobody registered (it is still counted for the nearest); or it lies
-in harsh light, mostly covered, far from a design file. `other_backs` tells them apart."""
 TABLE_COLOURED_BACK_MAX = FAR_FROM_BACK_MIN
 """A detection scored as surely as a card (`SURE_CARD_SCORE_SHARE`) whose own part shows the
 table's colours (`TABLE_SHARE_MAX`) is still a card where its back, what no other detection
@@ -106,29 +102,6 @@ shows the table's colours. In a tuning spread of all designs against photographe
 (seed 3), three silver cards lying whole had been dropped so, without a warning; their backs
 lay 0.09-0.20 from silver's reference, while sure boxes across gaps between black backs on
 dark red felt (seed 2) that the colours rightly dropped lay 0.72-0.75 from every back."""
-UNLIKE_CARDS_MIN = 2
-"""Fewer far cards than this are not told as another back: one card can be far from its own
-reference, mostly covered or in a glare."""
-OWN_CARDS_MIN = 2
-"""Fewer cards near a back's reference than this do not show what its own cards look like, so
-its far cards are not judged: a back printed with a picture lay, in a tuning spread under harsh
-light, with 27 of its 28 cards far from its reference and was told as another back's against
-the one near card. On 130 tuning spreads of seeds other than the benchmark's (rows, close
-rows, harsh light, all 35 designs), every back given, spreads warned of a back not given 3 ->
-1; each back left out in turn, missing backs told 291 -> 285 of 390."""
-OTHER_BACK_APART_MIN = 0.5
-"""The far cards of one back (`FAR_FROM_BACK_MIN`, at least `UNLIKE_CARDS_MIN` of them) are of
-another back when they lie, in the median, over this far from that back's near cards: cards
-of one design are near each other, whatever the light. Tuned on 72 spreads of their own seeds
-(18 of each kind), each spread's backs left unregistered in turn; missing backs told, and
-spreads with every back registered that warned:
-- unlike backs: 40 of 54 told, 1 of 18 warned;
-- all 35 designs of decks/backs: 38 of 53, none;
-- unlike backs in harsh light, design files as references: 39 of 54, 1;
-- the same, references photographed in that light: 43 of 54, 1.
-A card's own distance alone (over 0.7, two cards) told 32, 23, 36 and 35 with 0, 0, 3 and 1
-warned; 0.4 with 0.4 told 46, 43, 42 and 45 with 1, 0, 1 and 2 warned."""
-
 COUNT_IOU_MAX = DETECTION_IOU_MAX
 """Detections of a count photo overlapping more than this are one card: the count's filters
 were tuned with it, and identify's looser `CARD_IOU_MAX` counted the same 60 tuning spreads
@@ -406,34 +379,6 @@ def _table_not_card(from_table: float, from_back: float) -> bool:
 def unlike_cards(cards: list[CardDetection]) -> list[CardDetection]:
     """The counted cards marked as of a back nobody registered (`other_backs`)."""
     return [card for card in cards if card.back_unlike]
-
-
-def other_backs(
-    cards: list[CardDetection], features: list[BackFeature], distances: list[float]
-) -> set[int]:
-    """Which of the counted `cards` look like a back nobody registered
-    (`OTHER_BACK_APART_MIN`), from each card's own back feature (`features`) and its distance
-    to the reference of the back it was counted for (`distances`). A back with too few of its
-    own cards near its reference (`OWN_CARDS_MIN`) cannot be told from one nobody registered,
-    so it is not judged."""
-    by_back: dict[str | None, list[int]] = {}
-    for number, card in enumerate(cards):
-        by_back.setdefault(card.back, []).append(number)
-    marked: set[int] = set()
-    for numbers in by_back.values():
-        far = [n for n in numbers if distances[n] >= FAR_FROM_BACK_MIN]
-        near = [n for n in numbers if distances[n] < FAR_FROM_BACK_MIN]
-        if len(far) < UNLIKE_CARDS_MIN or len(near) < OWN_CARDS_MIN:
-            continue
-        apart = np.array([features[f].distances_to([features[n] for n in near]) for f in far])
-        if np.median(apart) > OTHER_BACK_APART_MIN:
-            # Of those, the ones that are themselves unlike the near cards: a far card of the
-            # back's own design among them is not marked.
-            own_median = np.median(apart, axis=1)
-            marked.update(
-                f for f, m in zip(far, own_median, strict=True) if m > OTHER_BACK_APART_MIN
-            )
-    return marked
 
 
 def _card_sized(cards: list[CardDetection]) -> list[CardDetection]:

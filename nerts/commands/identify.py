@@ -29,6 +29,7 @@ from nerts.photos import (
 from referee.cards import Card
 from vision.annotate import annotate, back_colours, for_drawing
 from vision.back_views import with_backs
+from vision.detections import CardDetection
 from vision.geometry import visible_centre
 from vision.identify import CardReader
 from vision.onnx_models import ModelFileError
@@ -161,6 +162,7 @@ def run(args: argparse.Namespace) -> int:
                 log.warning("no card found in %s: %s", name, no_card_said(image) or NO_CARD_HINT)
             if matcher is not None:
                 cards = with_backs(cards, image, matcher)
+                _warn_of_backs_not_given(name, cards)
             results[name] = [card.to_json() for card in cards]
             drawn = None
             if args.annotate:
@@ -200,6 +202,17 @@ def run(args: argparse.Namespace) -> int:
     if failed:
         raise UserError("; ".join(failed))
     return 0
+
+
+def _warn_of_backs_not_given(name: str, cards: list[CardDetection]) -> None:
+    unlike = sum(card.back_unlike for card in cards)
+    if unlike:
+        log.warning(
+            "%s: %s like a back not given (marked '?' with --annotate): if a player's back is "
+            "missing from --backs, their cards were named for another",
+            name,
+            "1 face-down card looks" if unlike == 1 else f"{unlike} face-down cards look",
+        )
 
 
 NO_CARD_HINT = "a photo of cards on a table is asked for, taken from above in good light"

@@ -11,14 +11,13 @@ import pytest
 
 from simulator.backs import back_from_spec
 from tests.vision.renders import card_quad, draw_back, table
+from vision.back_doubts import FAR_FROM_BACK_MIN, OTHER_BACK_APART_MIN, other_backs
 from vision.back_features import BackFeature, back_feature
 from vision.backs import BackMatcher, _on_white
 from vision.count import (
     COLOURS_TAUGHT_SCORE_SHARE,
     COUNT_IOU_MAX,
-    FAR_FROM_BACK_MIN,
     ON_TOP_SURE_LEAN,
-    OTHER_BACK_APART_MIN,
     RESCUE_SCORE_SHARE,
     SURE_CARD_SCORE_SHARE,
     _better_scored,
@@ -33,7 +32,6 @@ from vision.count import (
     _not_table,
     _well_scored,
     count_backs,
-    other_backs,
     unlike_cards,
 )
 from vision.detections import CardDetection

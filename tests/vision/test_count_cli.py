@@ -198,6 +198,17 @@ def test_count_cli_warns_of_cards_of_a_back_not_given(
     out, err = capsys.readouterr()
     assert json.loads(out) == {"red": 2, "blue": 4}
     assert "2 counted cards look like a back not given" in err
+    # identify --backs names their backs as the count does, and says so too.
+    photo = str(tmp_path / "spread.png")
+    assert main(["identify", photo, "--json", "--backs", *references]) == 0
+    out, err = capsys.readouterr()
+    backs = sorted(card["back"] for card in json.loads(out)[photo])
+    assert backs == ["blue", "blue", "blue", "blue", "red", "red"]
+    assert err == (
+        f"warning: {photo}: 2 face-down cards look like a back not given (marked '?' with "
+        "--annotate): if a player's back is missing from --backs, their cards were named for "
+        "another\n"
+    )
 
 
 def test_count_cli_warns_of_a_back_no_card_was_counted_for(
