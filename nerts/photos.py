@@ -244,7 +244,22 @@ def read_photo(path: Path) -> np.ndarray:
         raise UserError(f"image {path} {CUT_SHORT_SAID}")
     if height * width > DECODE_PIXELS_MAX:
         raise UserError(f"image {path} is larger than {MAX_MEGAPIXELS} megapixels")
+    pages = _pictures_in(path)
+    if pages > 1:  # a multi-page TIFF, an animated GIF: the others would go unread unsaid
+        log.warning(
+            "image %s holds %d pictures (pages or frames): only the first is read", path, pages
+        )
     return image
+
+
+def _pictures_in(path: Path) -> int:
+    """How many pictures a file holds (a TIFF's pages, an animation's frames): 1 where OpenCV
+    cannot tell."""
+    try:
+        with decoder_quiet():
+            return int(cv2.imcount(str(path)))
+    except cv2.error:
+        return 1
 
 
 COLOURLESS_SPREAD_MAX = 3

@@ -597,6 +597,18 @@ def test_a_picture_that_cannot_be_written_loses_no_result(
     assert list(drawn.parent.iterdir()) == []
 
 
+def test_a_photo_holding_several_pictures_says_only_the_first_is_read(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    pages = tmp_path / "scans.tiff"
+    felt = np.full((72, 128, 3), (60, 120, 40), np.uint8)
+    assert cv2.imwritemulti(str(pages), [felt, felt[::-1].copy(), felt])
+    assert read_photo(pages).shape == (72, 128, 3)
+    assert caplog.messages == [
+        f"image {pages} holds 3 pictures (pages or frames): only the first is read"
+    ]
+
+
 def test_a_photo_without_cards_says_why_none_may_be_found(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
