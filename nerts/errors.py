@@ -65,6 +65,12 @@ def resolved(path: Path) -> Path:
     return Path(os.path.realpath(path))
 
 
+def shown_name(name: str) -> str:
+    """A file name as a person can read it: bytes that are not UTF-8 as escapes ('caf\\xe9.jpg'),
+    as `refuse_name_not_utf8` says them, not as Python's surrogates ('caf\\udce9.jpg')."""
+    return os.fsencode(name).decode("utf-8", "backslashreplace")
+
+
 def refuse_name_not_utf8(path: Path) -> None:
     """A `UserError` for a file name whose bytes are not UTF-8 text (a file named on an old
     system, 'caf\\xe9.jpg'): OpenCV, given such a name, ends the process with a segmentation
@@ -72,7 +78,7 @@ def refuse_name_not_utf8(path: Path) -> None:
     try:
         str(path).encode("utf-8")
     except UnicodeEncodeError:
-        shown = os.fsencode(path).decode("utf-8", "backslashreplace")
+        shown = shown_name(str(path))
         raise UserError(
             f"'{shown}' is not UTF-8 text (a name from another system?), which the image "
             "library cannot open: rename it"

@@ -14,6 +14,7 @@ import tomllib
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from nerts.cli import BROKEN_PIPE_STATUS, build_parser, main, verbosity_of
@@ -749,6 +750,22 @@ def test_a_name_that_is_not_utf8_is_refused_before_opencv_sees_it(
         "error: 'caf\\xe9.png' is not UTF-8 text (a name from another system?), which the "
         "image library cannot open: rename it\n"
     )
+
+
+def test_a_photo_so_named_among_others_is_named_alike_where_skipped_and_at_the_end(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    cv2.imwrite("felt.png", np.full((72, 128, 3), (60, 120, 40), np.uint8))
+    Path(NOT_UTF8).write_bytes(Path("felt.png").read_bytes())
+    assert main(["identify", "felt.png", NOT_UTF8, "--json"]) == 2
+    said = [line for line in capsys.readouterr().err.splitlines() if "caf" in line]
+    assert said == [
+        "error: 'caf\\xe9.png' is not UTF-8 text (a name from another system?), which the image "
+        "library cannot open: rename it: skipped",
+        "nerts identify: error: 1 of 2 photos could not be read and are left out (named above): "
+        "caf\\xe9.png",
+    ]
 
 
 def test_an_annotation_named_so_is_refused_and_a_log_so_named_is_read(

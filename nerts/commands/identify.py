@@ -16,7 +16,7 @@ from tqdm import tqdm
 
 from nerts.backs import back_references, photo_not_given, read_backs, registered_backs
 from nerts.columns import left, shown_width
-from nerts.errors import UserError, refuse_overwriting
+from nerts.errors import UserError, refuse_overwriting, shown_name
 from nerts.photos import (
     check_photo,
     no_card_said,
@@ -222,7 +222,7 @@ UNREAD_LISTED = 3
 
 
 def _listed(names: list[str]) -> str:
-    shown = ", ".join(names[:UNREAD_LISTED])
+    shown = ", ".join(shown_name(name) for name in names[:UNREAD_LISTED])
     return (
         shown if len(names) <= UNREAD_LISTED else f"{shown} and {len(names) - UNREAD_LISTED} more"
     )
