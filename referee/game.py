@@ -42,6 +42,7 @@ class GameReferee:
         self._frame: int | None = None
         self._t = 0.0
         self._pending: list[Event] = []
+        self._held: list[Event] = []
         self._unmatched: list[TakeBack] = []
         self._repeated: list[RepeatedPlay] = []
 
@@ -115,11 +116,14 @@ class GameReferee:
     def finish(self) -> list[Event]:
         """The end of the input: refereed events still held, and the end of a called round."""
         out = self._referee_pending()
+        ended: list[Event] = []
         if self.round is not None:
             end = self.round.finish()
             if end is not None:
-                out.append(end)
-                out.extend(self._after_round(end))
+                ended.append(end)
+                ended.extend(self._after_round(end))
+        out += _by_frame(self._held + ended)
+        self._held = []
         return out
 
     def referee_all(self, events: Iterable[Event]) -> list[Event]:
@@ -152,7 +156,21 @@ class GameReferee:
                 batch.append(event)
         out.extend(self._referee_batch(batch))
         self._pending = []
-        return out
+        return self._in_frame_order(out)
+
+    def _in_frame_order(self, out: list[Event]) -> list[Event]:
+        """`out`, and the events held from earlier frames, as far as they can be let go in frame
+        order. A round ends at the frame of its last event that counts
+        (`RoundReferee.last_seen`), so a log ends its rounds alike with a live log's ticks (or
+        other events the referee does not know) or without them; their frames after that one
+        are held until the round goes on or ends, its end written before them."""
+        waiting = _by_frame(self._held + out)
+        if self.round is None or self.round.ended is not None:
+            self._held = []
+            return waiting
+        last_counted = self.round.last_seen[0]
+        self._held = [event for event in waiting if event.frame > last_counted]
+        return [event for event in waiting if event.frame <= last_counted]
 
     def _referee_batch(self, batch: list[Event]) -> list[Event]:
         if not batch:
@@ -196,3 +214,8 @@ class GameReferee:
             return []
         self.game_end = GameEnd(end.frame, end.t, dict(self.totals), winner)
         return [self.game_end]
+
+
+def _by_frame(events: list[Event]) -> list[Event]:
+    """`events` in frame order, those of one frame in the order given (a stable sort)."""
+    return sorted(events, key=lambda event: event.frame)

@@ -10,8 +10,8 @@ from random import Random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.events import Event, Play, RoundEnd, RoundStart
-from tests.helpers import call, count, play, referee, round_ends, start
+from referee.events import Event, OtherEvent, Play, RoundEnd, RoundStart
+from tests.helpers import FPS, call, count, play, referee, round_ends, start
 
 SEATS = 3
 RANKS = ["A", "2", "3", "4", "5"]
@@ -92,6 +92,32 @@ def test_same_log_same_events_and_own_output_is_a_fixed_point(events: list[Event
     first = referee(events)
     assert referee(events) == first
     assert referee(first) == first
+
+
+def with_ticks(events: list[Event], rng: Random) -> list[Event]:
+    """`events` with a live log's tick (a type the referee does not know) in random frames
+    among theirs and after them, each after the frame's own events."""
+    ticked: list[Event] = []
+    last = events[-1].frame
+    by_frame = {frame: list(batch) for frame, batch in groupby(events, key=lambda e: e.frame)}
+    for frame in range(last + 40):  # past the grace of a call in the last frame
+        ticked += by_frame.get(frame, [])
+        if rng.random() < 0.5:
+            ticked.append(OtherEvent(frame, frame / FPS, type="tick"))
+    return ticked
+
+
+@given(random_logs(), st.randoms())
+@settings(max_examples=200, deadline=None)
+def test_ticks_change_no_verdict_nor_end_and_come_out_in_frame_order(
+    events: list[Event], rng: Random
+) -> None:
+    """A live log's writer sends a line every frame: the ends of rounds keep the frame of their
+    last event that counts, and the ticks come out after them (they had come before)."""
+    out = referee(with_ticks(events, rng))
+    assert [event.frame for event in out] == sorted(event.frame for event in out)
+    assert [event for event in out if not isinstance(event, OtherEvent)] == referee(events)
+    assert referee(out) == out
 
 
 @given(random_logs(), st.randoms())
