@@ -218,7 +218,7 @@ def json_line(raw: bytes, path: Path, line_number: int) -> object:
     except UnicodeDecodeError:
         raise UserError(f"{path}:{line_number}: not UTF-8 text") from None
     try:
-        return _DECODER.decode(line)
+        data = _DECODER.decode(line)
     except _NotJsonNumber as error:
         raise UserError(f"{path}:{line_number}: {error} is not a number a float holds") from None
     except _KeyTwice as error:
@@ -231,6 +231,17 @@ def json_line(raw: bytes, path: Path, line_number: int) -> object:
         raise UserError(f"{path}:{line_number}: JSON nested too deeply") from None
     except ValueError:  # Python refuses to convert integers of thousands of digits
         raise UserError(f"{path}:{line_number}: a number in it is too long") from None
+    # UTF-8 text holds no half characters, but an escape can ("\\udc80"): written back, or
+    # printed, it would stop the run.
+    if "\\ud" in line.lower():
+        try:
+            json.dumps(data, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError as error:
+            half = error.object[error.start : error.end].encode("unicode_escape").decode("ascii")
+            raise UserError(
+                f"{path}:{line_number}: holds {half}, an escape of half a character, not text"
+            ) from None
+    return data
 
 
 def looks_like_event(data: object) -> bool:
@@ -314,8 +325,17 @@ class EventWriter:
         self.count += 1
 
     def write_all(self, events: Iterable[Event]) -> None:
+        """Writes each of `events` in turn (`write`)."""
         for event in events:
             self.write(event)
+
+    def flush(self) -> None:
+        """Hands what was written to the system: a tool reading the file live sees it now."""
+        if self._stream is not None:
+            try:
+                self._stream.flush()
+            except OSError as error:
+                raise UserError(f"cannot write {self.path}: {error.strerror or error}") from None
 
     def __exit__(
         self,

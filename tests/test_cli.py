@@ -121,6 +121,28 @@ def test_a_cut_short_last_line_is_left_out_with_a_warning(
     assert status == 2 and "not valid JSON" in err
 
 
+def test_an_escape_of_half_a_character_is_named_by_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Written back or printed, it had stopped the run with a traceback (a sheet's round was
+    added first)."""
+    log = tmp_path / "game.jsonl"
+    first = (GOLDEN / "races.input.jsonl").read_text().splitlines()[0]
+    log.write_text(
+        first + "\n" + first.replace('"frame": 0,', '"frame": 0, "note": "\\udc80",') + "\n"
+    )
+    status, _, err = run(capsys, "referee", str(log), "--out", str(tmp_path / "out.jsonl"))
+    assert status == 2
+    assert err.endswith(f"{log}:2: holds \\udc80, an escape of half a character, not text\n")
+    sheet = tmp_path / "club.jsonl"
+    sheet.write_text('{"type": "game", "players": {"0": "A\\ud800", "1": "B"}, "target": 100}\n')
+    status, _, err = run(capsys, "scores", str(sheet), "add", "0=1", "1=2")
+    assert status == 2 and err.endswith(
+        f"{sheet}:1: holds \\ud800, an escape of half a character, not text\n"
+    )
+    assert sheet.read_text().count("\n") == 1  # no round added
+
+
 def test_a_log_in_another_form_is_told_the_form_it_must_have(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -270,6 +270,25 @@ def test_referee_reads_a_log_piped_in_and_names_its_lines(tmp_path: Path) -> Non
     )
 
 
+def test_a_live_logs_decided_frames_reach_out_at_once(tmp_path: Path) -> None:
+    """A tool following --out sees each frame once it is decided, not when the run ends."""
+    out = tmp_path / "ev.jsonl"
+    command = [sys.executable, "-m", "nerts", "referee", "-", "--out", str(out)]
+    lines = RACES.read_text().splitlines(keepends=True)[:3]  # the deal, AH, a count
+    with subprocess.Popen(command, stdin=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+        assert process.stdin is not None
+        process.stdin.write("".join(lines).encode())
+        process.stdin.flush()
+        deadline = time.monotonic() + 60
+        while len(out.read_text().splitlines()) < 2 if out.exists() else True:
+            assert time.monotonic() < deadline and process.poll() is None
+            time.sleep(0.1)
+        decided = out.read_text().splitlines()  # the deal and AH: the count's frame is open
+        process.stdin.close()
+        assert process.wait(timeout=60) == 0
+    assert decided == (GOLDEN / "races.expected.jsonl").read_text().splitlines()[:2]
+
+
 def test_referee_out_is_never_standard_output(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["referee", str(RACES), "--out", "-"])

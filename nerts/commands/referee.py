@@ -224,6 +224,8 @@ def referee_log(
                     held = [held[-1]]
                 for out in decisions:
                     publish(out)
+                if decisions and log_path == STANDARD_INPUT:  # for a tool following --out live
+                    writer.flush()
             except KeyboardInterrupt:  # mid-judgement: what was decided stands, no more
                 interrupted, judged_whole = True, False
                 break
