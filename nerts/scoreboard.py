@@ -6,7 +6,16 @@ from collections import Counter
 from collections.abc import Iterable
 
 from nerts.columns import left, shown_width
-from referee.events import Event, GameEnd, NertsCall, Play, RoundEnd, RoundStart, Stuck
+from referee.events import (
+    Event,
+    GameEnd,
+    NertsCall,
+    NertsCount,
+    Play,
+    RoundEnd,
+    RoundStart,
+    Stuck,
+)
 from referee.round import judging_key
 
 
@@ -21,6 +30,10 @@ def format_scoreboard(events: Iterable[Event]) -> str:
     false_calls = 0
     stucks = 0
     stuck_frame: int | None = None
+    # As the referee ends a round at a second stuck with no progress since the first (a card
+    # to a foundation, a Nerts pile going down): one stuck only rotates the stocks.
+    stucks_without_progress = 0
+    nerts_left: dict[int, int] = {}
     in_play: RoundStart | None = None
     last: Event | None = None
     # The round ended last: its table, and the game's end if it came; its summary follows once
@@ -35,9 +48,17 @@ def format_scoreboard(events: Iterable[Event]) -> str:
             backs = {info.seat: info.back for info in event.seats}
             verdicts, caller, false_calls, stucks, stuck_frame = Counter(), None, 0, 0, None
             first_call = None
+            stucks_without_progress = 0
+            nerts_left = {info.seat: event.pile_size(info.seat) for info in event.seats}
             in_play = event
         elif isinstance(event, Play) and event.verdict is not None:
             verdicts[event.verdict.value] += 1
+            if event.verdict.stays:
+                stucks_without_progress = 0
+        elif isinstance(event, NertsCount):
+            if event.remaining < nerts_left.get(event.seat, event.remaining + 1):
+                stucks_without_progress = 0
+            nerts_left[event.seat] = event.remaining
         elif isinstance(event, NertsCall):
             # The first valid call ends the round; of two in one frame, the referee judged
             # first the one `judging_key` puts first, whatever their order in the log.
@@ -47,9 +68,11 @@ def format_scoreboard(events: Iterable[Event]) -> str:
         elif isinstance(event, Stuck):
             stucks += 1
             stuck_frame = event.frame
+            stucks_without_progress += 1
         elif isinstance(event, RoundEnd):
             totals.update({s: v + event.bonus.get(s, 0) for s, v in event.scores.items()})
-            how = _how_it_ended(caller, call_frame, stuck_frame, event)
+            stuck_end = stuck_frame == event.frame and stucks_without_progress >= 2
+            how = _how_it_ended(caller, call_frame, stuck_end)
             ended = _round_table(event, backs, totals, caller, how)
             in_play = None
         elif isinstance(event, GameEnd):
@@ -86,14 +109,13 @@ def _judged_before(call: NertsCall, earlier: NertsCall | None) -> bool:
     )
 
 
-def _how_it_ended(
-    caller: int | None, call_frame: int, stuck_frame: int | None, end: RoundEnd
-) -> str:
+def _how_it_ended(caller: int | None, call_frame: int, stuck_end: bool) -> str:
     """The referee ends a round at a valid call (once the cards in the air are down), at a
-    second stuck without progress in between, or, with neither, when the next round starts."""
+    second stuck without progress in between (`stuck_end`), or, with neither, when the next
+    round starts."""
     if caller is not None:
         return f"Nerts! called by seat {caller} at frame {call_frame}"
-    if stuck_frame == end.frame:
+    if stuck_end:
         return "everyone stuck"
     return "no Nerts call: the next round started"
 

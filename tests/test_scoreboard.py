@@ -52,6 +52,31 @@ def test_a_round_ended_by_everyone_stuck() -> None:
     assert board.splitlines()[0] == "Round 1 (everyone stuck; ended at frame 20, 2.0 s)"
 
 
+def test_a_round_ends_stuck_only_at_a_second_stuck_without_progress() -> None:
+    """One stuck only rotates the stocks: a round whose last event it was, ended by the next
+    deal, had been said to end with everyone stuck."""
+    play = {"frame": 15, "t": 1.5, "type": "play", "seat": 0, "card": "AH", "pile": "p1"}
+    count = {"frame": 15, "t": 1.5, "type": "nerts_count", "seat": 1, "remaining": 12}
+    for between in ([], [play], [count]):
+        board = format_scoreboard(
+            refereed(
+                start(0, 1),
+                {"frame": 10, "t": 1.0, "type": "stuck"},
+                *between,
+                {"frame": 20, "t": 2.0, "type": "stuck"},
+                start(30, 2),
+            )
+        )
+        how = "everyone stuck" if not between else "no Nerts call: the next round started"
+        assert board.splitlines()[0] == f"Round 1 ({how}; ended at frame 20, 2.0 s)"
+    board = format_scoreboard(
+        refereed(start(0, 1), {"frame": 10, "t": 1.0, "type": "stuck"}, start(30, 2))
+    )
+    assert board.splitlines()[0] == (
+        "Round 1 (no Nerts call: the next round started; ended at frame 10, 1.0 s)"
+    )
+
+
 def test_a_log_without_rounds() -> None:
     assert format_scoreboard([]).startswith("No round ended in this log")
 
