@@ -7,6 +7,8 @@ import contextlib
 import logging
 import os
 import re
+import secrets
+import stat
 import sys
 import tempfile
 import threading
@@ -426,17 +428,27 @@ def write_annotated(path: Path, image: np.ndarray) -> None:
 
 
 def _write_whole(path: Path, data: bytes) -> None:
-    """`data` in `path`, all or nothing: written beside it, then put in its place, so that a
-    full disk leaves no picture cut short (which a later run would refuse to replace, as not
-    drawn by nerts)."""
-    partial = path.with_name(f".{path.name}.{os.getpid()}.part")
+    """`data` in `path`, all or nothing: written beside it under a name of its own, then put in
+    its place, so that a full disk or a stop leaves no picture cut short (which a later run
+    would refuse to replace, as not drawn by nerts). Through a symbolic link, the file it
+    names is replaced; a file replaced keeps its permissions."""
+    target = Path(os.path.realpath(path))
+    partial = target.with_name(f".{target.name[:PARTIAL_NAME_KEPT]}.{secrets.token_hex(4)}.part")
     try:
-        # As a plain open would make it: 0o666 less the umask (mkstemp's would be private).
-        descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
-        with open(descriptor, "wb") as out:
+        # New and never through a link planted at that name; 0o666 less the umask, as a plain
+        # open would make it (mkstemp's would be private).
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+        with open(os.open(partial, flags, 0o666), "wb") as out:
             out.write(data)
-        os.replace(partial, path)
-    except OSError:
+            if target.exists():
+                os.fchmod(out.fileno(), stat.S_IMODE(target.stat().st_mode))
+        os.replace(partial, target)
+    except BaseException:  # a full disk, Ctrl-C: the partial picture goes
         with contextlib.suppress(OSError):
             partial.unlink(missing_ok=True)
         raise
+
+
+PARTIAL_NAME_KEPT = 64
+"""Characters of a picture's name kept in its partial file's name: the whole, with the suffix
+added, could be too long for the file system where the picture's own name is not."""

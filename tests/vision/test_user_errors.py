@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import stat
 import subprocess
 import sys
 import tempfile
@@ -30,6 +31,7 @@ from nerts.photos import (
     decoder_quiet,
     picture_path,
     read_photo,
+    write_annotated,
 )
 from vision.backs import BackMatcher, read_reference
 from vision.onnx_models import CardDetector, IndexClassifier, ModelFileError
@@ -595,6 +597,27 @@ def test_a_picture_that_cannot_be_written_loses_no_result(
     )
     assert sorted(files["folder"].iterdir()) == sorted([*before, drawn.parent])
     assert list(drawn.parent.iterdir()) == []
+
+
+def test_a_picture_is_written_whole_through_a_link_keeping_its_permissions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    picture = np.full((30, 40, 3), 90, np.uint8)
+    drawn, link = tmp_path / "drawn.png", tmp_path / "link.png"
+    write_annotated(drawn, picture)
+    drawn.chmod(0o640)
+    link.symlink_to(drawn.name)
+    write_annotated(link, picture[::-1].copy())
+    assert link.is_symlink() and stat.S_IMODE(drawn.stat().st_mode) == 0o640
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["drawn.png", "link.png"]
+
+    def stopped(source: object, target: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        write_annotated(drawn, picture)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["drawn.png", "link.png"]
 
 
 def test_a_photo_holding_several_pictures_says_only_the_first_is_read(
