@@ -133,6 +133,9 @@ def test_a_file_whose_name_starts_with_a_dash_is_told_how_to_give_it(
         "nerts identify: error: unrecognized arguments: -photo.jpg (-photo.jpg is a file: give it "
         "as ./-photo.jpg)"
     )
+    with pytest.raises(SystemExit):  # too long to be a file's name: had ended in a traceback
+        main(["identify", "-" + "a" * 300])
+    assert capsys.readouterr().err.endswith("unrecognized arguments: -" + "a" * 300 + "\n")
 
 
 def test_a_pipe_is_no_score_sheet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
