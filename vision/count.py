@@ -199,9 +199,11 @@ def count_backs(
     if not _taken_close(counted, image):
         return counted
     frame, corner, scale = stepped_back(image)
-    raw = in_photo(detect_tiled(detector, frame) if tiled else detector(frame), corner, scale)
-    further = _counted(image, raw, reader, matcher)
-    surer = _doubts(further) < _doubts(counted)
+    # Not in tiles: the photo fills only the frame's middle, its cards now of a size the
+    # detector finds whole.
+    further = _counted(image, in_photo(detector(frame), corner, scale), reader, matcher)
+    # A count of nothing is no surer, whatever it is not warned of.
+    surer = bool(further.cards) and _doubts(further) < _doubts(counted)
     log.info(
         "a photo taken close (%d cards counted%s): counted again from further away, %d cards; "
         "%s kept",
