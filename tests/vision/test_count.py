@@ -36,7 +36,7 @@ from vision.count import (
 )
 from vision.detections import CardDetection
 from vision.geometry import RECTIFIED_SIZE, uncovered
-from vision.onnx_models import RawCard
+from vision.onnx_models import LETTERBOX_GREY, RawCard
 from vision.stacking import cards_above, stacking_leans
 from vision.table_colours import (
     PhotoColours,
@@ -283,6 +283,34 @@ def test_every_card_of_a_count_photo_is_counted_as_a_back_even_one_taken_for_a_f
     assert result.crowded == 0.0  # cards apart; the crumb is no card found
     # The crumb lies apart from the cards: no card missed under them.
     assert result.uncounted == 0.0 and not result.uncounted_outlines
+
+
+def test_more_cards_than_a_deck_are_kept_where_a_recount_from_further_away_finds_none() -> None:
+    """The count from further away is kept only where it is surer: one of nothing is not."""
+    image = np.zeros((1000, 1400, 3), np.uint8)
+    for row in range(8):
+        for column in range(8):
+            box = cv2.boxPoints(((80 + 160 * column, 60 + 120 * row), (63, 88), 0.0))
+            cv2.fillPoly(image, [box.astype(np.int32)], (200, 60, 30))
+    looked_at: list[bool] = []
+
+    def detector(view: np.ndarray, iou_max: float) -> list[RawCard]:
+        stepped = bool((view[0, 0] == LETTERBOX_GREY).all())
+        looked_at.append(stepped)
+        if stepped:
+            return []
+        mask = (view.max(axis=2) > 100).astype(np.uint8)
+        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        return [RawCard(cv2.boxPoints(cv2.minAreaRect(c)), False, 0.9) for c in contours]
+
+    def name_cards(view: np.ndarray, cards: list[RawCard]) -> list[CardDetection]:
+        return [CardDetection(card.quad, True, card.score) for card in cards]
+
+    reader = SimpleNamespace(detector=detector, name_cards=name_cards)
+    references = {"blue": np.full((88, 63, 3), (200, 60, 30), np.uint8)}
+    result = count_backs(image, reader, BackMatcher(references), tiled=False)  # type: ignore[arg-type]
+    assert looked_at == [False, True]
+    assert result.counts == {"blue": 64} and result.beyond_decks == ["blue"]
 
 
 def _back_of(spec: str) -> BackFeature:
