@@ -228,6 +228,8 @@ def run(args: argparse.Namespace) -> int:
         counted.faces_shown or counted.too_close or counted.parts_uncounted or counted.beyond_decks
     )
     doubtful = bool(warned or unlike or alike or faces_given or greyscale or not cards)
+    not_drawn = args.annotate is not None and not _drawn(args, image, counted, backs)
+    added = False
     if sheet is not None and fingerprint is not None:
         if doubtful:
             # Each of those warnings asks for a new photo or another reference: a round added
@@ -235,13 +237,28 @@ def run(args: argparse.Namespace) -> int:
             log.error("%s", _not_added(args.sheet, points, found=bool(cards)))
         else:
             _add_round(args.sheet, points, (args.image, fingerprint), quiet=args.json)
-    if args.annotate:
-        _draw_count(args.annotate, image, counted, backs)
-        if not args.json:
-            sys.stdout.write(f"drawn in {args.annotate}\n")
-    if sheet is not None and doubtful:
+            added = True
+    if doubtful and (args.strict or sheet is not None):
         return DOUBTFUL_COUNT_STATUS
-    return DOUBTFUL_COUNT_STATUS if args.strict and doubtful else 0
+    if not_drawn:
+        kept = f"; the round was added to {args.sheet}" if added else ""
+        raise UserError(f"--annotate could not write {args.annotate} (said above){kept}")
+    return 0
+
+
+def _drawn(
+    args: argparse.Namespace, image: np.ndarray, counted: CountResult, backs: dict[str, np.ndarray]
+) -> bool:
+    """Draws the count in --annotate's picture; whether it could be written (a full disk is
+    said, and the count goes on: the counts are printed and the round may still be added)."""
+    try:
+        _draw_count(args.annotate, image, counted, backs)
+    except UserError as error:
+        log.error("%s", error)
+        return False
+    if not args.json:
+        sys.stdout.write(f"drawn in {args.annotate}\n")
+    return True
 
 
 def _not_added(sheet: Path, points: dict[str, int], *, found: bool) -> str:

@@ -592,9 +592,10 @@ def test_a_picture_that_cannot_be_written_loses_no_result(
     assert exit_status([*arguments, "--json"]) == 2
     out, err = capsys.readouterr()
     assert out == '{"a": 0}\n'
-    assert err.splitlines()[-1] == (
-        f"nerts count: error: cannot write {drawn}: No space left on device"
-    )
+    assert err.splitlines()[-2:] == [
+        f"error: cannot write {drawn}: No space left on device",
+        f"nerts count: error: --annotate could not write {drawn} (said above)",
+    ]
     assert sorted(files["folder"].iterdir()) == sorted([*before, drawn.parent])
     assert list(drawn.parent.iterdir()) == []
 
