@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import copy
 import errno
 import importlib
@@ -19,7 +18,7 @@ from pathlib import Path
 from shlex import quote
 from typing import Any
 
-from nerts.errors import UserError, make_folder, resolved
+from nerts.errors import UserError, make_folder, names_a_file, resolved
 from nerts.limits import DECODE_PIXELS_MAX
 
 DISTRIBUTION = "nerts-referee"
@@ -279,13 +278,6 @@ def _stopped(number: int) -> int:
     return SIGNAL_STATUS_BASE + number
 
 
-def _is_file(name: str) -> bool:
-    """Whether `name` is a file's (a name too long to be one is not)."""
-    with contextlib.suppress(OSError):
-        return os.path.isfile(name)
-    return False
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     # Before the commands' modules import OpenCV, which reads it once: a photo too large to
     # use is refused from its header, not decoded into gigabytes first.
@@ -304,7 +296,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # after it, told with the command's own usage, as its other mistakes are.
         before_command = arguments.index(args.command) > arguments.index(unknown[0])
         owner = parser if before_command else args.command_parser
-        files = [word for word in unknown if word.startswith("-") and _is_file(word)]
+        files = [word for word in unknown if word.startswith("-") and names_a_file(word)]
         hint = f" ({files[0]} is a file: give it as {quote('./' + files[0])})" if files else ""
         owner.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
     try:

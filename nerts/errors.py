@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 from pathlib import Path
 
@@ -63,6 +64,13 @@ def resolved(path: Path) -> Path:
     """`path` made absolute, its symbolic links followed as far as they lead: a loop of links
     (which `Path.resolve` raises on) is left where it loops."""
     return Path(os.path.realpath(path))
+
+
+def names_a_file(name: str) -> bool:
+    """Whether `name` is a file's (a name too long to be one, say, is not)."""
+    with contextlib.suppress(OSError):
+        return os.path.isfile(name)
+    return False
 
 
 def shown_name(name: str) -> str:

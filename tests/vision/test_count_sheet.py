@@ -147,6 +147,7 @@ def photo(tmp_path: Path) -> Path:
             "count IMAGE --backs ...)",
         ),
         (["--sheet", ""], "argument --sheet: the path is empty"),
+        (["--bonus", "ben"], "--bonus takes NAME=N ...; got 'ben' (give its number, e.g. ben=3)"),
         (["--sheet", "{game}"], "missing: Cleo; give each player on the sheet a back, named as"),
         (["--sheet", "{folder}/none.jsonl"], "cannot read {folder}/none.jsonl"),
     ],
