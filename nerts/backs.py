@@ -19,7 +19,7 @@ from nerts.photos import (
     decoder_quiet,
     heic_photo,
 )
-from referee.scoresheet import same_name
+from referee.scoresheet import control_character, same_name
 from vision.back_references import ReferenceSource, back_image
 from vision.backs import (
     GREYSCALE_REFERENCE_SAID,
@@ -45,8 +45,9 @@ def back_references(specs: list[str]) -> dict[str, Path]:
         name = name.strip()
         if not sep or not name or not path:
             raise UserError(f"--backs takes NAME=IMAGE, e.g. anna=back.jpg; got {spec!r}")
-        if not name.isprintable():  # a tab or a line break would tear the printed tables
-            raise UserError(f"back name {name!r} holds a tab, a line break or another control")
+        control = control_character(name)
+        if control is not None:  # a tab or a line break would tear the printed tables
+            raise UserError(f"back name {name!r} holds the control character {control}")
         taken = [given for given in references if same_name(given, name)]
         if taken:
             spelt = taken[0]

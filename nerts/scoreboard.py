@@ -17,6 +17,7 @@ from referee.events import (
     Stuck,
 )
 from referee.round import judging_key
+from referee.scoresheet import without_controls
 
 
 def format_scoreboard(events: Iterable[Event]) -> str:
@@ -45,7 +46,9 @@ def format_scoreboard(events: Iterable[Event]) -> str:
         if isinstance(event, RoundStart):
             lines += _closed(ended, game_over, _round_summary(verdicts, false_calls, stucks))
             ended, game_over = [], []
-            backs = {info.seat: info.back for info in event.seats}
+            # A log's back names are free text: printed, a control character would tear the
+            # table or drive the terminal.
+            backs = {info.seat: without_controls(info.back) for info in event.seats}
             verdicts, caller, false_calls, stucks, stuck_frame = Counter(), None, 0, 0, None
             first_call = None
             stucks_without_progress = 0

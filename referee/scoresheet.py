@@ -183,6 +183,22 @@ def _origin(entry: Mapping[str, Any]) -> RoundOrigin | None:
     return RoundOrigin(fingerprint, source)
 
 
+def control_character(name: str) -> str | None:
+    """The first control character in a name (a tab, a line break, a terminal's escape), as
+    its escape ('\\t'); None where there is none. Printed, one would tear the score tables or
+    drive the terminal; letters of any script, spaces and joiners are all fine."""
+    found = next((c for c in name if unicodedata.category(c) == "Cc"), None)
+    return None if found is None else found.encode("unicode_escape").decode("ascii")
+
+
+def without_controls(name: str) -> str:
+    """A name as it can be printed: each control character as its escape ('\\t')."""
+    return "".join(
+        c.encode("unicode_escape").decode("ascii") if unicodedata.category(c) == "Cc" else c
+        for c in name
+    )
+
+
 def same_name(one: str, other: str) -> bool:
     """Whether two player names are one: alike in any case, with spaces around or not, and
     however their accents are encoded ('Zoë' typed as one letter or as 'e' and a combining
@@ -216,6 +232,9 @@ def _players(value: Any) -> dict[int, str]:
         if not name.strip() or plain_number(name.strip()) is not None:
             # Points are given as NAME=POINTS or SEAT=POINTS: a name must not read as a seat.
             raise ScoresheetError(f"a player needs a name that is not blank or a number: {name!r}")
+        control = control_character(name)
+        if control is not None:
+            raise ScoresheetError(f"a player's name {name!r} holds the control character {control}")
         if any(same_name(name, known) for known in players.values()):
             raise ScoresheetError(f"two players are called {name!r}; give each their own name")
         players[seat] = name

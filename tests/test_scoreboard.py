@@ -77,6 +77,15 @@ def test_a_round_ends_stuck_only_at_a_second_stuck_without_progress() -> None:
     )
 
 
+def test_back_names_are_printed_without_their_control_characters() -> None:
+    seats = [{"seat": 0, "back": "red\x1b[2J\r"}, {"seat": 1, "back": "blue\tdots"}]
+    deal = {**start(0, 1), "seats": seats}
+    stucks: list[dict[str, object]] = [{"frame": f, "t": f / 10, "type": "stuck"} for f in (10, 20)]
+    board = format_scoreboard(refereed(deal, *stucks)).splitlines()
+    assert board[2].split() == ["0", "red\\x1b[2J\\r", "0", "13", "0", "-26", "-26"]
+    assert board[3].split() == ["1", "blue\\tdots", "0", "13", "0", "-26", "-26"]
+
+
 def test_a_log_without_rounds() -> None:
     assert format_scoreboard([]).startswith("No round ended in this log")
 

@@ -107,7 +107,7 @@ CASES = {
     "back without a name": (["count", "{photo}", "--backs", "{back}"], "--backs takes NAME=IMAGE"),
     "back name with a tab": (
         ["identify", "{photo}", "--backs", "an\tna={back}"],
-        "back name 'an\\tna' holds a tab, a line break or another control",
+        "back name 'an\\tna' holds the control character \\t",
     ),
     "missing reference": (
         ["count", "{photo}", "--backs", "a={folder}/gone.png"],
