@@ -107,41 +107,41 @@ def _onnxruntime_load_errors() -> tuple[type[Exception], ...]:
     return tuple(getattr(state, name) for name in names if hasattr(state, name))
 
 
-def _names(session) -> list[str]:  # type: ignore[no-untyped-def]
-    text = session.get_modelmeta().custom_metadata_map.get("names", "{}")
+def _class_names_of_kind(session, path: Path, task: str) -> list[str]:  # type: ignore[no-untyped-def]
+    """The class names of an ultralytics export of `task` ("pose": a detector of cards and
+    their corners; "classify"); a `ModelFileError` for a model file of another kind in its
+    place (a classifier copied over a detector), whose output would be misread or end in a
+    traceback."""
+    metadata = session.get_modelmeta().custom_metadata_map
     try:
-        names = ast.literal_eval(text)
-        return [str(names[i]) for i in sorted(names)]
+        listed = ast.literal_eval(metadata.get("names", "{}"))
+        names = [str(listed[i]) for i in sorted(listed)]
     except (ValueError, TypeError, SyntaxError, KeyError):
-        return []  # refused as a model of another kind
-
-
-def _refuse_other_kind(  # type: ignore[no-untyped-def]
-    session, path: Path, kind: str, output_rank: int
-) -> list[str]:
-    """The class names of a model of the kind asked for; a `ModelFileError` for a model file of
-    another kind in its place (a classifier copied over a detector), whose output would be
-    misread or end in a traceback."""
-    names = _names(session)
+        raise ModelFileError(f"{path}: its class names cannot be read. {MODEL_REMEDY}") from None
     input_shape, output_shape = session.get_inputs()[0].shape, session.get_outputs()[0].shape
     channels = output_shape[1] if len(output_shape) > 1 else None
-    if output_rank == DETECTOR_OUTPUT_RANK and isinstance(channels, int):
-        # Per anchor: a box (4 values), a score per class, then keypoints as (x, y, visible).
-        fits = channels > BOX_VALUES + len(names) and (channels - BOX_VALUES - len(names)) % 3 == 0
-    else:
-        fits = channels == len(names) or not isinstance(channels, int)
-    if len(input_shape) != 4 or len(output_shape) != output_rank or not names or not fits:
+    rank, values = TASK_OUTPUTS[task]
+    expected = values + len(names)
+    if task == "pose":  # then each keypoint's values: (x, y, visible)
+        keypoints, per_keypoint = ast.literal_eval(metadata.get("kpt_shape", "[4, 3]"))
+        expected += keypoints * per_keypoint
+    fits = channels == expected or not isinstance(channels, int)
+    found = metadata.get("task", task)
+    if found != task or len(output_shape) != rank or not names or not fits:
         raise ModelFileError(
-            f"{path} is no {kind} (input {input_shape}, output {output_shape}, classes "
-            f"{len(names)}): a model file of another kind in its place? The one to use is "
-            "committed in models/"
+            f"{path} is no {TASK_KINDS[task]} (a {TASK_KINDS.get(found, found + ' model')} with "
+            f"input {input_shape}, output {output_shape}, classes {len(names)}): a model file of "
+            f"another kind in its place? {MODEL_REMEDY}"
         )
     return names
 
 
-DETECTOR_OUTPUT_RANK, CLASSIFIER_OUTPUT_RANK = 3, 2
-"""A YOLOv8 pose export's output is (batch, values, anchors); a classifier's (batch, classes)."""
-BOX_VALUES = 4
+TASK_OUTPUTS = {"pose": (3, 4), "classify": (2, 0)}
+"""Per task, the rank of an export's output and its values besides the classes': a pose
+model's is (batch, values, anchors), a box (4 values) before the classes' scores; a
+classifier's (batch, classes)."""
+TASK_KINDS = {"pose": "card detector", "classify": "classifier"}
+MODEL_REMEDY = "The one to use is committed in models/"
 
 
 INDEX_CORNER_CLASS = "index_corner"
@@ -177,7 +177,7 @@ class CardDetector:
         iou_max: float = DETECTION_IOU_MAX,
     ) -> None:
         self.session = _session(path)
-        self.names = _refuse_other_kind(self.session, path, "card detector", DETECTOR_OUTPUT_RANK)
+        self.names = _class_names_of_kind(self.session, path, "pose")
         model_input = self.session.get_inputs()[0]
         self.input_name = model_input.name
         _, _, height, width = model_input.shape
@@ -280,7 +280,7 @@ class IndexClassifier:
 
     def __init__(self, path: Path) -> None:
         self.session = _session(path)
-        self.names = _refuse_other_kind(self.session, path, "classifier", CLASSIFIER_OUTPUT_RANK)
+        self.names = _class_names_of_kind(self.session, path, "classify")
         model_input = self.session.get_inputs()[0]
         self.input_name = model_input.name
         self.size = _input_size(self.session)

@@ -293,9 +293,9 @@ def test_a_missing_or_broken_model_file_is_named(tmp_path: Path) -> None:
 def test_a_model_of_another_kind_in_a_models_place_is_named() -> None:
     """A classifier copied over the card detector had ended `identify` in an IndexError."""
     said = (
-        f"{INDEX_INT8_ONNX} is no card detector (input ['batch', 3, 'height', 'width'], output "
-        "['batch', 53], classes 53): a model file of another kind in its place? The one to use "
-        "is committed in models/"
+        f"{INDEX_INT8_ONNX} is no card detector (a classifier with input ['batch', 3, 'height', "
+        "'width'], output ['batch', 53], classes 53): a model file of another kind in its place? "
+        "The one to use is committed in models/"
     )
     with pytest.raises(ModelFileError) as refused:
         CardDetector(INDEX_INT8_ONNX)
