@@ -3,6 +3,8 @@
 Faults: each byte in either direction replaced by another with probability `corrupt_rate`;
 each reply line dropped with probability `lose_reply_rate`; a device reset (as at power-up, with
 its HELLO line) after every `reset_every` executed commands, sent right after that command's reply.
+Handshakes (`HELLO`) are not counted: a host follows some resets with one, and a box reset by
+each would never run anything else.
 """
 
 from __future__ import annotations
@@ -46,7 +48,8 @@ class FaultyDevice:
         self.plan = plan
         self.counts = FaultCounts()
         self._random = random.Random(plan.seed)
-        self._executed_at_reset = 0
+        self._commands_at_reset = 0
+        self._commands = self._seen = 0  # the count `_commands_run` keeps
 
     def _corrupt(self, data: bytes) -> bytes:
         if not self.plan.corrupt_rate:
@@ -59,7 +62,7 @@ class FaultyDevice:
         return bytes(out)
 
     def power_up(self) -> bytes:
-        self._executed_at_reset = len(self.device.executed)
+        self._commands_at_reset = self._commands_run()
         return self._corrupt(self.device.power_up())
 
     def press_button(self, seat: int) -> bytes:
@@ -73,8 +76,15 @@ class FaultyDevice:
                 self.counts.lost_replies += 1
             else:
                 out += self._corrupt(reply)
-            executed = len(self.device.executed) - self._executed_at_reset
+            executed = self._commands_run() - self._commands_at_reset
             if self.plan.reset_every and executed >= self.plan.reset_every:
                 self.counts.resets += 1
                 out += self.power_up()
         return bytes(out)
+
+    def _commands_run(self) -> int:
+        """The commands the device ran, handshakes left out."""
+        run = self.device.executed
+        self._commands += sum(text != "HELLO" for text in run[self._seen :])
+        self._seen = len(run)
+        return self._commands

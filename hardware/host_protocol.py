@@ -5,6 +5,9 @@ line (and the passage of time) into `Actions`: lines to write, commands settled,
 The rules are those of the protocol file: stop-and-wait with one command in flight, resend after
 RESEND_TIMEOUT_S of silence, give up the connection after MAX_SILENT_RESENDS silent resends,
 `rs` handling, renumbering from 1 on a device `HELLO`, and a `HELLO` handshake on every connect.
+One departure from the file's letter keeps its rule that nothing is lost: after a device `HELLO`
+that follows an earlier renumbering, a `HELLO` handshake takes number 1 and the commands follow
+from 2 (see `receive`).
 """
 
 from __future__ import annotations
@@ -92,6 +95,7 @@ class HostProtocol(Generic[Ticket]):
         self._sent_at = 0.0
         self._silent_resends = 0
         self._stale_rs_possible = False
+        self._sent_n1 = False  # since the last renumbering: see `receive`
 
     @property
     def unacknowledged(self) -> list[PendingCommand[Ticket]]:
@@ -151,6 +155,12 @@ class HostProtocol(Generic[Ticket]):
                 # the box would run it twice. Until the first ok or er, such an `rs` is left to
                 # the resend timer.
                 self._stale_rs_possible = self._stale_rs_possible or self._in_flight
+                # A copy of an N1 sent since the last renumbering (resent to a slow box) may
+                # reach the box after this reset, be run and answered `ok 1`, which would settle
+                # the renumbered N1 unrun and shift every later number: a handshake, accepted
+                # with any number, takes number 1 instead (a copy of it run twice does nothing).
+                if self._sent_n1:
+                    self.queue.appendleft(PendingCommand(text="HELLO", handshake=True))
                 self._in_flight = False
                 self._renumber_from(1)
                 self._transmit(now, actions)
@@ -225,6 +235,7 @@ class HostProtocol(Generic[Ticket]):
         for command in self.queue:
             command.seq = 0
         self._next_seq = seq
+        self._sent_n1 = False
 
     def _transmit(self, now: float, actions: Actions[Ticket]) -> None:
         """Send the first queued command if the link is up and idle."""
@@ -240,4 +251,5 @@ class HostProtocol(Generic[Ticket]):
 
     def _resend(self, now: float, actions: Actions[Ticket]) -> None:
         self._sent_at = now
+        self._sent_n1 = self._sent_n1 or self.queue[0].seq == 1
         actions.writes.append(encode_command(self.queue[0].seq, self.queue[0].text))

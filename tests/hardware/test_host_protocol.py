@@ -84,6 +84,37 @@ def test_device_hello_renumbers_everything_from_1() -> None:
     assert host.receive("ok 1", 0.0).writes == [encode_command(2, "RESET")]
 
 
+def test_a_second_reset_while_a_copy_of_n1_travels_loses_nothing() -> None:
+    """A slow box: N1 (the first command after a reset) is resent, the box runs it, resets
+    again and runs the late copy too, answering `ok 1` once more. Taken for the renumbered
+    N1's answer, that `ok` had settled it unrun, and the box took every later command for the
+    one before (one was never run). A handshake now takes number 1 after such a reset."""
+    host: HostProtocol[str] = HostProtocol()
+    box = BoxDevice()
+
+    def exchange(data: bytes) -> list[bytes]:
+        texts = [parse_device_line(reply) for reply in data.splitlines()]
+        return [line for text in texts if text for line in host.receive(text, 0.0).writes]
+
+    def run(lines: list[bytes]) -> bytes:
+        return b"".join(box.feed(line) for line in lines)
+
+    sent = exchange(run(host.connect(0.0).writes))
+    for text in ("SHOW A", "SHOW B", "SHOW C", "SHOW D"):
+        sent += host.submit(text, text, 0.0).writes
+    first_copy = exchange(run(sent) + box.power_up())  # ran A, reset: B renumbered N1
+    assert first_copy[-1] == encode_command(1, "SHOW B")
+    late_copy = host.tick(RESEND_TIMEOUT_S).writes
+    sent = exchange(run(first_copy) + box.power_up() + run(late_copy))
+    assert encode_command(1, "HELLO") in sent
+    while sent:
+        sent = exchange(run(sent))
+    assert not host.queue
+    assert without_repeats([text for text in box.executed if text != "HELLO"]) == [
+        "SHOW A", "SHOW B", "SHOW C", "SHOW D"
+    ]  # fmt: skip
+
+
 @pytest.mark.parametrize("seats", ["0", "9", "100000000000000000000000000000"])
 def test_a_box_saying_it_has_seats_outside_1_to_8_is_not_taken_at_its_word(
     seats: str, caplog: pytest.LogCaptureFixture
