@@ -18,7 +18,7 @@ from pathlib import Path
 from shlex import quote
 from typing import Any
 
-from nerts.errors import UserError, make_folder, names_a_file, resolved
+from nerts.errors import UserError, file_argument, make_folder, names_a_file, resolved
 from nerts.limits import DECODE_PIXELS_MAX
 
 DISTRIBUTION = "nerts-referee"
@@ -109,7 +109,10 @@ def _logging_options(parser: argparse.ArgumentParser, verbose_dest: str, default
         help="more log output (-vv for debug)",
     )
     parser.add_argument(
-        "--log-file", default=default, help="also write the full debug log to this file"
+        "--log-file",
+        default=default,
+        type=file_argument,
+        help="also write the full debug log to this file",
     )
 
 
@@ -144,8 +147,9 @@ def refuse_logging_into_files_used(log_file: Path, args: argparse.Namespace) -> 
     """A `UserError` where the log file is also a file or folder the command is given (its
     input, --out, --annotate, --sheet) or writes in its --out folder (`files_written`, a
     command's default): opened first, the log would be written into it."""
-    given = [value for value in vars(args).values() if isinstance(value, Path)]
-    given += [v for value in vars(args).values() if isinstance(value, list) for v in value]
+    values = [value for name, value in vars(args).items() if name != "log_file"]
+    given = [value for value in values if isinstance(value, Path)]
+    given += [v for value in values if isinstance(value, list) for v in value]
     written = args.files_written(args) if hasattr(args, "files_written") else []
     target = resolved(log_file)
     for path, how in [*((p, "is given") for p in given), *((p, "writes") for p in written)]:
@@ -160,7 +164,7 @@ class LogFileHandler(logging.FileHandler):
     """The --log-file: where it cannot be written (a full disk), said once in one line, not a
     traceback for every record; `failed` tells the command line to end with status 1."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: Path) -> None:
         super().__init__(path, encoding="utf-8")
         self.failed = False
 
@@ -211,15 +215,15 @@ class ConsoleFormatter(logging.Formatter):
         return super().format(said)
 
 
-def configure_logging(verbosity: int, log_file: str | None) -> None:
+def configure_logging(verbosity: int, log_file: Path | None) -> None:
     level = [logging.WARNING, logging.INFO, logging.DEBUG][min(verbosity, 2)]
     console = logging.StreamHandler(sys.stderr)
     console.setLevel(level)
     console.setFormatter(ConsoleFormatter(verbosity))
     handlers: list[logging.Handler] = [console]
-    if log_file:
-        make_folder(Path(log_file).parent)
-        refuse_logging_into_other_files(Path(log_file))
+    if log_file is not None:
+        make_folder(log_file.parent)
+        refuse_logging_into_other_files(log_file)
         try:
             file_handler = LogFileHandler(log_file)
         except OSError as error:
@@ -227,7 +231,9 @@ def configure_logging(verbosity: int, log_file: str | None) -> None:
         file_handler.setLevel(logging.DEBUG)
         file_handler.setFormatter(logging.Formatter(LOG_RECORD_FORMAT))
         handlers.append(file_handler)
-    logging.basicConfig(level=logging.DEBUG if log_file else level, handlers=handlers, force=True)
+    logging.basicConfig(
+        level=logging.DEBUG if log_file is not None else level, handlers=handlers, force=True
+    )
 
 
 BROKEN_PIPE_STATUS = 141
@@ -300,8 +306,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         hint = f" ({files[0]} is a file: give it as {quote('./' + files[0])})" if files else ""
         owner.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
     try:
-        if args.log_file:
-            refuse_logging_into_files_used(Path(args.log_file), args)
+        if args.log_file is not None:
+            refuse_logging_into_files_used(args.log_file, args)
         configure_logging(verbosity_of(args), args.log_file)
     except UserError as error:
         sys.stderr.write(f"nerts: error: {error}\n")

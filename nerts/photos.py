@@ -20,7 +20,7 @@ from typing import IO
 import cv2
 import numpy as np
 
-from nerts.errors import UserError, make_folder, refuse_name_not_utf8
+from nerts.errors import UserError, file_argument, make_folder, refuse_name_not_utf8
 from nerts.limits import DECODE_PIXELS_MAX, MAX_MEGAPIXELS
 
 log = logging.getLogger(__name__)
@@ -343,7 +343,7 @@ def _jpeg_end(data: bytes) -> tuple[bool, bool]:
 def picture_path(text: str) -> Path:
     """An --annotate argument: a path OpenCV can write a picture to, told by its extension
     (checked before any photo is read, so a mistyped name costs no work)."""
-    path = Path(text)
+    path = file_argument(text)
     try:
         refuse_name_not_utf8(path)
     except UserError as error:

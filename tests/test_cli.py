@@ -685,13 +685,13 @@ def test_referee_refuses_a_box_url_without_a_port(capsys, url: str, said: str) -
         (["-v", "scores", "g.jsonl"], 1, None),
         (["scores", "g.jsonl", "-vv"], 2, None),
         (["-vv", "scores", "g.jsonl", "-v"], 3, None),
-        (["--log-file", "a.log", "scores", "g.jsonl", "-v"], 1, "a.log"),
-        (["-vv", "scores", "g.jsonl", "--log-file", "b.log"], 2, "b.log"),
+        (["--log-file", "a.log", "scores", "g.jsonl", "-v"], 1, Path("a.log")),
+        (["-vv", "scores", "g.jsonl", "--log-file", "b.log"], 2, Path("b.log")),
         (["box", "send", "ping", "--port", "loop://", "-v"], 1, None),
     ],
 )
 def test_logging_options_go_before_or_after_the_command(
-    arguments: list[str], verbose: int, log_file: str | None
+    arguments: list[str], verbose: int, log_file: Path | None
 ) -> None:
     args = build_parser().parse_args(arguments)
     assert (verbosity_of(args), args.log_file) == (verbose, log_file)

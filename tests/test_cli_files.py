@@ -112,7 +112,14 @@ def test_a_loop_of_links_is_said_as_one_line(
 
 @pytest.mark.parametrize(
     "arguments",
-    [["count", "", "--backs", "a=b.png"], ["scores", "", "show"], ["referee", ""]],
+    [
+        ["count", "", "--backs", "a=b.png"],
+        ["scores", "", "show"],
+        ["referee", ""],
+        ["--log-file", "", "demo"],
+        ["demo", "--log-file", ""],
+        ["identify", "table.png", "--annotate", ""],
+    ],
 )
 def test_an_empty_path_is_said_so(arguments: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     """Taken as a path, the empty text is the current folder, which had been said as '.'."""

@@ -99,7 +99,8 @@ further away too, and that reading kept where one card found there, at least
 a lattice, checks or dots, filling much of the photo, was found as 12-545 face-down cards,
 from further away as the 1-2 cards it was (in one case, 5 and 2), each holding 3-278 of them;
 on 18 tuning spreads of 10-60 backs (seed 2: unlike backs, pushed close, all published
-designs) no card found from further away was that long."""
+designs) no card found from further away was that long. The second look costs a photo of
+face-down cards only about as much again (0.09 s became 0.18 s on a 2-core laptop-class CPU)."""
 
 
 def may_hold_pieces(found: list[CardDetection]) -> bool:

@@ -22,7 +22,7 @@ class CardDetection:
     """Name of the registered back it matches, when face down and matched."""
     back_score: float = 0.0
     back_unlike: bool = False
-    """Whether the card looks like a back nobody registered (`vision.count.other_backs`):
+    """Whether the card looks like a back nobody registered (`vision.back_doubts.other_backs`):
     `back` is then only the nearest."""
     back_also: str | None = None
     """Another registered back the photo's own cards of that back say this card looks like
