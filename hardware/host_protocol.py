@@ -35,6 +35,9 @@ MAX_SILENT_RESENDS = 5
 # a duplicate of that handshake and never runs. Half-way round, it is 32,767 commands away.
 HANDSHAKE_SEQUENCE = 32768
 
+_REPLY_WORDS = {"ok": 2, "rs": 2, "er": 3}
+"""The replies, each with its number of words: `ok <seq>`, `rs <n>`, `er <seq> <code>`; a
+reply of other words cannot be parsed, and is discarded as the protocol file says."""
 _IDENTITY = re.compile(r"nertsbox (\S+) seats=([0-9]+)")
 _SEAT_COUNTS = {str(seats) for seats in range(1, MAX_SEATS + 1)}
 """The numbers of seats a box may say it has, as it writes them."""
@@ -96,6 +99,7 @@ class HostProtocol(Generic[Ticket]):
         self._silent_resends = 0
         self._stale_rs_possible = False
         self._sent_n1 = False  # since the last renumbering: see `receive`
+        self._said_silent = False  # said "box silent" and heard nothing since
 
     @property
     def unacknowledged(self) -> list[PendingCommand[Ticket]]:
@@ -131,6 +135,9 @@ class HostProtocol(Generic[Ticket]):
         actions: Actions[Ticket] = Actions()
         words = text.split(" ")
         self._silent_resends = 0
+        if self._said_silent:
+            log.warning("box answers again")
+            self._said_silent = False
         if words[0] in ("HELLO", "ID") and len(words) > 1:
             match = _IDENTITY.fullmatch(" ".join(words[1:]))
             if match is not None and match[2] in _SEAT_COUNTS:
@@ -166,7 +173,7 @@ class HostProtocol(Generic[Ticket]):
                 self._transmit(now, actions)
         elif words[0] == "BTN" and len(words) == 2 and words[1].isdecimal():
             actions.buttons.append(int(words[1]))
-        elif words[0] in ("ok", "er", "rs") and len(words) >= 2 and _sequence(words[1]):
+        elif len(words) == _REPLY_WORDS.get(words[0]) and _sequence(words[1]):
             self._on_reply(words[0], int(words[1]), words[2:], now, actions)
         else:
             log.debug("box line ignored: %r", text)
@@ -182,7 +189,10 @@ class HostProtocol(Generic[Ticket]):
         actions: Actions[Ticket] = Actions()
         if self._in_flight and now - self._sent_at >= self.resend_timeout:
             if self._silent_resends >= MAX_SILENT_RESENDS:
-                log.warning("box silent after %d resends; reconnecting", self._silent_resends)
+                # Said once: a box unplugged would say it every few seconds until it is back.
+                level = logging.DEBUG if self._said_silent else logging.WARNING
+                log.log(level, "box silent after %d resends; reconnecting", self._silent_resends)
+                self._said_silent = True
                 actions.give_up = True
             else:
                 self._silent_resends += 1
@@ -219,7 +229,7 @@ class HostProtocol(Generic[Ticket]):
         elif number != head.seq:
             log.debug("stale box reply %s %d (in flight: %d)", kind, number, head.seq)
         else:
-            code = None if kind == "ok" else " ".join(rest) or "?"
+            code = None if kind == "ok" else rest[0]
             if code is not None:  # whoever awaits the delivery reports it; see also announce
                 log.info("box rejected %r: %s", head.text, code)
             self._settle(code, actions)

@@ -247,6 +247,10 @@ def _read_commands(args: argparse.Namespace) -> list[tuple[str, str]]:
     return given
 
 
+STOPPED_LISTED = 3
+"""Interrupted, `box send` names this many of the commands not acknowledged."""
+
+
 def _wait_interruptibly(deliveries: list[Delivery], timeout: float) -> None:
     """`concurrent.futures.wait` in steps of `INTERRUPT_POLL_S`, so that Ctrl-C stops it at once."""
     deadline = time.monotonic() + timeout
@@ -265,7 +269,26 @@ def _report(
 ) -> int:
     """Wait for the deliveries; say what failed, where it was given (`places`, "FILE:LINE: "
     for each text); 0 only if every command was acknowledged."""
-    _wait_interruptibly(deliveries, timeout)
+    try:
+        _wait_interruptibly(deliveries, timeout)
+    except KeyboardInterrupt:
+        waiting = [
+            f"{place}{text}"
+            for text, delivery, place in zip(
+                texts, deliveries, places or [""] * len(texts), strict=True
+            )
+            if not delivery.done()
+        ]
+        shown = "; ".join(waiting[:STOPPED_LISTED])
+        more = f" and {len(waiting) - STOPPED_LISTED} more" if len(waiting) > STOPPED_LISTED else ""
+        log.warning(
+            "stopped: %d of %d commands answered; not answered (the first may have run): %s%s",
+            len(texts) - len(waiting),
+            len(texts),
+            shown,
+            more,
+        )
+        raise
     if not driver.connections:  # one line, not one per command never sent
         # No reason yet: the first try to open it has not ended ('auto' asks every port).
         why = driver.open_error or f"still opening it after {timeout:g} s; --timeout gives more"

@@ -26,6 +26,7 @@ from hardware.faults import FaultPlan, FaultyDevice
 from hardware.framing import encode_command
 from hardware.terminal import in_foreground, plain_keys, read_keys, render
 from nerts.cli import BROKEN_PIPE_STATUS, main
+from nerts.commands import box as box_command
 
 
 @pytest.fixture
@@ -147,6 +148,23 @@ def test_send_exits_1_when_the_box_is_absent(capsys: pytest.CaptureFixture[str])
     assert "could not open socket://127.0.0.1:1 (" in error and "nothing was sent" in error
     assert "trying again" not in error  # the driver's word, for a referee that waits
     assert "not acknowledged" not in error
+
+
+def test_an_interrupted_send_names_the_commands_not_answered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def interrupted(deliveries: list[object], timeout: float) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(box_command, "_wait_interruptibly", interrupted)
+    commands = tmp_path / "show.txt"
+    commands.write_text("# a show\nPING\nBUZZ BEEP\n\nSHOW a\nSHOW b\nSHOW c\n")
+    assert main(["box", "send", "--port", "socket://127.0.0.1:1", "--file", str(commands)]) == 130
+    assert capsys.readouterr().err.splitlines() == [
+        "warning: stopped: 0 of 5 commands answered; not answered (the first may have run): "
+        f"{commands}:2: PING; {commands}:3: BUZZ BEEP; {commands}:5: SHOW a and 2 more",
+        "nerts: interrupted",
+    ]
 
 
 def test_send_says_when_the_box_was_still_being_looked_for(

@@ -3,6 +3,7 @@ each rule of the protocol file on its own, then whole runs against a faulty devi
 
 from __future__ import annotations
 
+import logging
 from collections import deque
 from dataclasses import dataclass
 
@@ -140,6 +141,8 @@ def test_stale_and_garbled_replies_are_ignored() -> None:
         "BTN \u00b2",
         "ok \u00b2",
         *unparsable,
+        *(f"{reply} {H + 1}{more}" for reply, more in [("ok", " 1"), ("rs", " x"), ("er", "")]),
+        f"er {H + 1} ARG x",  # the in-flight number, but other words: none can be parsed
     ):
         assert host.receive(text, 0.0).writes == []
     assert [c.text for c in host.unacknowledged] == ["PING"]
@@ -163,6 +166,23 @@ def test_silence_resends_then_gives_up_after_five_resends() -> None:
     # Reconnecting keeps the command: handshake first, then the command renumbered.
     assert host.connect(now).writes == [encode_command(H, "HELLO")]
     assert host.receive(f"ok {H}", now).writes == [encode_command(H + 1, "PING")]
+
+
+def test_a_silent_box_is_said_once_and_its_return_too(caplog: pytest.LogCaptureFixture) -> None:
+    """An unplugged box: each reconnection gives up after the same silence, said once."""
+    host, _ = connected("PING")
+    now = 0.0
+    for _ in range(3):
+        while not host.tick(now := now + RESEND_TIMEOUT_S).give_up:
+            pass
+        host.disconnect()
+        host.connect(now)
+    host.receive(f"ok {H}", now)
+    said = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert said == [
+        f"box silent after {MAX_SILENT_RESENDS} resends; reconnecting",
+        "box answers again",
+    ]
 
 
 def test_a_reply_ends_the_silence() -> None:
