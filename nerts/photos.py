@@ -352,6 +352,10 @@ def picture_path(text: str) -> Path:
         raise argparse.ArgumentTypeError(
             f"{text} is a folder: name a picture in it, e.g. {path / 'found.png'}"
         )
+    if path.exists() and not path.is_file():  # replaced by a picture, it would be gone
+        raise argparse.ArgumentTypeError(
+            f"cannot write a picture to {text}: it is not a plain file (a pipe or device)"
+        )
     # Only these carry the mark that lets a later run draw over its own picture.
     if path.suffix.lower() not in ANNOTATION_SUFFIXES:
         raise argparse.ArgumentTypeError(f"cannot write a picture to {text!r}: name a .png or .jpg")
@@ -414,6 +418,8 @@ JPEG_START, JPEG_COMMENT = b"\xff\xd8", b"\xff\xfe"
 
 def write_annotated(path: Path, image: np.ndarray) -> None:
     make_folder(path.parent)
+    if path.exists() and not path.is_file():  # the OUT-<n> of several photos: made meanwhile
+        raise UserError(f"cannot write {path}: it is not a plain file (a pipe or device)")
     try:
         with decoder_quiet():  # libpng's own warnings, said here as one error
             encoded, buffer = cv2.imencode(path.suffix, image)
@@ -433,7 +439,8 @@ def _write_whole(path: Path, data: bytes) -> None:
     would refuse to replace, as not drawn by nerts). Through a symbolic link, the file it
     names is replaced; a file replaced keeps its permissions."""
     target = Path(os.path.realpath(path))
-    partial = target.with_name(f".{target.name[:PARTIAL_NAME_KEPT]}.{secrets.token_hex(4)}.part")
+    kept = os.fsdecode(os.fsencode(target.name)[:PARTIAL_NAME_KEPT])  # a cut letter stays bytes
+    partial = target.with_name(f".{kept}.{secrets.token_hex(4)}.part")
     try:
         # New and never through a link planted at that name; 0o666 less the umask, as a plain
         # open would make it (mkstemp's would be private).
@@ -450,5 +457,5 @@ def _write_whole(path: Path, data: bytes) -> None:
 
 
 PARTIAL_NAME_KEPT = 64
-"""Characters of a picture's name kept in its partial file's name: the whole, with the suffix
+"""Bytes of a picture's name kept in its partial file's name: the whole, with the suffix
 added, could be too long for the file system where the picture's own name is not."""

@@ -32,7 +32,8 @@ def format_scoreboard(events: Iterable[Event]) -> str:
     stucks = 0
     stuck_frame: int | None = None
     # As the referee ends a round at a second stuck with no progress since the first (a card
-    # to a foundation, a Nerts pile going down): one stuck only rotates the stocks.
+    # to a foundation, a Nerts pile going down): one stuck only rotates the stocks. Progress
+    # in a stuck's own frame came before it (`judging_key`), whatever their order in the log.
     stucks_without_progress = 0
     nerts_left: dict[int, int] = {}
     in_play: RoundStart | None = None
@@ -57,10 +58,10 @@ def format_scoreboard(events: Iterable[Event]) -> str:
         elif isinstance(event, Play) and event.verdict is not None:
             verdicts[event.verdict.value] += 1
             if event.verdict.stays:
-                stucks_without_progress = 0
+                stucks_without_progress = int(stuck_frame == event.frame)
         elif isinstance(event, NertsCount):
             if event.remaining < nerts_left.get(event.seat, event.remaining + 1):
-                stucks_without_progress = 0
+                stucks_without_progress = int(stuck_frame == event.frame)
             nerts_left[event.seat] = event.remaining
         elif isinstance(event, NertsCall):
             # The first valid call ends the round; of two in one frame, the referee judged

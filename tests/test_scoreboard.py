@@ -77,6 +77,22 @@ def test_a_round_ends_stuck_only_at_a_second_stuck_without_progress() -> None:
     )
 
 
+def test_progress_logged_after_a_stuck_of_its_frame_came_before_it() -> None:
+    """The referee judges a frame's play before its stuck (`judging_key`), whatever the log's
+    order: the stuck of frame 15 is the first without progress, and frame 20's ends the round."""
+    board = format_scoreboard(
+        refereed(
+            start(0, 1),
+            {"frame": 10, "t": 1.0, "type": "stuck"},
+            {"frame": 15, "t": 1.5, "type": "stuck"},
+            {"frame": 15, "t": 1.5, "type": "play", "seat": 0, "card": "AH", "pile": "p1"},
+            {"frame": 20, "t": 2.0, "type": "stuck"},
+            start(30, 2),
+        )
+    )
+    assert board.splitlines()[0] == "Round 1 (everyone stuck; ended at frame 20, 2.0 s)"
+
+
 def test_back_names_are_printed_without_their_control_characters() -> None:
     seats = [{"seat": 0, "back": "red\x1b[2J\r"}, {"seat": 1, "back": "blue\tdots"}]
     deal = {**start(0, 1), "seats": seats}

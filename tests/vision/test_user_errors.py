@@ -621,6 +621,23 @@ def test_a_picture_is_written_whole_through_a_link_keeping_its_permissions(
     assert sorted(path.name for path in tmp_path.iterdir()) == ["drawn.png", "link.png"]
 
 
+def test_a_picture_is_never_written_over_a_pipe_and_a_long_name_of_many_bytes_is_kept(
+    tmp_path: Path,
+) -> None:
+    pipe, link = tmp_path / "pipe", tmp_path / "found.png"
+    os.mkfifo(pipe)
+    link.symlink_to(pipe.name)
+    with pytest.raises(argparse.ArgumentTypeError, match="it is not a plain file"):
+        picture_path(str(link))
+    with pytest.raises(UserError, match=f"cannot write {link}: it is not a plain file"):
+        write_annotated(link, np.full((30, 40, 3), 90, np.uint8))
+    assert stat.S_ISFIFO(pipe.stat().st_mode)
+    # 60 letters of 4 bytes: a name of 244 bytes, whose partial file's name must stay under 255
+    long_name = tmp_path / ("\U0001f600" * 60 + ".png")
+    write_annotated(picture_path(str(long_name)), np.full((30, 40, 3), 90, np.uint8))
+    assert sorted(tmp_path.iterdir()) == sorted([pipe, link, long_name])
+
+
 def test_a_photo_holding_several_pictures_says_only_the_first_is_read(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
