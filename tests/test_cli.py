@@ -341,8 +341,14 @@ def test_the_example_is_not_written_beside_a_simulated_round(
 def test_scores_journal_add_undo_fix(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     game = str(tmp_path / "club.jsonl")
     assert run(capsys, "scores", game, "new", "--players", "Anna", "Ben", "--target", "20")[0] == 0
-    run(capsys, "scores", game, "add", "Anna=12", "1=2")
-    run(capsys, "scores", game, "add", "0=1000", "Ben=-1000")
+    assert run(capsys, "scores", game, "add", "Anna=12", "1=2")[2] == ""
+    status, _, err = run(capsys, "scores", game, "add", "0=1000", "Ben=-27")
+    assert status == 0 and err.splitlines() == [
+        f"warning: {given}: more than one round usually scores (-26 to 64: a Nerts pile of 13 "
+        "left, a deck with jokers in the centre and a +10 bonus): a typo? Kept; 'undo' or "
+        "'fix' changes it"
+        for given in ("0=1000", "Ben=-27")
+    ]
     run(capsys, "scores", game, "undo")
     run(capsys, "scores", game, "add", "0=5", "Ben=9")
     # It says which round it took back: the last, not the last change.
@@ -430,6 +436,12 @@ def test_scores_errors_do_not_write(tmp_path: Path, capsys) -> None:  # type: ig
     )
     status, _, err = run(capsys, "scores", "new", str(game), "--players", "Anna", "Ben")
     assert status == 2 and f"the sheet comes first, then the action: nerts scores {game} new" in err
+    fresh = tmp_path / "fresh.jsonl"
+    status, _, err = run(capsys, "scores", str(fresh), "--players", "Anna", "Ben", "new")
+    assert status == 2 and err.splitlines()[-1] == (
+        "nerts scores: error: --players took 'new' for a player: put the action before it: "
+        f"nerts scores {fresh} new --players Anna Ben"
+    )
     status, _, err = run(capsys, "scores", str(game), "nwe")
     assert status == 2 and "unknown action 'nwe': choose from show, new, add, undo, fix" in err
     for forgot in (["add", "Anna=3", "Ben=1"], ["undo"], ["new", "--players", "A", "B"]):
@@ -499,6 +511,12 @@ def test_scores_from_refereed_events(tmp_path: Path, capsys) -> None:  # type: i
     assert status == 2 and err.splitlines()[-1].endswith(
         f"{raw}: no round_end in this events file; a log not yet refereed has none: nerts "
         f"referee {raw} --out EVENTS.jsonl writes one with them"
+    )
+    judged = GOLDEN / "races.expected.jsonl"  # refereed, but its round goes on
+    status, _, err = run(capsys, "scores", short, "add", "--from", str(judged))
+    assert status == 2 and err.splitlines()[-1].endswith(
+        f"{judged}: no round ended in this log (it stops before a valid Nerts call or a final "
+        "stuck): nothing to add yet"
     )
     # A sheet given where a log of table events belongs is named as what it is.
     message = f"{game} is a score sheet ('nerts scores'), not a log of table events"

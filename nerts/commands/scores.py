@@ -22,7 +22,7 @@ from nerts.sheets import (
     start_sheet,
 )
 from referee.errors import RefereeInputError
-from referee.events import RoundEnd
+from referee.events import Play, RoundEnd
 from referee.numbers import plain_number
 from referee.options import DEFAULT_TARGET_SCORE
 from referee.scoresheet import ROUND_POINTS_MAX, Scoresheet
@@ -92,7 +92,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    _check_order(args.game, args.action)
+    _check_order(args.game, args.action, args.players or [])
     taken_back = ""
     try:
         if args.action == "new":
@@ -122,9 +122,16 @@ def _round_said(sheet: Scoresheet, number: int) -> str:
     )
 
 
-def _check_order(game: Path, action: str) -> None:
+def _check_order(game: Path, action: str, players: list[str]) -> None:
     """A `UserError` that says what was meant when the sheet is missing or comes after the
-    action ('nerts scores new club.jsonl ...', 'nerts scores add Anna=3')."""
+    action ('nerts scores new club.jsonl ...', 'nerts scores add Anna=3'), or the action
+    came after --players, which took it for a name ('... --players Anna Ben new')."""
+    if players and players[-1] in ACTIONS and not game.exists():
+        named = " ".join(quote(name) for name in players[:-1])
+        raise UserError(
+            f"--players took {players[-1]!r} for a player: put the action before it: nerts "
+            f"scores {quote(str(game))} {players[-1]} --players {named}"
+        )
     looks_like_sheet = action.endswith(".jsonl") or Path(action).is_file()
     if str(game) in ACTIONS and not game.exists():
         if looks_like_sheet:
@@ -171,7 +178,12 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
         raise UserError("add takes either --from EVENTS.jsonl or SEAT=POINTS, not both")
     entries: list[dict[str, Any]] = []
     if args.action == "add" and args.from_events:
-        rounds = _round_ends(args.from_events)
+        rounds, judged = _round_ends(args.from_events)
+        if not rounds and judged:
+            raise UserError(
+                f"{args.from_events}: no round ended in this log (it stops before a valid Nerts "
+                "call or a final stuck): nothing to add yet"
+            )
         if not rounds:
             raise UserError(
                 f"{args.from_events}: no round_end in this events file; a log not yet "
@@ -213,15 +225,18 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
     return sheet
 
 
-def _round_ends(path: Path) -> list[RoundEnd]:
-    """The rounds an events file scored; a `UserError` naming the line of one whose scores are
-    not its centre cards less twice its Nerts cards, or that gives a bonus to more than one
-    seat or a negative one (a line edited by hand, or another tool's)."""
+def _round_ends(path: Path) -> tuple[list[RoundEnd], bool]:
+    """The rounds an events file scored, and whether it was refereed (a play holds a verdict);
+    a `UserError` naming the line of a round whose scores are not its centre cards less twice
+    its Nerts cards, or that gives a bonus to more than one seat or a negative one (a line
+    edited by hand, or another tool's)."""
     again = (
         f"nothing added. Referee the log again: nerts referee {quote(str(path))} --out EVENTS.jsonl"
     )
     rounds: list[RoundEnd] = []
+    judged = False
     for line, event in read_numbered_events(path):
+        judged = judged or (isinstance(event, Play) and event.verdict is not None)
         if not isinstance(event, RoundEnd):
             continue
         for seat, score in sorted(event.scores.items()):
@@ -249,7 +264,13 @@ def _round_ends(path: Path) -> list[RoundEnd]:
                     f"{ROUND_POINTS_MAX}; {again}"
                 )
         rounds.append(event)
-    return rounds
+    return rounds, judged
+
+
+USUAL_ROUND_POINTS = (-26, 64)
+"""What one seat usually scores in a round (a 13-card Nerts pile left; a deck of 54 cards, jokers
+in, in the centre, with a +10 house bonus for the call): points beyond are added with a
+warning, as a handicap's larger Nerts pile or another house bonus may score them."""
 
 
 def _seat_points(values: list[str]) -> dict[str, int]:
@@ -266,6 +287,14 @@ def _seat_points(values: list[str]) -> dict[str, int]:
             raise UserError(
                 f"{value!r}: a round's points lie within -{ROUND_POINTS_MAX} to "
                 f"{ROUND_POINTS_MAX} (a typo?)"
+            )
+        if not USUAL_ROUND_POINTS[0] <= given <= USUAL_ROUND_POINTS[1]:
+            log.warning(
+                "%s: more than one round usually scores (%d to %d: a Nerts pile of 13 left, a "
+                "deck with jokers in the centre and a +10 bonus): a typo? Kept; "
+                "'undo' or 'fix' changes it",
+                value,
+                *USUAL_ROUND_POINTS,
             )
     if not points:
         raise UserError("give the points as SEAT=POINTS, e.g. 0=12 1=-4")
