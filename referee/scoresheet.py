@@ -187,14 +187,19 @@ def control_character(name: str) -> str | None:
     """The first control character in a name (a tab, a line break, a terminal's escape), as
     its escape ('\\t'); None where there is none. Printed, one would tear the score tables or
     drive the terminal; letters of any script, spaces and joiners are all fine."""
-    found = next((c for c in name if unicodedata.category(c) == "Cc"), None)
+    found = next((c for c in name if unicodedata.category(c) in _CONTROLS), None)
     return None if found is None else found.encode("unicode_escape").decode("ascii")
+
+
+_CONTROLS = {"Cc", "Zl", "Zp"}
+"""Unicode's categories of characters that break a printed line or drive a terminal: controls,
+and the line and paragraph separators."""
 
 
 def without_controls(name: str) -> str:
     """A name as it can be printed: each control character as its escape ('\\t')."""
     return "".join(
-        c.encode("unicode_escape").decode("ascii") if unicodedata.category(c) == "Cc" else c
+        c.encode("unicode_escape").decode("ascii") if unicodedata.category(c) in _CONTROLS else c
         for c in name
     )
 
@@ -207,8 +212,10 @@ def same_name(one: str, other: str) -> bool:
 
 
 def _folded(name: str) -> str:
-    # Unicode's canonical caseless match: casefold between decompositions.
-    return unicodedata.normalize("NFD", unicodedata.normalize("NFD", name.strip()).casefold())
+    # Unicode's canonical caseless match: casefold between decompositions. Control characters
+    # as their escapes: a sheet's names are kept so (`_players`).
+    plain = without_controls(name.strip())
+    return unicodedata.normalize("NFD", unicodedata.normalize("NFD", plain).casefold())
 
 
 def _int(value: Any, what: str, minimum: int | None = 1) -> int:
@@ -232,10 +239,8 @@ def _players(value: Any) -> dict[int, str]:
         if not name.strip() or plain_number(name.strip()) is not None:
             # Points are given as NAME=POINTS or SEAT=POINTS: a name must not read as a seat.
             raise ScoresheetError(f"a player needs a name that is not blank or a number: {name!r}")
-        control = control_character(name)
-        if control is not None:
-            raise ScoresheetError(f"a player's name {name!r} holds the control character {control}")
         if any(same_name(name, known) for known in players.values()):
             raise ScoresheetError(f"two players are called {name!r}; give each their own name")
-        players[seat] = name
+        # Kept printable (`nerts scores new` refuses such a name; an older sheet may hold one).
+        players[seat] = without_controls(name)
     return players

@@ -657,6 +657,7 @@ def test_scores_refuse_names_and_points_that_could_mean_two_seats(tmp_path: Path
         (["Anna=1", "Ben"], "a player's name cannot hold '=': 'Anna=1'"),
         (["An\nna", "Ben"], "a player's name 'An\\nna' holds the control character \\n"),
         (["Anna", "\x1b[2JBen"], "a player's name '\\x1b[2JBen' holds the control character \\x1b"),
+        (["Anna", "Ben\u2029"], "a player's name 'Ben\\u2029' holds the control character \\u2029"),
     ]:
         status, _, err = run(capsys, "scores", game, "new", "--players", *players)
         assert status == 2 and message in err and not Path(game).exists()

@@ -132,3 +132,11 @@ def test_a_name_is_found_however_its_accents_are_encoded_or_spaced() -> None:
         doubled = {"type": "game", "players": {"0": composed, "1": "Ben", "2": twin}}
         with pytest.raises(ScoresheetError, match="two players are called"):
             Scoresheet.from_journal([doubled])
+
+
+def test_a_sheet_holding_a_name_with_a_control_character_opens_with_it_escaped() -> None:
+    """`nerts scores new` refuses such names; a sheet started before it did still opens."""
+    game = {"type": "game", "players": {"0": "An\tna", "1": "Ben\u2028"}, "target": 30}
+    sheet = Scoresheet.from_journal([game, {"type": "round", "scores": {"An\tna": 3, "1": 1}}])
+    assert sheet.players == {0: "An\\tna", 1: "Ben\\u2028"} and sheet.rounds == [{0: 3, 1: 1}]
+    assert sheet.seat_of("an\\tna") == 0

@@ -25,7 +25,7 @@ from referee.errors import RefereeInputError
 from referee.events import Play, RoundEnd
 from referee.numbers import plain_number
 from referee.options import DEFAULT_TARGET_SCORE
-from referee.scoresheet import ROUND_POINTS_MAX, Scoresheet
+from referee.scoresheet import ROUND_POINTS_MAX, Scoresheet, control_character
 from referee.scoring import round_score
 
 DESCRIPTION = """\
@@ -152,6 +152,9 @@ def _new(args: argparse.Namespace) -> Scoresheet:
     if not args.players or len(args.players) < 2:
         raise UserError("new needs --players with at least two names")
     for name in args.players:
+        control = control_character(name)
+        if control is not None:  # printed, it would tear the tables or drive the terminal
+            raise UserError(f"a player's name {name!r} holds the control character {control}")
         if "=" in name:  # points are given as NAME=POINTS: such a name could not be scored
             raise UserError(f"a player's name cannot hold '=': {name!r}")
     if args.from_events:
