@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import logging
 import os
 import re
@@ -82,8 +83,7 @@ def check_photo(path: Path, several: bool = False) -> None:
     if not path.is_file():
         if path.exists():
             raise UserError(f"{path} is not a regular file")
-        nowhere = " (a symbolic link leading nowhere)" if path.is_symlink() else ""
-        raise UserError(f"image not found: {path}{nowhere}")
+        raise UserError(f"image not found: {path}{_where_link_leads(path)}")
     try:
         with path.open("rb"):
             pass
@@ -338,6 +338,18 @@ def _jpeg_end(data: bytes) -> tuple[bool, bool]:
                     return False, progressive
                 position = found.start()
     return False, progressive
+
+
+def _where_link_leads(path: Path) -> str:
+    """Why a path that is a symbolic link names no file, said after it; "" for no link."""
+    if not path.is_symlink():
+        return ""
+    try:
+        path.stat()
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return " (symbolic links leading round in a loop)"
+    return " (a symbolic link leading nowhere)"
 
 
 def picture_path(text: str) -> Path:

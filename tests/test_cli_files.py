@@ -107,7 +107,15 @@ def test_a_loop_of_links_is_said_as_one_line(
     assert status == 2 and err.endswith(f"cannot write {loop}: Too many levels of symbolic links\n")
     status, err = run(capsys, "count", str(loop), "--backs", f"a={RACES}")
     assert status == 2
-    assert err == f"nerts count: error: image not found: {loop} (a symbolic link leading nowhere)\n"
+    assert err == (
+        f"nerts count: error: image not found: {loop} (symbolic links leading round in a loop)\n"
+    )
+    nowhere = tmp_path / "nowhere.png"
+    nowhere.symlink_to("gone.png")
+    status, err = run(capsys, "count", str(nowhere), "--backs", f"a={RACES}")
+    assert (
+        err == f"nerts count: error: image not found: {nowhere} (a symbolic link leading nowhere)\n"
+    )
 
 
 @pytest.mark.parametrize(

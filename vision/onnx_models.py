@@ -118,13 +118,17 @@ def _class_names_of_kind(session, path: Path, task: str) -> list[str]:  # type: 
         names = [str(listed[i]) for i in sorted(listed)]
     except (ValueError, TypeError, SyntaxError, KeyError):
         raise ModelFileError(f"{path}: its class names cannot be read. {MODEL_REMEDY}") from None
+    try:
+        keypoints, per_keypoint = ast.literal_eval(metadata.get("kpt_shape", CARD_KEYPOINTS))
+        keypoint_values = int(keypoints) * int(per_keypoint)
+    except (ValueError, TypeError, SyntaxError):
+        raise ModelFileError(f"{path}: its keypoint shape cannot be read. {MODEL_REMEDY}") from None
     input_shape, output_shape = session.get_inputs()[0].shape, session.get_outputs()[0].shape
     channels = output_shape[1] if len(output_shape) > 1 else None
     rank, values = TASK_OUTPUTS[task]
     expected = values + len(names)
     if task == "pose":  # then each keypoint's values: (x, y, visible)
-        keypoints, per_keypoint = ast.literal_eval(metadata.get("kpt_shape", "[4, 3]"))
-        expected += keypoints * per_keypoint
+        expected += keypoint_values
     fits = channels == expected or not isinstance(channels, int)
     found = metadata.get("task", task)
     if found != task or len(output_shape) != rank or not names or not fits:
@@ -136,6 +140,9 @@ def _class_names_of_kind(session, path: Path, task: str) -> list[str]:  # type: 
     return names
 
 
+CARD_KEYPOINTS = "[4, 3]"
+"""An export's keypoint shape where its metadata holds none: a card's four corners, each x, y
+and whether it is visible."""
 TASK_OUTPUTS = {"pose": (3, 4), "classify": (2, 0)}
 """Per task, the rank of an export's output and its values besides the classes': a pose
 model's is (batch, values, anchors), a box (4 values) before the classes' scores; a

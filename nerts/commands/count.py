@@ -382,7 +382,7 @@ def named_numbers(option: str, specs: list[str], names: list[str], maximum: int)
             hint = (  # a second photo: the count takes one, before --backs
                 "the photo goes before --backs: nerts count IMAGE --backs ..."
                 if names_a_file(spec) or Path(spec).suffix.lower() in PHOTO_SUFFIXES
-                else f"give its number, e.g. {spec.strip()}=3"
+                else f"give its number, e.g. {spec.strip() or names[0]}=3"
             )
             raise UserError(f"{option} takes NAME=N ...; got {spec!r} ({hint})")
         given = given.strip()  # as --backs names are

@@ -148,6 +148,7 @@ def photo(tmp_path: Path) -> Path:
         ),
         (["--sheet", ""], "argument --sheet: the path is empty"),
         (["--bonus", "ben"], "--bonus takes NAME=N ...; got 'ben' (give its number, e.g. ben=3)"),
+        (["--bonus", " "], "--bonus takes NAME=N ...; got ' ' (give its number, e.g. anna=3)"),
         (["--sheet", "{game}"], "missing: Cleo; give each player on the sheet a back, named as"),
         (["--sheet", "{folder}/none.jsonl"], "cannot read {folder}/none.jsonl"),
     ],

@@ -12,6 +12,7 @@ import sys
 import tempfile
 import zlib
 from pathlib import Path
+from types import SimpleNamespace
 
 import cv2
 import numpy as np
@@ -34,7 +35,12 @@ from nerts.photos import (
     write_annotated,
 )
 from vision.backs import BackMatcher, read_reference
-from vision.onnx_models import CardDetector, IndexClassifier, ModelFileError
+from vision.onnx_models import (
+    CardDetector,
+    IndexClassifier,
+    ModelFileError,
+    _class_names_of_kind,
+)
 
 
 @pytest.fixture
@@ -302,6 +308,27 @@ def test_a_model_of_another_kind_in_a_models_place_is_named() -> None:
     assert str(refused.value) == said
     with pytest.raises(ModelFileError, match=f"{CARDS_INT8_ONNX} is no classifier"):
         IndexClassifier(CARDS_INT8_ONNX)
+
+
+@pytest.mark.parametrize(
+    ("metadata", "said"),
+    [
+        ({"names": "{0: 'card'", "task": "pose"}, "its class names cannot be read"),
+        ({"names": "{0: 'card'}", "kpt_shape": "[4]", "task": "pose"}, "its keypoint shape"),
+        ({"names": "{0: 'card'}", "kpt_shape": "four", "task": "pose"}, "its keypoint shape"),
+    ],
+)
+def test_an_export_whose_metadata_cannot_be_read_is_named(
+    metadata: dict[str, str], said: str
+) -> None:
+    shape = SimpleNamespace(shape=["batch", 17, "anchors"])
+    session = SimpleNamespace(
+        get_modelmeta=lambda: SimpleNamespace(custom_metadata_map=metadata),
+        get_inputs=lambda: [shape],
+        get_outputs=lambda: [shape],
+    )
+    with pytest.raises(ModelFileError, match=f"^odd.onnx: {said}"):
+        _class_names_of_kind(session, Path("odd.onnx"), "pose")
 
 
 def test_identify_reports_a_missing_model_as_a_user_error(
