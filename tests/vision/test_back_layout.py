@@ -16,7 +16,7 @@ from vision.back_layout import (
     layout_distance,
     layout_distances,
 )
-from vision.back_views import with_backs
+from vision.back_views import MARKED_CLEAR_MIN, with_backs
 from vision.backs import BackMatcher
 from vision.detections import CardDetection
 from vision.geometry import RECTIFIED_SIZE, uncovered
@@ -225,3 +225,25 @@ def test_a_card_far_off_covers_nothing_though_it_lies_beyond_the_cards_horizon()
     assert uncovered(card, [far_above]).all()
     on_its_left_half = card + np.array([-22, 0], np.float32)
     assert 0.3 < 1 - uncovered(card, [on_its_left_half]).mean() < 0.7
+
+
+def test_identify_marks_no_card_found_mostly_over_others_as_of_a_back_not_given(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """In a spread, such a report is likely of parts of two cards, unlike every back for that
+    (`MARKED_CLEAR_MIN`)."""
+    width, height = RECTIFIED_SIZE
+    corners = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
+    shifts = [(100, 100), (100 + width // 8, 100 + height // 8), (900, 100)]  # two overlap
+    cards = [CardDetection(corners + np.array(s, np.float32), False, 0.8) for s in shifts]
+    image = np.zeros((1200, 1400, 3), np.uint8)
+    for card in cards:
+        cv2.fillPoly(image, [np.round(card.quad).astype(np.int32)], (40, 40, 160))
+    clear_shares = [
+        float(uncovered(card.quad, [o.quad for o in cards if o is not card]).mean())
+        for card in cards
+    ]
+    assert clear_shares[0] < MARKED_CLEAR_MIN and clear_shares[1] < MARKED_CLEAR_MIN
+    monkeypatch.setattr(back_views, "other_backs", lambda cards, *_: set(range(len(cards))))
+    named = with_backs(cards, image, BackMatcher({"plain": _plain_red()}))
+    assert [card.back_unlike for card in named] == [False, False, True]
