@@ -256,7 +256,7 @@ class BoxAnnouncer(Service):
         except KeyboardInterrupt:  # Ctrl-C while waiting: stop waiting, say what was not told
             log.warning("box at %s: stopped waiting for it (interrupted)", self.url)
         else:
-            if not delivered:
+            if not delivered and self.driver.connections:  # never opened: said below
                 log.warning("box at %s: not all announcements acknowledged in %g s",
                             self.url, self.drain_timeout)  # fmt: skip
         undelivered = self.driver.close()
@@ -269,8 +269,15 @@ class BoxAnnouncer(Service):
         if undelivered:
             shown = "; ".join(undelivered[:UNDELIVERED_SHOWN])
             more = len(undelivered) - UNDELIVERED_SHOWN
-            log.warning("box: %d announcements never delivered: %s%s", len(undelivered),
-                        shown, f"; and {more} more" if more > 0 else "")  # fmt: skip
+            # A port never opened: most likely a box unplugged, or an emulator not started.
+            hint = (
+                f" (the box was never reached: is it plugged in? 'nerts box test --port "
+                f"{self.url}' checks it)"
+                if not self.driver.connections
+                else ""
+            )
+            log.warning("box: %d announcements never delivered: %s%s%s", len(undelivered),
+                        shown, f"; and {more} more" if more > 0 else "", hint)  # fmt: skip
 
 
 def _seat_of(command: str) -> int | None:

@@ -6,8 +6,9 @@ The rules are those of the protocol file: stop-and-wait with one command in flig
 RESEND_TIMEOUT_S of silence, give up the connection after MAX_SILENT_RESENDS silent resends,
 `rs` handling, renumbering from 1 on a device `HELLO`, and a `HELLO` handshake on every connect.
 One departure from the file's letter keeps its rule that nothing is lost: after a device `HELLO`
-that follows an earlier renumbering, a `HELLO` handshake takes number 1 and the commands follow
-from 2 (see `receive`).
+when a command numbered 1 was sent since the last renumbering (after an earlier reset, or
+numbers wrapping past 65535), a `HELLO` handshake takes number 1 and the commands follow from 2
+(see `receive`); the box accepts a `HELLO` of any number, so any box of the file works with it.
 """
 
 from __future__ import annotations
@@ -151,9 +152,10 @@ class HostProtocol(Generic[Ticket]):
                 )
             if words[0] == "HELLO":
                 self.resets_noticed += 1
-                # The box's HELLO does what a handshake still queued would (it expects N1 and
-                # said who it is), and a handshake renumbered N1 would clash with the first
-                # command as HANDSHAKE_SEQUENCE says: it is dropped.
+                # The box's HELLO does what the connection's handshake, if still queued, would
+                # (it expects N1 and said who it is), and that handshake renumbered N1 would
+                # clash with the first command as HANDSHAKE_SEQUENCE says: it is dropped (one
+                # numbered 1 on purpose may be queued again below).
                 self.queue = deque(command for command in self.queue if not command.handshake)
                 log.info("box announced a reset; resending %d commands", len(self.queue))
                 # Lines sent before the HELLO came (a command, perhaps resent) may reach the box

@@ -74,6 +74,12 @@ def test_referee_exits_1_when_the_box_was_not_told_everything(
     out, err = capsys.readouterr()
     assert out.startswith("Round 1 (not scored")
     assert "box: 9 announcements never delivered: RESET; SHOW Round 1; BUZZ LATE;" in err
+    # One line says the box was never reached, and how to check it; no word of a slow box.
+    assert err.endswith(
+        "(the box was never reached: is it plugged in? 'nerts box test --port "
+        "socket://127.0.0.1:1' checks it)\n"
+    )
+    assert "not all announcements acknowledged" not in err
 
 
 def test_referee_exits_1_when_the_box_lacks_a_seat_told_of(

@@ -191,7 +191,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=int,
         default=0,
         metavar="N",
-        help="reset the box after every N executed commands",
+        help="reset the box after every N executed commands (HELLO handshakes not counted)",
     )
     emulator.add_argument("--seed", type=int, default=0, help="seed of the injected faults")
     emulator.add_argument("--no-colour", action="store_true", help="no terminal colours")
