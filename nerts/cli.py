@@ -304,6 +304,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         owner = parser if before_command else args.command_parser
         files = [word for word in unknown if word.startswith("-") and names_a_file(word)]
         hint = f" ({files[0]} is a file: give it as {quote('./' + files[0])})" if files else ""
+        backs = [word for word in unknown if "=" in word and not word.startswith("-")]
+        if backs and not hint and hasattr(args, "backs") and "--backs" not in arguments:
+            hint = f" (backs are given after --backs: --backs {' '.join(map(quote, backs))})"
         owner.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
     try:
         if args.log_file is not None:

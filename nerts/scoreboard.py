@@ -150,6 +150,7 @@ def _round_table(
 
 def _round_summary(verdicts: Counter[str], false_calls: int, stucks: int) -> str:
     parts = [f"{verdicts[name]} {name}" for name in ("accepted", "tie", "late", "illegal")]
-    extra = f", {false_calls} false Nerts call(s)" if false_calls else ""
+    calls = "call" if false_calls == 1 else "calls"
+    extra = f", {false_calls} false Nerts {calls}" if false_calls else ""
     extra += f", stuck {stucks}x" if stucks else ""
     return "  plays: " + ", ".join(parts) + extra

@@ -119,9 +119,11 @@ def refuse_scoring_twice(
             if len(numbers) > 1
             else f"round {numbers[0]} was"
         )
+        earlier = scored[0][1].source
+        same = "" if earlier == str(source) else f", the same file as {source}"
         raise UserError(
-            f"{sheet_path}: {rounds} scored from {scored[0][1].source} already, the same file "
-            f"as {source}; nothing added. If this is another round, add its points by hand: "
+            f"{sheet_path}: {rounds} scored from {earlier} already{same}; nothing added. If this "
+            "is another round, add its points by hand: "
             f"nerts scores {quote(str(sheet_path))} add NAME=POINTS ..."
         )
 

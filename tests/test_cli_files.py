@@ -137,6 +137,17 @@ def test_an_empty_path_is_said_so(arguments: list[str], capsys: pytest.CaptureFi
     assert capsys.readouterr().err.splitlines()[-1].endswith(": the path is empty")
 
 
+def test_backs_given_without_backs_are_told_where_they_go(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["count", "centre.jpg", "Anna=a.jpg", "Ben=b b.jpg"])
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "nerts count: error: unrecognized arguments: Anna=a.jpg Ben=b b.jpg (backs are given "
+        "after --backs: --backs Anna=a.jpg 'Ben=b b.jpg')"
+    )
+
+
 def test_a_file_whose_name_starts_with_a_dash_is_told_how_to_give_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -123,6 +123,13 @@ def test_box_wait_takes_seconds(value: str, capsys: pytest.CaptureFixture[str]) 
     assert f"argument --box-wait: give seconds from 0 to 3600, e.g. 10; got {value!r}" in err
 
 
+def test_box_wait_without_a_box_is_said_to_need_one(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["referee", str(GOLDEN / "races.input.jsonl"), "--box-wait", "3"]) == 2
+    assert capsys.readouterr().err == (
+        "nerts referee: error: --box-wait is how long to wait for the box: give its --box too\n"
+    )
+
+
 def _line(frame: int, kind: str, **keys: object) -> str:
     return json.dumps({"frame": frame, "t": frame / 30, "type": kind, **keys}) + "\n"
 

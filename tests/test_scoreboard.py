@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from nerts.scoreboard import format_scoreboard
+from collections import Counter
+
+from nerts.scoreboard import _round_summary, format_scoreboard
 from referee.events import Event, event_from_dict
 from referee.game import GameReferee
 
@@ -33,7 +35,7 @@ def test_a_round_cut_short_by_the_next_and_one_left_in_play() -> None:
         "  seat  back       centre nerts bonus round total",
         "     0  red             1    13     0   -25   -25",
         "     1  blue            0    13     0   -26   -26",
-        "  plays: 1 accepted, 0 tie, 0 late, 0 illegal, 1 false Nerts call(s)",
+        "  plays: 1 accepted, 0 tie, 0 late, 0 illegal, 1 false Nerts call",
         "",
         "Round 2 (not scored: no valid Nerts call and no final stuck by the log's end, "
         "frame 25, 2.5 s)",
@@ -139,7 +141,7 @@ def test_plays_and_calls_after_a_rounds_end_are_in_its_summary() -> None:
             )
         )
         assert board.splitlines()[4] == (
-            "  plays: 0 accepted, 0 tie, 1 late, 1 illegal, 1 false Nerts call(s)"
+            "  plays: 0 accepted, 0 tie, 1 late, 1 illegal, 1 false Nerts call"
         )
 
 
@@ -187,3 +189,8 @@ def test_of_two_valid_calls_in_one_frame_the_one_judged_first_is_the_callers() -
     assert board.splitlines()[0].startswith("Round 1 (Nerts! called by seat 0 at frame 6;")
     caller_rows = [line for line in board.splitlines() if "<- Nerts!" in line]
     assert len(caller_rows) == 1 and "red" in caller_rows[0]
+
+
+def test_false_calls_are_counted_in_words() -> None:
+    assert _round_summary(Counter(), 1, 0).endswith(", 1 false Nerts call")
+    assert _round_summary(Counter(), 2, 3).endswith(", 2 false Nerts calls, stuck 3x")

@@ -263,12 +263,12 @@ def _drawn(
 
 def _not_added(sheet: Path, points: dict[str, int], *, found: bool) -> str:
     """Why a count is not added to the score sheet, and how to add the round by hand."""
+    by_hand = " ".join(quote(f"{name}={number}") for name, number in points.items())
     if not found:  # a lens cap or the wrong file must not score a round
         return (
             f"nothing added to {sheet}, as no card was found. If no card was played this round, "
-            f"add its points by hand: nerts scores {quote(str(sheet))} add NAME=POINTS ..."
+            f"add its points by hand: nerts scores {quote(str(sheet))} add {by_hand}"
         )
-    by_hand = " ".join(quote(f"{name}={number}") for name, number in points.items())
     return (
         f"nothing added to {sheet}, as the count is likely wrong (warned above): count again; "
         f"or, if the count is right, add it by hand: nerts scores {quote(str(sheet))} add "

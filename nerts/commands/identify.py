@@ -41,13 +41,17 @@ Finds every card in each photo (any photo of cards on a table: made for 1 to 24 
 refused over 64), face up or face down, and names the face-up ones by rank and suit from their
 index corner, also when the rest of the card is covered; a card seen whole is read from its
 whole face too; next to each named card, the index of a card fanned under it (in a hand or a
-work pile) is looked for, where no card was found. Where the index corners show small cards
-(under about 90 px long in a 1280 px wide photo), the cards are looked for again in the photo at
-a larger size. Prints a table (each card's name, face up or down, back, how sure, and centre
-in the photo), or with --json one object mapping each image path to its cards:
+work pile) is looked for, where no card was found. Cards are read best 120 px long or more (a
+1280 px wide photo of no more than about 90 cm of table); where the index corners show smaller
+cards (under about 90 px long), the cards are looked for again in the photo at a larger size.
+Prints a table (each card's name, face up or down, back, how sure, and centre in the photo;
+"sure" is how surely it is a card times how surely it is named or its back matched: low for a
+card mostly covered, or for a find that may be no card at all), or with --json one object
+mapping each image path to its cards:
 {"card", "face_up", "back", "quad" (the card's corners, image pixels), "confidence"}. With
 --backs, each face-down card's "back" is the nearest registered back (matched as `nerts count`
-matches them); without, null. To count a spread of face-down cards, use `nerts count`: it
+matches them; cards that look like no back given are warned of, and marked '?' with
+--annotate); without, null. To count a spread of face-down cards, use `nerts count`: it
 also tells apart the overlapping cards of a spread, which this command can report twice or
 merge. A path that does not exist, or is a folder, stops the command before any photo is
 read; of several photos, a file that cannot be read as a picture is named and skipped, as is

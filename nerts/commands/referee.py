@@ -77,7 +77,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--box-wait",
         type=_seconds,
-        default=BOX_WAIT_DEFAULT_S,
         metavar="S",
         help="once the log is refereed, wait up to S seconds for the box to acknowledge what it "
         f"was told (default {BOX_WAIT_DEFAULT_S:g}; Ctrl-C stops waiting)",
@@ -368,8 +367,11 @@ def _where(log_path: Path, error: RefereeInputError, held: list[tuple[Event, int
 def run(args: argparse.Namespace) -> int:
     if args.out is not None:
         refuse_overwriting([args.out], [args.log], "--out")
+    if args.box is None and args.box_wait is not None:
+        raise UserError("--box-wait is how long to wait for the box: give its --box too")
+    wait = BOX_WAIT_DEFAULT_S if args.box_wait is None else args.box_wait
     try:
-        box = None if args.box is None else BoxAnnouncer(args.box, drain_timeout=args.box_wait)
+        box = None if args.box is None else BoxAnnouncer(args.box, drain_timeout=wait)
     except ValueError as error:  # a port URL pyserial does not understand
         raise UserError(f"--box {error}") from None
     try:

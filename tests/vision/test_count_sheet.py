@@ -64,6 +64,9 @@ def test_the_counted_round_is_added_to_the_sheet(
     assert main(["scores", str(game), "undo"]) == 0
     assert exit_status([*arguments, "--json"]) == 0
     assert load_sheet(game).rounds == [{0: 3, 1: 3}]
+    capsys.readouterr()
+    assert exit_status([*arguments, "--json"]) == 2  # the same file, by the same name
+    assert f"round 1 was scored from {again} already; nothing added." in capsys.readouterr().err
     # A round counted onto a game already won is added, and warned of.
     assert main(["scores", str(game), "add", "Blue=0", "Red=20"]) == 0
     other = tmp_path / "other.png"
@@ -95,7 +98,7 @@ def test_a_photo_without_cards_scores_no_round(
     assert err.splitlines()[-2:] == [
         f"warning: no card found in {photo}: a photo of the spread, from above, is asked for",
         f"error: nothing added to {game}, as no card was found. If no card was played this "
-        f"round, add its points by hand: nerts scores {game} add NAME=POINTS ...",
+        f"round, add its points by hand: nerts scores {game} add red=0 blue=0",
     ]
     assert out == (
         "back   cards  left  points\nred        0     0      +0\nblue       0     0      +0\n"
