@@ -194,7 +194,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="reset the box after every N executed commands (HELLO handshakes not counted)",
     )
     emulator.add_argument("--seed", type=int, default=0, help="seed of the injected faults")
-    emulator.add_argument("--no-colour", action="store_true", help="no terminal colours")
+    emulator.add_argument(
+        "--no-colour",
+        action="store_true",
+        help="no terminal colours (none either where the output is no terminal)",
+    )
     emulator.set_defaults(handler=run_emulator)
 
 
@@ -373,7 +377,9 @@ def run_emulator(args: argparse.Namespace) -> int:
             message = message.replace(field, option)
         raise UserError(message) from None
     device = BoxDevice(seats=args.seats)
-    display = TerminalDisplay(device.state, sys.stdout, colour=not args.no_colour)
+    # Colours are terminal escapes: written to a file or a pipe, they would be noise in it.
+    colour = not args.no_colour and sys.stdout.isatty()
+    display = TerminalDisplay(device.state, sys.stdout, colour=colour)
     stop = threading.Event()
     display_failed: list[OSError] = []
 

@@ -306,8 +306,9 @@ EMULATOR_ARGUMENTS = ("box-emulator", "--pty", "--no-colour", "--seats", "3")
 
 
 def test_box_emulator_command_serves_a_pty() -> None:
+    """Its output no terminal, it shows no colours though --no-colour was not given."""
     process = subprocess.Popen(
-        [sys.executable, "-c", NERTS_WITH_CTRL_C, *EMULATOR_ARGUMENTS],
+        [sys.executable, "-c", NERTS_WITH_CTRL_C, "box-emulator", "--pty", "--seats", "3"],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         text=True,
