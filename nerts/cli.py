@@ -296,13 +296,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not arguments:  # a newcomer typing 'nerts': what it can do, not a missing-argument error
         parser.print_help(sys.stderr)
         return 2
-    args, unknown = parser.parse_known_args(arguments)
+    try:
+        args, unknown = parser.parse_known_args(arguments)
+    except SystemExit as stopped:  # argparse said what is missing: a file taken for an option?
+        files = [word for word in arguments if word.startswith("-") and names_a_file(word)]
+        if files and stopped.code != 0:
+            sys.stderr.write(f"nerts: {files[0]} is a file: give it as {quote('./' + files[0])}\n")
+        raise
     if unknown:
         # An option typed before the command is nerts' own mistake ('nerts --bogus demo');
         # after it, told with the command's own usage, as its other mistakes are.
         before_command = arguments.index(args.command) > arguments.index(unknown[0])
         owner = parser if before_command else args.command_parser
-        files = [word for word in unknown if word.startswith("-") and names_a_file(word)]
+        files = [w for w in unknown if w.startswith("-") and names_a_file(w) and not before_command]
         hint = f" ({files[0]} is a file: give it as {quote('./' + files[0])})" if files else ""
         backs = [word for word in unknown if "=" in word and not word.startswith("-")]
         if backs and not hint and hasattr(args, "backs") and "--backs" not in arguments:

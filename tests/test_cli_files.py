@@ -159,6 +159,18 @@ def test_a_file_whose_name_starts_with_a_dash_is_told_how_to_give_it(
         "nerts identify: error: unrecognized arguments: -photo.jpg (-photo.jpg is a file: give it "
         "as ./-photo.jpg)"
     )
+    (tmp_path / "-club.jsonl").write_bytes(b"")
+    with pytest.raises(SystemExit):  # taken for an option, the sheet is missing
+        main(["scores", "-club.jsonl"])
+    assert capsys.readouterr().err.splitlines()[-2:] == [
+        "nerts scores: error: the following arguments are required: GAME",
+        "nerts: -club.jsonl is a file: give it as ./-club.jsonl",
+    ]
+    with pytest.raises(SystemExit):  # before the command, no place for a file
+        main(["-photo.jpg", "identify"])
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "nerts: error: unrecognized arguments: -photo.jpg"
+    )
     with pytest.raises(SystemExit):  # too long to be a file's name: had ended in a traceback
         main(["identify", "-" + "a" * 300])
     assert capsys.readouterr().err.endswith("unrecognized arguments: -" + "a" * 300 + "\n")
