@@ -296,8 +296,14 @@ def _report(
     if not driver.connections:  # one line, not one per command never sent
         # No reason yet: the first try to open it has not ended ('auto' asks every port).
         why = driver.open_error or f"still opening it after {timeout:g} s; --timeout gives more"
-        why = f" ({why})"
-        sys.stderr.write(f"nerts box: could not open {driver.url}{why}: nothing was sent\n")
+        hint = (
+            "; is the box plugged in (or its emulator, 'nerts box-emulator', running)?"
+            if driver.open_error
+            else ""
+        )
+        sys.stderr.write(
+            f"nerts box: could not open {driver.url} ({why}): nothing was sent{hint}\n"
+        )
         return 1
     failed = 0
     for text, delivery, place in zip(texts, deliveries, places or [""] * len(texts), strict=True):

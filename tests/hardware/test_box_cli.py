@@ -145,7 +145,10 @@ def test_a_command_of_a_file_the_box_rejects_is_named_by_its_line(
 def test_send_exits_1_when_the_box_is_absent(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["box", "send", "--port", "socket://127.0.0.1:1", "--timeout", "0.3", "PING"]) == 1
     error = capsys.readouterr().err
-    assert "could not open socket://127.0.0.1:1 (" in error and "nothing was sent" in error
+    assert "could not open socket://127.0.0.1:1 (" in error and error.endswith(
+        "nothing was sent; is the box plugged in (or its emulator, 'nerts box-emulator', "
+        "running)?\n"
+    )
     assert "trying again" not in error  # the driver's word, for a referee that waits
     assert "not acknowledged" not in error
 
