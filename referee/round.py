@@ -187,7 +187,10 @@ class RoundReferee:
             return
         pile = self.piles.get(play.pile)
         if pile is not None and pile.complete and not pile.holds_top(play.card):
-            pile = None  # a complete pile was set aside: its place may start a new one
+            # A complete pile was set aside: its place is empty, and may start a new one. A card
+            # played there but an Ace is not an Ace, whether or not it came for the set-aside
+            # pile (the camera cannot tell a lost race from a card put on an empty place).
+            pile = None
         # A card whose place was taken lost a race, also when the pile has grown over it since
         # (the 5H that came after the 5H and the 6H): late, not the wrong rank of the top.
         if pile is not None and pile.took_place_of(play.card):
@@ -210,7 +213,9 @@ class RoundReferee:
             out.append(self._ruled(play, Verdict.ILLEGAL, reason))
             return
         if self.ended is not None:
-            # Legal, but after the round ended: too late to count, as a lost race is.
+            # Legal, but after the round ended: too late to count, as a lost race is, and so
+            # taken back as a late card is.
+            self._await_take_back(play)
             out.append(self._ruled(play, Verdict.LATE))
             return
         if pile is None:

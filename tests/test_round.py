@@ -439,3 +439,12 @@ def test_seats_in_play_follow_the_deal_of_the_frame_being_read() -> None:
     assert referee_.seats_in_play() == (0, 1, 2)
     referee_.feed(start(frame=2, seats=2, round_number=2))
     assert referee_.seats_in_play() == (0, 1)
+
+
+def test_a_card_played_after_the_round_ended_is_taken_back_as_a_late_card_is() -> None:
+    """The contract asks that a late card be taken back: doing so is no stray take-back."""
+    game = GameReferee()
+    events = [start(), count(1, 0, 0), call(2, 0), play(60, 1, "AH"), take_back(63, 1, "AH")]
+    for event in [*events, start(90, round_number=2)]:
+        game.feed(event)
+    assert game.unmatched_take_backs() == []
