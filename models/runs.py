@@ -24,9 +24,12 @@ log = logging.getLogger(__name__)
 REPO = MODELS_DIR.parent
 DEFAULT_RUNS = REPO / "build" / "runs"
 CARDS_IMGSZ = 416
+"""The detectors' input side in pixels: a 1280 px photo shrinks by about 3 (its cards 90 px
+long become 29); the runtime reads the size from each export, so retraining may change it."""
 DEFAULT_WARMUP_EPOCHS = 3.0
 """ultralytics' own default, kept for runs from scratch."""
 THREADS = 2
+"""Torch and OpenCV threads on CPU: the cores of the machines the models were made on."""
 CORNER_AUGMENTATION: dict[str, Any] = {
     # No flips (a mirrored card is not a card) and no rotation: the renders have every angle.
     "fliplr": 0.0,

@@ -22,6 +22,8 @@ FIT_FRACTION = 0.97
 """Share of the image (in the tighter direction) the watched region fills."""
 NEWTON_STEPS = 8
 """Iterations to invert the lens model in `project`; converges to well under 0.01 px."""
+DEFAULT_FPS = 30.0
+"""Frames a second of simulated footage unless asked otherwise: a webcam's usual rate."""
 FRAME_SIDE_MIN = 64
 """Smallest frame side: below this the cards are a few pixels and nothing can be seen."""
 FRAME_ASPECT_MAX = 4.0

@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 from simulator.backs import BackDesign, back_from_spec, default_backs
-from simulator.camera import CameraModel
+from simulator.camera import DEFAULT_FPS, CameraModel
 from simulator.clutter import paint_clutter
 from simulator.faces import CardDesign, builtin_design, load_design
 from simulator.geometry import TABLE_UP_TO_4_SEATS_MM
@@ -243,7 +243,7 @@ class VideoSink:
     def __init__(
         self,
         path: Path,
-        fps: float = 30.0,
+        fps: float = DEFAULT_FPS,
         size: tuple[int, int] = (1280, 720),
         fourcc: str = "mp4v",
     ) -> None:

@@ -29,6 +29,7 @@ from referee.layout import CARDS_TURNED, NERTS, WASTE, MoveKind, Place, PlayerLa
 from referee.options import RuleOptions
 from referee.round import RoundReferee
 from simulator.bots import Decision, FoundationPlay, LayoutMove, SeatBot
+from simulator.camera import DEFAULT_FPS
 from simulator.geometry import TableGeometry
 from simulator.picture import HAND_RETREAT_S, table_scene
 from simulator.scene import Scene
@@ -45,22 +46,28 @@ take-back is seen in motion, not as a card that jumps."""
 TAKE_BACK_DELAY_S = (0.3, 0.9)
 """How long a player takes to notice a late or illegal card and reach for it."""
 CALL_DELAY_S = (0.2, 0.6)
+"""How long a player whose Nerts pile has just emptied takes to call "Nerts!"."""
 STUCK_PAUSE_S = 1.5
 """Everyone stuck: the table pauses while stocks are rotated."""
 IDLE_RECHECK_S = 0.5
+"""A seat with no move looks again this much later (as a player scans the table)."""
 RACE_OFFSET_FRAMES = (0, 3)
 """A raced play lands this many frames after the one it races (0 = a same-frame tie)."""
 FASTEST_RACE_S = 0.3
 """A seat joins a race only if it can still get its card there in time."""
 FALSE_CALL_MAX_LEFT = 2
+"""With --mistake-rate, a hurried player may call "Nerts!" with at most this many cards left
+in the Nerts pile: a false call a referee must catch, as families make it."""
 ROUND_TAIL_S = 1.0
 """Footage kept after a valid call, so the cards in the air are seen landing."""
 MAX_ROUND_S = 900.0
 """A round that neither ends by a call nor by stuck players is cut here."""
 JITTER_MM = 2.5
 JITTER_DEG = 4.0
+"""How far, and how much turned, a card may land from its place on a work or Nerts pile."""
 FOUNDATION_JITTER_MM = 5.0
 FOUNDATION_JITTER_DEG = 8.0
+"""The same on a foundation: cards tossed into the middle in a race land less neatly."""
 FRAME_COUNT_ROUNDING = 1e-6
 """Added before a duration in frames is cut to whole frames: 4.1 s at 30 fps is 123 frames,
 while 4.1 * 30 is 122.99999999999999 in binary."""
@@ -81,7 +88,7 @@ MAX_PLAYERS = 8
 class SimulationSettings:
     players: int = 4
     seed: int = 0
-    fps: float = 30.0
+    fps: float = DEFAULT_FPS
     seconds: float | None = None
     race_rate: float = 0.0
     mistake_rate: float = 0.0
@@ -242,9 +249,9 @@ class RoundSimulation:
             if isinstance(event, NertsCall) and event.valid and self.call_frame is None:
                 self.call_frame = self.frame
                 self._hurry_motions()
-            rejected = isinstance(event, Play) and not (event.verdict and event.verdict.stays)
-            if rejected and self.call_frame is None:
-                self._take_back(event)  # type: ignore[arg-type]
+            rejected = not (isinstance(event, Play) and event.verdict and event.verdict.stays)
+            if isinstance(event, Play) and rejected and self.call_frame is None:
+                self._take_back(event)
         for bot in self.bots:
             bot.notice_foundations(self.referee.piles)
 

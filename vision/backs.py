@@ -30,7 +30,8 @@ log = logging.getLogger(__name__)
 OPAQUE_ALPHA = 128
 """Alpha (0-255) from which a pixel of a reference design file counts as printed."""
 MATCH_SOFTNESS = 0.05
-"""Distance scale that turns the gap between best and next-best match into a confidence."""
+"""Distance scale that turns the gap between best and next-best match into a confidence (only
+reported, never a threshold: chosen when first written, not tuned)."""
 LONE_MATCH_SOFTNESS_FACTOR = 4.0
 """With one back registered there is no runner-up: the confidence falls with the distance
 itself, on a scale this many times `MATCH_SOFTNESS` (a card's own back lies further from its

@@ -15,7 +15,8 @@ keeps the two the same) and the project's calibration uses."""
 MARKER_WITH_RIM = (55.0 + 2 * 7.0) / 55.0
 """A printed marker's side, white rim included, over its black square's (55 mm, 7 mm rims)."""
 ON_MARKER_SHARE = 0.5
-"""A detection lying this much (of itself, or of the marker) on a marker is the marker."""
+"""A detection lying this much (of itself, or of the marker) on a marker is the marker (a card
+on a marker covers far more; chosen when first written, not tuned)."""
 
 
 def table_markers(image: np.ndarray) -> list[np.ndarray]:

@@ -36,7 +36,8 @@ OPPOSITE_TURN_COS_MAX = -0.8
 """Two index corners of one card face opposite ways: the cosine of the angle between their
 outlines' first edges is at most this (the edges of cards fanned 15 mm apart run alike)."""
 DUPLICATE_OVERLAP = 0.5
-"""Two face-up detections with the same name overlapping this much are one card."""
+"""Two face-up detections with the same name overlapping this much are one card (chosen when
+first written, not tuned: two cards of one name overlap so only in a two-deck game)."""
 FACE_DOWN_UNDER_FACES_MAX = 0.8
 """A card found face down that lies at least this share within face-up cards found is a
 stray report (the card detector takes a hand fan's middle, or a face-up card found again,

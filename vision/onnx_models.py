@@ -22,7 +22,8 @@ from vision.geometry import (
 log = logging.getLogger(__name__)
 
 DETECTION_SCORE_MIN = 0.35
-"""A card needs at least this detector score to be reported."""
+"""A card needs at least this detector score to be reported (chosen when the detector was
+first wired in, not tuned since: the reading's own thresholds decide what is named)."""
 MIN_FOUND_CARD_PX = 25.0
 """A detection of a card (or an index corner implying one) shorter than this in the photo is
 dropped: half the smallest card the commands are made for (50 px) and under the smallest the
@@ -32,7 +33,8 @@ specks 12-25 px long along a table's edge. On the tuning renders (val seed 9, ha
 11) and the edje train photos, floors of 20, 25 and 30 px named the same cards and dropped 2
 of 54 face-down reports on no card."""
 DETECTION_IOU_MAX = 0.45
-"""Two detections overlapping more than this are one card (non-maximum suppression)."""
+"""Two detections overlapping more than this are one card (non-maximum suppression; the
+usual YOLO value, not tuned here; surely found cards may overlap more: `_with_sure_overlaps`)."""
 LETTERBOX_GREY = 114
 """Grey of the padding around a letterboxed photo: what ultralytics pads with in training, so
 the detectors see the border they learnt."""

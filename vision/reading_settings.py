@@ -174,4 +174,5 @@ train: 505 of 527 throughout (its cards are larger)."""
 CLOSE_LOOK_SIDE = 640
 """The long side, in pixels, the photo is shrunk to when the card detector looks closer: on the
 benchmark's 40 val renders (at `CLOSE_LOOK_CARD_PX` 40) 512 named 331 with 20 wrong names and
-found 376 face-down cards, 640 332, 22 and 384; 640 takes 55-65 ms on 2 cores, 416 35-50 ms."""
+found 376 face-down cards, 640 332, 22 and 384 (at 30, as now, 640 334, 19 and 376; 512 was
+not measured so); 640 takes 55-65 ms on 2 cores, 416 35-50 ms."""

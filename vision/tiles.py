@@ -22,7 +22,8 @@ a fifth of the photo, more than a card, so every card lies whole inside some til
 TILE_EDGE_PX = 3.0
 """A detection this close to a tile's inner edge is cut by it; a neighbouring tile has it whole."""
 SAME_CARD_OVERLAP = 0.6
-"""Two detections whose quads cover this share of the smaller one are the same card."""
+"""Two detections whose quads cover this share of the smaller one are the same card (seen
+in two overlapping tiles; chosen when first written, not tuned)."""
 
 
 def detect_tiled(

@@ -94,7 +94,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=EPILOG,
     )
-    # Optional to argparse only so that a photo swallowed by --backs is named (`_photo`).
+    # Optional to argparse only so that a photo swallowed by --backs is named
+    # (`nerts.backs.photo_not_given`).
     parser.add_argument(
         "image",
         type=file_argument,

@@ -23,7 +23,9 @@ from nerts.errors import (
 from nerts.eventlog import EventWriter, holds_events
 from referee.game import GameReferee
 from referee.options import RuleOptions
-from simulator.camera import FRAME_SIDE_MIN, frame_shape_refused
+from simulator.backs import BackDesign
+from simulator.camera import DEFAULT_FPS, FRAME_SIDE_MIN, frame_shape_refused
+from simulator.faces import CardDesign
 from simulator.render import (
     RenderSettings,
     TableRenderer,
@@ -158,9 +160,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--fps",
         type=float,
-        default=30.0,
+        default=DEFAULT_FPS,
         metavar="F",
-        help=f"{MIN_FPS:g} to {MAX_FPS:g} (default 30)",
+        help=f"{MIN_FPS:g} to {MAX_FPS:g} (default {DEFAULT_FPS:g})",
     )
     parser.add_argument(
         "--table", choices=TABLES, default="wood", help="table surface (default wood)"
@@ -217,7 +219,9 @@ def _settings(args: argparse.Namespace) -> SimulationSettings:
     )
 
 
-def _designs(args: argparse.Namespace) -> tuple[list, list]:  # type: ignore[type-arg]
+def _designs(args: argparse.Namespace) -> tuple[list[CardDesign], list[BackDesign]]:
+    """The card designs (one for all seats, or one a seat) and each seat's back, as --deck and
+    --backs give them; a `UserError` naming a count or a file that does not fit."""
     players = args.players
     folders = args.deck or []
     if len(folders) not in (0, 1, players):
