@@ -41,7 +41,8 @@ from referee.numbers import plain_number
 from referee.scoresheet import Scoresheet, same_name
 from referee.scoring import round_score
 from vision.annotate import annotate, back_colours, for_drawing, mark_uncounted, with_legend
-from vision.count import DECK_CARDS_MAX, CountResult, count_backs, unlike_cards
+from vision.count import CountResult, count_backs, unlike_cards
+from vision.count_settings import DECK_CARDS_MAX
 from vision.detections import CardDetection
 
 log = logging.getLogger(__name__)

@@ -7,7 +7,8 @@ import numpy as np
 
 from tests.vision.renders import CARD_H, CARD_W, card_quad, draw_back
 from vision.backs import BackMatcher
-from vision.count import TABLE_FAR_FROM_BACK_MIN, TABLE_NEARER_FACTOR, _matched, _table_not_card
+from vision.count import _matched, _table_not_card
+from vision.count_settings import TABLE_FAR_FROM_BACK_MIN, TABLE_NEARER_FACTOR
 from vision.detections import CardDetection
 from vision.geometry import uncovered
 from vision.table_colours import (

@@ -23,7 +23,8 @@ from vision.close_ups import (
     taken_close,
     without_pieces,
 )
-from vision.count import DECK_CARDS_MAX, count_backs
+from vision.count import count_backs
+from vision.count_settings import DECK_CARDS_MAX
 from vision.detections import CardDetection
 from vision.geometry import intersection_over_union
 from vision.identify import CardReader

@@ -15,11 +15,6 @@ from vision.back_doubts import FAR_FROM_BACK_MIN, OTHER_BACK_APART_MIN, other_ba
 from vision.back_features import BackFeature, back_feature
 from vision.backs import BackMatcher, _on_white
 from vision.count import (
-    COLOURS_TAUGHT_SCORE_SHARE,
-    COUNT_IOU_MAX,
-    ON_TOP_SURE_LEAN,
-    RESCUE_SCORE_SHARE,
-    SURE_CARD_SCORE_SHARE,
     _better_scored,
     _card_sized,
     _covering,
@@ -33,6 +28,13 @@ from vision.count import (
     _well_scored,
     count_backs,
     unlike_cards,
+)
+from vision.count_settings import (
+    COLOURS_TAUGHT_SCORE_SHARE,
+    COUNT_IOU_MAX,
+    ON_TOP_SURE_LEAN,
+    RESCUE_SCORE_SHARE,
+    SURE_CARD_SCORE_SHARE,
 )
 from vision.detections import CardDetection
 from vision.geometry import RECTIFIED_SIZE, uncovered

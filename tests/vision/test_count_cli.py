@@ -23,7 +23,8 @@ from simulator.scene import CardPose, Scene
 from simulator.table import MARKER_DICTIONARY
 from tests.vision.renders import photo_of_one_card
 from vision.annotate import UNCOUNTED_BGR
-from vision.count import UNCOUNTED_CARDS_MAX, CountResult, count_backs
+from vision.count import CountResult, count_backs
+from vision.count_settings import UNCOUNTED_CARDS_MAX
 from vision.markers import TABLE_MARKER_DICTIONARY, table_markers
 
 CountFunction = Callable[..., CountResult]

@@ -24,7 +24,7 @@ from simulator.backs import back_from_spec
 from simulator.faces import builtin_design
 from simulator.render import RenderSettings, TableRenderer
 from simulator.scene import CardPose, Scene
-from vision.count import COUNT_IOU_MAX
+from vision.count_settings import COUNT_IOU_MAX
 from vision.detections import CardDetection
 from vision.geometry import (
     CARD_CORNERS_MM,
