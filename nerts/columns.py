@@ -29,3 +29,9 @@ def left(text: str, width: int) -> str:
 def right(text: str, width: int) -> str:
     """`text` padded on the left to fill `width` columns."""
     return " " * max(0, width - shown_width(text)) + text
+
+
+def first_few(items: list[str], shown: int, separator: str = ", ") -> str:
+    """The first `shown` of `items` joined, and how many more there are ("a, b and 3 more")."""
+    joined = separator.join(items[:shown])
+    return joined if len(items) <= shown else f"{joined} and {len(items) - shown} more"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from nerts.columns import left, right, shown_width
+from nerts.columns import first_few, left, right, shown_width
 from nerts.commands.count import _count_table, _points_table
 from nerts.sheets import format_sheet
 from referee.scoresheet import Scoresheet
@@ -70,3 +70,10 @@ def test_the_sheet_lines_up_past_a_hundred_and_below_minus_ten() -> None:
         "    1  +75=75 -12=-12    +8=8",
         "    2 +28=103   +3=-9  +11=19",
     ]
+
+
+def test_the_first_few_are_named_and_the_rest_counted() -> None:
+    assert first_few(["a", "b"], 3) == "a, b"
+    assert first_few(["a", "b", "c"], 3) == "a, b, c"
+    assert first_few(["a", "b", "c", "d", "e"], 3, "; ") == "a; b; c and 2 more"
+    assert first_few([], 3) == ""

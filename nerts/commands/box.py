@@ -19,6 +19,7 @@ from hardware.faults import FaultPlan, FaultyDevice
 from hardware.framing import check_command_text
 from hardware.ports import AUTO_URL, MAX_TCP_PORT, check_url
 from hardware.terminal import TerminalDisplay, in_foreground, read_keys
+from nerts.columns import first_few
 from nerts.errors import UserError, file_argument
 
 log = logging.getLogger(__name__)
@@ -283,14 +284,11 @@ def _report(
             )
             if not delivery.done()
         ]
-        shown = "; ".join(waiting[:STOPPED_LISTED])
-        more = f" and {len(waiting) - STOPPED_LISTED} more" if len(waiting) > STOPPED_LISTED else ""
         log.warning(
-            "stopped: %d of %d commands answered; not answered (the first may have run): %s%s",
+            "stopped: %d of %d commands answered; not answered (the first may have run): %s",
             len(texts) - len(waiting),
             len(texts),
-            shown,
-            more,
+            first_few(waiting, STOPPED_LISTED, "; "),
         )
         raise
     if not driver.connections:  # one line, not one per command never sent

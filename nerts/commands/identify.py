@@ -15,7 +15,7 @@ import numpy as np
 from tqdm import tqdm
 
 from nerts.backs import back_references, photo_not_given, read_backs, registered_backs
-from nerts.columns import left, shown_width
+from nerts.columns import first_few, left, shown_width
 from nerts.errors import UserError, refuse_overwriting, shown_name
 from nerts.photos import (
     check_photo,
@@ -226,10 +226,7 @@ UNREAD_LISTED = 3
 
 
 def _listed(names: list[str]) -> str:
-    shown = ", ".join(shown_name(name) for name in names[:UNREAD_LISTED])
-    return (
-        shown if len(names) <= UNREAD_LISTED else f"{shown} and {len(names) - UNREAD_LISTED} more"
-    )
+    return first_few([shown_name(name) for name in names], UNREAD_LISTED)
 
 
 PROGRESS_FROM_PHOTOS = 3
