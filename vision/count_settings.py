@@ -121,7 +121,7 @@ in 8 tuning renders of games (val designs) 36-68% of the cards found did."""
 
 
 DECK_CARDS_MAX = 54
-"""The most cards of one back a round can leave: a 52-card deck and two jokers (../shared/RULES.md;
+"""The most cards of one back a round can leave: a 52-card deck and two jokers (docs/RULES.md;
 partners share one deck). More were counted only in a photo taken so close that the backs'
 pattern was found as cards: two cards 680 px wide in a 1600x1200 photo of a checked, dotted
 or lattice back were counted as 166-441."""

@@ -48,7 +48,7 @@ TEST_COLOURS = ("FF0000", "00FF00", "0000FF", "FFFF00", "FF00FF", "00FFFF", "FFF
 
 BOX_DESCRIPTION = f"""\
 Sends commands to the referee box through the host driver (CRC, resends, reconnection), as the
-protocol in ../shared/contracts/box-protocol.md defines. --port takes any pyserial URL: a device
+protocol in docs/contracts/box-protocol.md defines. --port takes any pyserial URL: a device
 such as /dev/ttyUSB0, socket://HOST:PORT (an emulator's TCP port), or '{AUTO_URL}' for
 the first serial port whose device answers as a nerts box.
 """
@@ -98,7 +98,7 @@ def tcp_port(text: str) -> int:
 SEND_DESCRIPTION = """\
 Sends each COMMAND (or each line of --file) to the box and waits for its acknowledgement.
 Quote each command as a whole: BUZZ BEEP unquoted is two commands, BUZZ and BEEP. The box
-knows (../shared/contracts/box-protocol.md; seats from 0, colours RRGGBB or OFF):
+knows (docs/contracts/box-protocol.md; seats from 0, colours RRGGBB or OFF):
   RESET                               all lights off, display cleared, buzzer silent
   LIGHT SEAT COLOUR [SOLID|BLINK|PULSE]   a seat's light, e.g. LIGHT 0 FF0000 BLINK
   BUZZ NERTS|LATE|ILLEGAL|STUCK|ROUND|WIN|BEEP

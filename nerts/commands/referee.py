@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 
 HELP = "re-decide every verdict of a table-event log (JSON Lines) and print the scoreboard"
 DESCRIPTION = """\
-Reads a log of table events (../shared/contracts/events.md: the simulator's truth.jsonl, a replay's
+Reads a log of table events (docs/contracts/events.md: the simulator's truth.jsonl, a replay's
 events.jsonl, or a live log) and referees it again from scratch: verdicts in the input are
 ignored; round ends, completed piles and the game's end are worked out anew. Prints a
 scoreboard, and with --out writes the full refereed events file. Feeding that output back

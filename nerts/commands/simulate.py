@@ -50,7 +50,7 @@ log = logging.getLogger(__name__)
 DESCRIPTION = """\
 Bots play one round of Nerts at human speed, racing each other to the foundations, and the
 round is rendered as an overhead camera would film it: OUT/video.mp4, plus OUT/truth.jsonl,
-the exact table events (../shared/contracts/events.md) with the referee's verdicts. The same
+the exact table events (docs/contracts/events.md) with the referee's verdicts. The same
 seed gives the same round and the same footage.
 """
 EPILOG = """\
