@@ -14,5 +14,5 @@ Modules, each small enough to read whole:
 - `lifecycle`: `Service`, the start/close context-manager base of the classes above.
 - `simavr`: building the firmware (`firmware/`) and running it in simavr with its UART on a pty.
 
-The protocol itself is `contracts/box-protocol.md` in the shared documents.
+The protocol itself is `docs/contracts/box-protocol.md`.
 """

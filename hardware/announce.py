@@ -37,6 +37,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Mapping
+from shlex import quote
 from typing import Self
 
 from hardware.driver import BoxDriver, CommandRejected, Delivery
@@ -271,8 +272,8 @@ class BoxAnnouncer(Service):
             more = len(undelivered) - UNDELIVERED_SHOWN
             # A port never opened: most likely a box unplugged, or an emulator not started.
             hint = (
-                f" (the box was never reached: is it plugged in? 'nerts box test --port "
-                f"{self.url}' checks it)"
+                " (the box was never reached: is it plugged in, or its emulator running? "
+                f"'nerts box test --port {quote(self.url)}' checks it)"
                 if not self.driver.connections
                 else ""
             )

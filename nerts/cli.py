@@ -311,8 +311,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         files = [w for w in unknown if w.startswith("-") and names_a_file(w) and not before_command]
         hint = f" ({files[0]} is a file: give it as {quote('./' + files[0])})" if files else ""
         backs = [word for word in unknown if "=" in word and not word.startswith("-")]
-        if backs and not hint and hasattr(args, "backs") and "--backs" not in arguments:
-            hint = f" (backs are given after --backs: --backs {' '.join(map(quote, backs))})"
+        if backs and not hint and hasattr(args, "backs"):  # none given, or one by --backs=...
+            every = [*(args.backs or []), *backs]
+            hint = f" (backs are given after --backs: --backs {' '.join(map(quote, every))})"
         owner.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
     try:
         if args.log_file is not None:

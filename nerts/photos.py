@@ -451,7 +451,8 @@ def _write_whole(path: Path, data: bytes) -> None:
     would refuse to replace, as not drawn by nerts). Through a symbolic link, the file it
     names is replaced; a file replaced keeps its permissions."""
     target = Path(os.path.realpath(path))
-    kept = os.fsdecode(os.fsencode(target.name)[:PARTIAL_NAME_KEPT])  # a cut letter stays bytes
+    # A letter cut in two is left out: the name stays UTF-8, as some file systems require.
+    kept = os.fsencode(target.name)[:PARTIAL_NAME_KEPT].decode("utf-8", "ignore")
     partial = target.with_name(f".{kept}.{secrets.token_hex(4)}.part")
     try:
         # New and never through a link planted at that name; 0o666 less the umask, as a plain

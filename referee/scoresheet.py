@@ -214,7 +214,7 @@ def same_name(one: str, other: str) -> bool:
 def _folded(name: str) -> str:
     # Unicode's canonical caseless match: casefold between decompositions. Control characters
     # as their escapes: a sheet's names are kept so (`_players`).
-    plain = without_controls(name.strip())
+    plain = without_controls(name).strip()
     return unicodedata.normalize("NFD", unicodedata.normalize("NFD", plain).casefold())
 
 

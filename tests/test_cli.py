@@ -344,7 +344,7 @@ def test_scores_journal_add_undo_fix(tmp_path: Path, capsys) -> None:  # type: i
     assert run(capsys, "scores", game, "add", "Anna=12", "1=2")[2] == ""
     status, _, err = run(capsys, "scores", game, "add", "0=1000", "Ben=-27")
     assert status == 0 and err.splitlines() == [
-        f"warning: {given}: more than one round usually scores (-26 to 64: a Nerts pile of 13 "
+        f"warning: {given}: beyond what one round usually scores (-26 to 64: a Nerts pile of 13 "
         "left, a deck with jokers in the centre and a +10 bonus): a typo? Kept; 'undo' or "
         "'fix' changes it"
         for given in ("0=1000", "Ben=-27")
@@ -442,6 +442,8 @@ def test_scores_errors_do_not_write(tmp_path: Path, capsys) -> None:  # type: ig
         "nerts scores: error: --players took 'new' for a player: put the action before it: "
         f"nerts scores {fresh} new --players Anna Ben"
     )
+    status, _, err = run(capsys, "scores", str(fresh), "--players", "new")
+    assert status == 2 and err.endswith(f"nerts scores {fresh} new --players NAME NAME ...\n")
     status, _, err = run(capsys, "scores", str(game), "nwe")
     assert status == 2 and "unknown action 'nwe': choose from show, new, add, undo, fix" in err
     for forgot in (["add", "Anna=3", "Ben=1"], ["undo"], ["new", "--players", "A", "B"]):

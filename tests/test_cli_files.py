@@ -146,6 +146,12 @@ def test_backs_given_without_backs_are_told_where_they_go(
         "nerts count: error: unrecognized arguments: Anna=a.jpg Ben=b b.jpg (backs are given "
         "after --backs: --backs Anna=a.jpg 'Ben=b b.jpg')"
     )
+    with pytest.raises(SystemExit):  # --backs=... takes one: the rest go with it
+        main(["count", "centre.jpg", "--backs=Anna=a.jpg", "Ben=b.jpg"])
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "nerts count: error: unrecognized arguments: Ben=b.jpg (backs are given after --backs: "
+        "--backs Anna=a.jpg Ben=b.jpg)"
+    )
 
 
 def test_a_file_whose_name_starts_with_a_dash_is_told_how_to_give_it(

@@ -76,8 +76,8 @@ def test_referee_exits_1_when_the_box_was_not_told_everything(
     assert "box: 9 announcements never delivered: RESET; SHOW Round 1; BUZZ LATE;" in err
     # One line says the box was never reached, and how to check it; no word of a slow box.
     assert err.endswith(
-        "(the box was never reached: is it plugged in? 'nerts box test --port "
-        "socket://127.0.0.1:1' checks it)\n"
+        "(the box was never reached: is it plugged in, or its emulator running? 'nerts box test "
+        "--port socket://127.0.0.1:1' checks it)\n"
     )
     assert "not all announcements acknowledged" not in err
 

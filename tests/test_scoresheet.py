@@ -140,3 +140,8 @@ def test_a_sheet_holding_a_name_with_a_control_character_opens_with_it_escaped()
     sheet = Scoresheet.from_journal([game, {"type": "round", "scores": {"An\tna": 3, "1": 1}}])
     assert sheet.players == {0: "An\\tna", 1: "Ben\\u2028"} and sheet.rounds == [{0: 3, 1: 1}]
     assert sheet.seat_of("an\\tna") == 0
+    edges = {"type": "game", "players": {"0": "Ben\t", "1": "\u2028Cy"}, "target": 30}
+    sheet = Scoresheet.from_journal(
+        [edges, {"type": "round", "scores": {"Ben\t": 3, "\u2028Cy": 1}}]
+    )
+    assert sheet.players == {0: "Ben\\t", 1: "\\u2028Cy"} and sheet.rounds == [{0: 3, 1: 1}]

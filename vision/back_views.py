@@ -71,7 +71,8 @@ def with_backs(
     """Names the back of every face-down card with a `BackMatcher`, as a count does
     (`view_feature`): a card mostly overlapped by what of it the cards lying on top of it
     (`vision/stacking.py`) leave; those of a back nobody registered are marked `back_unlike`
-    (`other_backs`), as a count marks them."""
+    (`other_backs`), as a count marks them, but for cards found mostly over others
+    (`MARKED_CLEAR_MIN`)."""
     above = cards_above(len(cards), stacking_leans([card.quad for card in cards], image))
     seen: dict[int, tuple[BackFeature, float]] = {}
     clear_share: dict[int, float] = {}

@@ -123,7 +123,7 @@ def _class_names_of_kind(session, path: Path, task: str) -> list[str]:  # type: 
     try:
         keypoints, per_keypoint = ast.literal_eval(metadata.get("kpt_shape", CARD_KEYPOINTS))
         keypoint_values = int(keypoints) * int(per_keypoint)
-    except (ValueError, TypeError, SyntaxError):
+    except (ValueError, TypeError, SyntaxError, OverflowError):
         raise ModelFileError(f"{path}: its keypoint shape cannot be read. {MODEL_REMEDY}") from None
     input_shape, output_shape = session.get_inputs()[0].shape, session.get_outputs()[0].shape
     channels = output_shape[1] if len(output_shape) > 1 else None

@@ -284,11 +284,12 @@ def _report(
             )
             if not delivery.done()
         ]
+        ran = " (the first may have run)" if driver.connections else ""
         log.warning(
-            "stopped: %d of %d commands answered; not answered (the first may have run): %s",
+            "stopped: %d of %d commands answered%s",
             len(texts) - len(waiting),
             len(texts),
-            first_few(waiting, STOPPED_LISTED, "; "),
+            f"; not answered{ran}: {first_few(waiting, STOPPED_LISTED, '; ')}" if waiting else "",
         )
         raise
     if not driver.connections:  # one line, not one per command never sent

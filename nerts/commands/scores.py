@@ -68,7 +68,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "game", type=file_argument, metavar="GAME", help="the score sheet file (.jsonl)"
     )
     # Checked in `run`, not by argparse, to say when the file and the action are swapped.
-    parser.add_argument("action", nargs="?", default="show", metavar="{" + ",".join(ACTIONS) + "}")
+    parser.add_argument("action", nargs="?", metavar="{" + ",".join(ACTIONS) + "}")
     parser.add_argument(
         "values", nargs="*", default=[], metavar="ARG", help="SEAT=POINTS, or ROUND for fix"
     )
@@ -92,7 +92,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    _check_order(args.game, args.action, args.players or [])
+    if args.action is None:  # none given: 'show', unless --players took it for a name
+        _refuse_action_taken_for_a_player(args.game, args.players or [])
+        args.action = "show"
+    _check_order(args.game, args.action)
     taken_back = ""
     try:
         if args.action == "new":
@@ -122,16 +125,20 @@ def _round_said(sheet: Scoresheet, number: int) -> str:
     )
 
 
-def _check_order(game: Path, action: str, players: list[str]) -> None:
-    """A `UserError` that says what was meant when the sheet is missing or comes after the
-    action ('nerts scores new club.jsonl ...', 'nerts scores add Anna=3'), or the action
-    came after --players, which took it for a name ('... --players Anna Ben new')."""
+def _refuse_action_taken_for_a_player(game: Path, players: list[str]) -> None:
+    """A `UserError` where no action was given and --players took the last word for a name,
+    which is an action ('nerts scores club.jsonl --players Anna Ben new')."""
     if players and players[-1] in ACTIONS and not game.exists():
-        named = " ".join(quote(name) for name in players[:-1])
+        named = " ".join(quote(name) for name in players[:-1]) or "NAME NAME ..."
         raise UserError(
             f"--players took {players[-1]!r} for a player: put the action before it: nerts "
             f"scores {quote(str(game))} {players[-1]} --players {named}"
         )
+
+
+def _check_order(game: Path, action: str) -> None:
+    """A `UserError` that says what was meant when the sheet is missing or comes after the
+    action ('nerts scores new club.jsonl ...', 'nerts scores add Anna=3')."""
     looks_like_sheet = action.endswith(".jsonl") or Path(action).is_file()
     if str(game) in ACTIONS and not game.exists():
         if looks_like_sheet:
@@ -293,8 +300,8 @@ def _seat_points(values: list[str]) -> dict[str, int]:
             )
         if not USUAL_ROUND_POINTS[0] <= given <= USUAL_ROUND_POINTS[1]:
             log.warning(
-                "%s: more than one round usually scores (%d to %d: a Nerts pile of 13 left, a "
-                "deck with jokers in the centre and a +10 bonus): a typo? Kept; "
+                "%s: beyond what one round usually scores (%d to %d: a Nerts pile of 13 left, "
+                "a deck with jokers in the centre and a +10 bonus): a typo? Kept; "
                 "'undo' or 'fix' changes it",
                 value,
                 *USUAL_ROUND_POINTS,

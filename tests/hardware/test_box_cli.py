@@ -164,7 +164,7 @@ def test_an_interrupted_send_names_the_commands_not_answered(
     commands.write_text("# a show\nPING\nBUZZ BEEP\n\nSHOW a\nSHOW b\nSHOW c\n")
     assert main(["box", "send", "--port", "socket://127.0.0.1:1", "--file", str(commands)]) == 130
     assert capsys.readouterr().err.splitlines() == [
-        "warning: stopped: 0 of 5 commands answered; not answered (the first may have run): "
+        "warning: stopped: 0 of 5 commands answered; not answered: "
         f"{commands}:2: PING; {commands}:3: BUZZ BEEP; {commands}:5: SHOW a and 2 more",
         "nerts: interrupted",
     ]

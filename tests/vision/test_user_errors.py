@@ -316,6 +316,7 @@ def test_a_model_of_another_kind_in_a_models_place_is_named() -> None:
         ({"names": "{0: 'card'", "task": "pose"}, "its class names cannot be read"),
         ({"names": "{0: 'card'}", "kpt_shape": "[4]", "task": "pose"}, "its keypoint shape"),
         ({"names": "{0: 'card'}", "kpt_shape": "four", "task": "pose"}, "its keypoint shape"),
+        ({"names": "{0: 'card'}", "kpt_shape": "[1e999, 3]", "task": "pose"}, "its keypoint"),
     ],
 )
 def test_an_export_whose_metadata_cannot_be_read_is_named(
@@ -659,10 +660,12 @@ def test_a_picture_is_never_written_over_a_pipe_and_a_long_name_of_many_bytes_is
     with pytest.raises(UserError, match=f"cannot write {link}: it is not a plain file"):
         write_annotated(link, np.full((30, 40, 3), 90, np.uint8))
     assert stat.S_ISFIFO(pipe.stat().st_mode)
-    # 60 letters of 4 bytes: a name of 244 bytes, whose partial file's name must stay under 255
-    long_name = tmp_path / ("\U0001f600" * 60 + ".png")
-    write_annotated(picture_path(str(long_name)), np.full((30, 40, 3), 90, np.uint8))
-    assert sorted(tmp_path.iterdir()) == sorted([pipe, link, long_name])
+    # 60 letters of 4 bytes, 80 of 3: names of 244 bytes, whose partial files' names must stay
+    # under 255 (and UTF-8: 64 bytes cut a 3-byte letter in two)
+    long_names = [tmp_path / ("\U0001f600" * 60 + ".png"), tmp_path / ("\u20ac" * 80 + ".png")]
+    for long_name in long_names:
+        write_annotated(picture_path(str(long_name)), np.full((30, 40, 3), 90, np.uint8))
+    assert sorted(tmp_path.iterdir()) == sorted([pipe, link, *long_names])
 
 
 def test_a_photo_holding_several_pictures_says_only_the_first_is_read(
