@@ -284,6 +284,11 @@ def _stopped(number: int) -> int:
     return SIGNAL_STATUS_BASE + number
 
 
+def _given_as_a_file(word: str) -> str:
+    """How to give a file whose name starts with a dash, which argparse took for an option."""
+    return f"{word} is a file: give it as {quote('./' + word)}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     # Before the commands' modules import OpenCV, which reads it once: a photo too large to
     # use is refused from its header, not decoded into gigabytes first.
@@ -301,7 +306,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as stopped:  # argparse said what is missing: a file taken for an option?
         files = [word for word in arguments if word.startswith("-") and names_a_file(word)]
         if files and stopped.code != 0:
-            sys.stderr.write(f"nerts: {files[0]} is a file: give it as {quote('./' + files[0])}\n")
+            sys.stderr.write(f"nerts: {_given_as_a_file(files[0])}\n")
         raise
     if unknown:
         # An option typed before the command is nerts' own mistake ('nerts --bogus demo');
@@ -309,7 +314,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         before_command = arguments.index(args.command) > arguments.index(unknown[0])
         owner = parser if before_command else args.command_parser
         files = [w for w in unknown if w.startswith("-") and names_a_file(w) and not before_command]
-        hint = f" ({files[0]} is a file: give it as {quote('./' + files[0])})" if files else ""
+        hint = f" ({_given_as_a_file(files[0])})" if files else ""
         backs = [word for word in unknown if "=" in word and not word.startswith("-")]
         if backs and not hint and hasattr(args, "backs"):  # none given, or one by --backs=...
             every = [*(args.backs or []), *backs]

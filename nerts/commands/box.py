@@ -253,7 +253,7 @@ def _read_commands(args: argparse.Namespace) -> list[tuple[str, str]]:
 
 
 STOPPED_LISTED = 3
-"""Interrupted, `box send` names this many of the commands not acknowledged."""
+"""Interrupted, `box send` names this many of the commands the box has not answered."""
 
 
 def _wait_interruptibly(deliveries: list[Delivery], timeout: float) -> None:
