@@ -88,6 +88,15 @@ def _plain_numbers(play: Play) -> bool:
     )
 
 
+STANDARD_INPUT = Path("/dev/stdin")
+"""Where a log given as `-` is read from: read as a file, its errors name lines as a file's do."""
+
+
+def log_name(path: Path) -> str:
+    """How a log is named in messages: one piped in as `<stdin>`, as Python names it."""
+    return "<stdin>" if path == STANDARD_INPUT else str(path)
+
+
 def read_events(path: Path) -> Iterator[Event]:
     """Yields the events of a JSON Lines file in order; blank lines are skipped."""
     for _, event in read_numbered_events(path):
@@ -99,10 +108,11 @@ def read_numbered_events(path: Path, live: bool = False) -> Iterator[tuple[int, 
     log (one being refereed, maybe as it is written) may end in a line cut short: that line
     is left out with a warning. Elsewhere (a log added to a score sheet) it is an error: the
     file is not complete yet, and added again once it is, its rounds would count twice."""
+    name = log_name(path)
     try:
         handle = path.open("rb")
     except OSError as error:
-        raise UserError(f"cannot read {path}: {error.strerror or error}") from None
+        raise UserError(f"cannot read {name}: {error.strerror or error}") from None
     told: set[str] = set()
     with handle:
         # Decoded line by line, not by the text reader's chunks, so that an error names its line.
@@ -110,9 +120,9 @@ def read_numbered_events(path: Path, live: bool = False) -> Iterator[tuple[int, 
             if blank_line(raw):
                 continue
             if line_number == 1:
-                _check_text(path, raw)
+                _check_text(name, raw)
             try:
-                data = json_line(raw, path, line_number)
+                data = json_line(raw, name, line_number)
             except UserError:
                 if not live or raw.endswith(b"\n") or line_number == 1 or not _cut_off(raw):
                     raise
@@ -121,7 +131,7 @@ def read_numbered_events(path: Path, live: bool = False) -> Iterator[tuple[int, 
                 log.warning(
                     "%s:%d: the last line is cut short (a log still being written, or its "
                     "writer stopped): left out",
-                    path,
+                    name,
                     line_number,
                 )
                 return
@@ -131,12 +141,12 @@ def read_numbered_events(path: Path, live: bool = False) -> Iterator[tuple[int, 
             except RefereeInputError as error:
                 if _score_sheet_start(data):
                     raise UserError(
-                        f"{path} is a score sheet ('nerts scores'), not a log of table events"
+                        f"{name} is a score sheet ('nerts scores'), not a log of table events"
                     ) from None
-                raise UserError(f"{path}:{line_number}: {error}") from None
+                raise UserError(f"{name}:{line_number}: {error}") from None
             if isinstance(event, OtherEvent) and event.type not in told:
                 told.add(event.type)
-                _tell_if_mistyped(event.type, f"{path}:{line_number}")
+                _tell_if_mistyped(event.type, f"{name}:{line_number}")
             yield line_number, event
 
 
@@ -144,14 +154,14 @@ UTF16_MARKS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 """How a UTF-16 text file begins (Windows PowerShell 5 writes its redirected output so)."""
 
 
-def _check_text(path: Path, first: bytes) -> None:
+def _check_text(name: str, first: bytes) -> None:
     """A `UserError` naming what a log's first line shows it is, where that is not UTF-8
     text: UTF-16 text, or a file of binary data (a NUL byte: a video, a picture)."""
     if first.startswith(UTF16_MARKS):
-        raise UserError(f"{path} is UTF-16 text: save it as UTF-8; {JSON_LINES_SAID}")
+        raise UserError(f"{name} is UTF-16 text: save it as UTF-8; {JSON_LINES_SAID}")
     if b"\0" in first:
         raise UserError(
-            f"{path}: not a log of table events but binary data (a video or a picture? "
+            f"{name}: not a log of table events but binary data (a video or a picture? "
             "Footage is not yet followed into events: referee a log of them, such as the "
             f"truth.jsonl 'nerts simulate' writes beside its video); {JSON_LINES_SAID}"
         )
@@ -206,8 +216,8 @@ def blank_line(raw: bytes) -> bool:
     return not raw.removeprefix(codecs.BOM_UTF8).strip()
 
 
-def json_line(raw: bytes, path: Path, line_number: int) -> object:
-    """One line of a JSON Lines file, parsed; errors name the line."""
+def json_line(raw: bytes, name: str, line_number: int) -> object:
+    """One line of a JSON Lines file, parsed; errors name the file, `name`, and the line."""
     # Windows editors start a file with a byte-order mark; two such files joined hold one
     # in the middle.
     raw = raw.removeprefix(codecs.BOM_UTF8)
@@ -216,21 +226,21 @@ def json_line(raw: bytes, path: Path, line_number: int) -> object:
         # the time of reading a long log.
         line = raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise UserError(f"{path}:{line_number}: not UTF-8 text") from None
+        raise UserError(f"{name}:{line_number}: not UTF-8 text") from None
     try:
         data = _DECODER.decode(line)
     except _NotJsonNumber as error:
-        raise UserError(f"{path}:{line_number}: {error} is not a number a float holds") from None
+        raise UserError(f"{name}:{line_number}: {error} is not a number a float holds") from None
     except _KeyTwice as error:
-        raise UserError(f"{path}:{line_number}: {error}") from None
+        raise UserError(f"{name}:{line_number}: {error}") from None
     except json.JSONDecodeError as error:
         # A pretty-printed file or a JSON array opens with a bracket alone on its line.
         hint = f"; {JSON_LINES_SAID}" if line.strip() in ("{", "[") else ""
-        raise UserError(f"{path}:{line_number}: not valid JSON ({error.msg}){hint}") from None
+        raise UserError(f"{name}:{line_number}: not valid JSON ({error.msg}){hint}") from None
     except RecursionError:
-        raise UserError(f"{path}:{line_number}: JSON nested too deeply") from None
+        raise UserError(f"{name}:{line_number}: JSON nested too deeply") from None
     except ValueError:  # Python refuses to convert integers of thousands of digits
-        raise UserError(f"{path}:{line_number}: a number in it is too long") from None
+        raise UserError(f"{name}:{line_number}: a number in it is too long") from None
     # UTF-8 text holds no half characters, but an escape can ("\\udc80"): written back, or
     # printed, it would stop the run.
     if "\\ud" in line.lower():
@@ -239,7 +249,7 @@ def json_line(raw: bytes, path: Path, line_number: int) -> object:
         except UnicodeEncodeError as error:
             half = error.object[error.start : error.end].encode("unicode_escape").decode("ascii")
             raise UserError(
-                f"{path}:{line_number}: holds {half}, an escape of half a character, not text"
+                f"{name}:{line_number}: holds {half}, an escape of half a character, not text"
             ) from None
     return data
 

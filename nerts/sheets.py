@@ -33,7 +33,7 @@ def load_sheet(path: Path) -> Scoresheet:
     numbered = [
         (number, line) for number, line in enumerate(lines, start=1) if not blank_line(line)
     ]
-    entries = [json_line(line, path, number) for number, line in numbered]
+    entries = [json_line(line, str(path), number) for number, line in numbered]
     if entries and looks_like_event(entries[0]):
         raise UserError(
             f"{path} is a log of table events, not a score sheet: the rounds of refereed "

@@ -154,6 +154,19 @@ def test_backs_given_without_backs_are_told_where_they_go(
     )
 
 
+def test_backs_among_identify_photos_are_told_where_they_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "spread.jpg").write_bytes(b"")
+    (tmp_path / "Cy=c.png").write_bytes(b"")  # a file of that name is a photo, not a back
+    assert main(["identify", "spread.jpg", "Cy=c.png", "Anna=a.jpg", "--backs", "Ben=b.jpg"]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "nerts identify: error: image not found: Anna=a.jpg (backs are given after --backs: "
+        "--backs Ben=b.jpg Anna=a.jpg)"
+    )
+
+
 def test_a_file_whose_name_starts_with_a_dash_is_told_how_to_give_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -312,7 +325,7 @@ def test_referee_reads_a_log_piped_in_and_names_its_lines(tmp_path: Path) -> Non
         command, input=bad, capture_output=True, text=True, timeout=120, check=False
     )
     assert done.returncode == 2 and done.stderr.endswith(
-        "nerts referee: error: /dev/stdin:17: not valid JSON (Expecting property name enclosed in "
+        "nerts referee: error: <stdin>:17: not valid JSON (Expecting property name enclosed in "
         "double quotes)\n"
     )
 

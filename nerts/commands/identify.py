@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import shlex
 import sys
 from collections import Counter
 from collections.abc import Iterable
@@ -121,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
             {"--backs": args.backs}, "nerts identify IMAGE... [--backs NAME=REF ...]"
         )
     names = list(dict.fromkeys(args.images))  # each photo once, keyed as given
+    _refuse_backs_given_as_photos(names, args.backs)
     references = back_references(args.backs)
     for name in names:
         if not name:
@@ -206,6 +208,17 @@ def run(args: argparse.Namespace) -> int:
     if failed:
         raise UserError("; ".join(failed))
     return 0
+
+
+def _refuse_backs_given_as_photos(names: list[str], backs: list[str] | None) -> None:
+    """A NAME=REF among the photos, no file of that name: a back given without --backs (the
+    photos, being any number, took it), said as `nerts count` says it."""
+    taken = [name for name in names if "=" in name and not Path(name).exists()]
+    if taken:
+        every = " ".join(map(shlex.quote, [*(backs or []), *taken]))
+        raise UserError(
+            f"image not found: {taken[0]} (backs are given after --backs: --backs {every})"
+        )
 
 
 def _warn_of_backs_not_given(name: str, cards: list[CardDetection]) -> None:

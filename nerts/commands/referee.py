@@ -15,7 +15,7 @@ from tqdm import tqdm
 
 from hardware.announce import BoxAnnouncer
 from nerts.errors import UserError, file_argument, refuse_overwriting
-from nerts.eventlog import EventWriter, read_numbered_events
+from nerts.eventlog import STANDARD_INPUT, EventWriter, log_name, read_numbered_events
 from nerts.scoreboard import format_scoreboard
 from referee.errors import EventError, RefereeInputError
 from referee.events import Event, GameEnd, NertsCall, RoundStart
@@ -101,10 +101,6 @@ def _seconds(text: str) -> float:
     return value
 
 
-STANDARD_INPUT = Path("/dev/stdin")
-"""Where `-` reads from: read as a file, a piped log's errors name their lines as a file's do."""
-
-
 def _log_path(text: str) -> Path:
     if text != "-":
         return file_argument(text)
@@ -176,17 +172,18 @@ def referee_log(
     so the referee never waits for the box); it is started and closed here."""
     referee = GameReferee(options)
     decided: list[Event] = []
+    name = log_name(log_path)
     events: Iterator[tuple[int, Event]] = read_numbered_events(log_path, live=True)
     # The log's first event is read before --out is replaced: a mistyped log name, or a score
     # sheet given as the log, must not cost the events an earlier run wrote there.
     first = next(events, None)
     if first is None:  # and no --out is made: an empty one would look refereed
-        raise UserError(f"{log_path} holds no events: nothing to referee")
+        raise UserError(f"{name} holds no events: nothing to referee")
     events = itertools.chain([first], events)
     if sys.stderr.isatty():  # a disabled bar still costs a generator step per event
         events = tqdm(events, unit=" events", desc="refereeing", leave=False)
     with EventWriter(out_path) as writer, box or contextlib.nullcontext():
-        deals = _DealOrder(log_path)
+        deals = _DealOrder(name)
 
         def publish(out: Event) -> None:
             writer.write(out)
@@ -217,8 +214,8 @@ def referee_log(
                 try:
                     decisions += referee.feed(event)
                 except RefereeInputError as error:
-                    raise UserError(f"{_where(log_path, error, held)}: {error}") from None
-                _tell_ignored(referee, log_path, held)
+                    raise UserError(f"{_where(name, error, held)}: {error}") from None
+                _tell_ignored(referee, name, held)
                 if held[0][0].frame != event.frame:  # the frames before it are decided now
                     held = [held[-1]]
                 for out in decisions:
@@ -233,8 +230,8 @@ def referee_log(
             try:
                 finished += referee.finish()
             except RefereeInputError as error:  # the log's last frame, decided once it ends
-                raise UserError(f"{_where(log_path, error, held)}: {error}") from None
-            _tell_ignored(referee, log_path, held)
+                raise UserError(f"{_where(name, error, held)}: {error}") from None
+            _tell_ignored(referee, name, held)
             for out in finished:
                 publish(out)
     if interrupted:
@@ -243,7 +240,7 @@ def referee_log(
         log.warning(
             "%s:%d: the log's game ends here, but no one reaches --target %d: give the target "
             "it was played to (--target N)",
-            log_path,
+            name,
             logged_end,
             options.target_score,
         )
@@ -255,8 +252,8 @@ class _DealOrder:
     (a logger restarted, or a number typed twice): the referee plays it as a new round all
     the same. A game's end, the referee's or the log's own, starts the numbers again."""
 
-    def __init__(self, log_path: Path) -> None:
-        self.log_path = log_path
+    def __init__(self, log_name: str) -> None:
+        self.log_name = log_name
         # The line of each deal read, by the event's id; the event is kept with it, so that
         # its id is not another's while the entry stands.
         self.lines: dict[int, tuple[Event, int]] = {}
@@ -278,7 +275,7 @@ class _DealOrder:
                 log.warning(
                     "%s: round %d is dealt after round %d of the same game (a logger "
                     "restarted?): refereed as a round of its own",
-                    self.log_path if line is None else f"{self.log_path}:{line}",
+                    self.log_name if line is None else f"{self.log_name}:{line}",
                     event.round,
                     self.last,
                 )
@@ -323,14 +320,14 @@ class _NertsButtons:
         return decided
 
 
-def _tell_ignored(referee: GameReferee, log_path: Path, held: list[tuple[Event, int]]) -> None:
+def _tell_ignored(referee: GameReferee, log_name: str, held: list[tuple[Event, int]]) -> None:
     """Warns of each event just judged that the rules ignore as impossible, though the camera
     (or whoever wrote the log) saw it: a take-back of a card not on its pile, a play of a card
     already on a foundation. Refereeing goes on: one misread must not end a live game's."""
 
     def where(about: Event) -> str:
         line = next((number for event, number in held if event is about), None)
-        return str(log_path) if line is None else f"{log_path}:{line}"
+        return log_name if line is None else f"{log_name}:{line}"
 
     for take_back in referee.unmatched_take_backs():
         log.warning(
@@ -354,14 +351,14 @@ def _tell_ignored(referee: GameReferee, log_path: Path, held: list[tuple[Event, 
         )
 
 
-def _where(log_path: Path, error: RefereeInputError, held: list[tuple[Event, int]]) -> str:
+def _where(log_name: str, error: RefereeInputError, held: list[tuple[Event, int]]) -> str:
     """The file and line of the event the error is about: the referee decides a frame once
     the next one begins, so that is not always the line just read."""
     about = error.event if isinstance(error, EventError) else None
     for event, number in held:
         if event is about:
-            return f"{log_path}:{number}"
-    return f"{log_path}:{held[-1][1]}" if held else str(log_path)
+            return f"{log_name}:{number}"
+    return f"{log_name}:{held[-1][1]}" if held else log_name
 
 
 def run(args: argparse.Namespace) -> int:
