@@ -1,0 +1,274 @@
+"""`nerts scores` end to end, in process: the score sheet's journal, and the errors that leave
+it unwritten."""
+
+from __future__ import annotations
+
+import codecs
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from nerts.cli import main
+from nerts.sheets import load_sheet
+from tests.command_line import GOLDEN, run
+
+
+def test_scores_journal_add_undo_fix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    game = str(tmp_path / "club.jsonl")
+    assert run(capsys, "scores", game, "new", "--players", "Anna", "Ben", "--target", "20")[0] == 0
+    assert run(capsys, "scores", game, "add", "Anna=12", "1=2")[2] == ""
+    status, _, err = run(capsys, "scores", game, "add", "0=1000", "Ben=-27")
+    assert status == 0 and err.splitlines() == [
+        f"warning: {given}: beyond what one round usually scores (-26 to 64: a Nerts pile of 13 "
+        "left, a deck with jokers in the centre and a +10 bonus): a typo? Kept; 'undo' or "
+        "'fix' changes it"
+        for given in ("0=1000", "Ben=-27")
+    ]
+    run(capsys, "scores", game, "undo")
+    run(capsys, "scores", game, "add", "0=5", "Ben=9")
+    # It says which round it took back: the last, not the last change.
+    assert run(capsys, "scores", game, "undo")[1].startswith("took back round 2 (Anna 5, Ben 9)\n")
+    status, stdout, _ = run(capsys, "scores", game, "fix", "1", "Ben=4")
+    assert status == 0
+    assert stdout.splitlines()[-2:] == ["    1 +12=12   +4=4", "leader: Anna (12 of 20)"]
+    status, stdout, _ = run(capsys, "scores", game, "add", "Anna=0", "Ben=8")
+    assert stdout.splitlines()[-1] == "leaders: Anna and Ben, level at 12 (of 20)"
+    status, stdout, _ = run(capsys, "scores", game, "add", "Anna=8", "Ben=0")
+    assert "GAME OVER: Anna wins with 20." in stdout
+    entries = [json.loads(line)["type"] for line in Path(game).read_text().splitlines()]
+    assert entries == ["game", "round", "round", "undo", "round", "undo", "fix", "round", "round"]
+
+
+def test_an_empty_file_may_become_a_sheet(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game = tmp_path / "club.jsonl"
+    game.write_bytes(codecs.BOM_UTF8 + b"\n")  # a blank line, as an editor saves an empty file
+    assert run(capsys, "scores", str(game), "new", "--players", "Anna", "Ben")[0] == 0
+    assert load_sheet(game).players == {0: "Anna", 1: "Ben"}
+    status, _, err = run(capsys, "scores", str(game), "new", "--players", "Cleo", "Dan")
+    assert status == 2 and "already exists; choose another name or delete it first" in err
+    assert load_sheet(game).players == {0: "Anna", 1: "Ben"}
+
+
+def test_a_sheet_saved_without_a_last_line_end_takes_rounds_on_lines_of_their_own(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game = tmp_path / "club.jsonl"
+    run(capsys, "scores", str(game), "new", "--players", "Anna", "Ben")
+    game.write_text(game.read_text().rstrip("\n"))  # as some editors save it
+    assert run(capsys, "scores", str(game), "add", "Anna=3", "Ben=1")[0] == 0
+    assert run(capsys, "scores", str(game), "add", "Anna=2", "Ben=5")[0] == 0
+    assert load_sheet(game).rounds == [{0: 3, 1: 1}, {0: 2, 1: 5}]
+    assert game.read_text().count("\n") == 3
+
+
+def test_a_sheet_may_start_in_a_new_folder_and_warns_of_rounds_after_the_end(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game = tmp_path / "club" / "2026.jsonl"
+    run(capsys, "scores", str(game), "new", "--players", "Anna", "Ben", "--target", "10")
+    status, stdout, err = run(capsys, "scores", str(game), "add", "Anna=12", "Ben=3")
+    assert status == 0 and "GAME OVER: Anna wins with 12." in stdout and "warning:" not in err
+    status, _, err = run(capsys, "scores", str(game), "add", "Anna=1", "Ben=4")
+    assert status == 0 and len(load_sheet(game).rounds) == 2
+    assert "the game was over before this round (Anna had won with 12)" in err
+
+
+def test_scores_errors_do_not_write(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    game = tmp_path / "club.jsonl"
+    run(capsys, "scores", str(game), "new", "--players", "Anna", "Ben")
+    before = game.read_text()
+    status, _, err = run(capsys, "scores", str(game), "add", "Anna=3")
+    assert status == 2 and "missing: Ben" in err
+    status, _, err = run(capsys, "scores", str(game), "add", "Zed=3", "Ben=1")
+    assert status == 2 and "no player 'Zed'" in err
+    # "\u00b2" passes str.isdigit() but not int(): a typo, not a crash.
+    status, _, err = run(capsys, "scores", str(game), "add", "\u00b2=3", "Ben=1")
+    assert status == 2 and "no player '\u00b2'" in err
+    status, _, err = run(capsys, "scores", str(game), "fix", "\u00b2", "Ben=1")
+    assert status == 2 and "fix needs the round number first" in err
+    # A number int() takes but no one writes, or one past its 4,300 digits: an error, no trace.
+    huge = "1" * 5000
+    for mistyped in (f"{huge}=1", f"0={huge}", "0=1_0", "0=\u0661\u0662", "0= 5"):
+        status, _, err = run(capsys, "scores", str(game), "add", mistyped, "Ben=1")
+        said = f"no player '{huge}'" if mistyped.startswith("1") else "expected SEAT=POINTS"
+        assert status == 2 and said in err and "Traceback" not in err
+    status, _, err = run(capsys, "scores", str(game), "fix", huge, "Ben=1")
+    assert status == 2 and "fix needs the round number first" in err
+    status, _, err = run(capsys, "scores", str(game), "add", "Anna=1001", "Ben=1")
+    assert status == 2 and "'Anna=1001': a round's points lie within -1000 to 1000" in err
+    status, _, err = run(capsys, "scores", str(game), "undo")
+    assert status == 2 and "no round to undo" in err
+    status, _, err = run(capsys, "scores", str(game), "add", "Anna=3", "Ben=1", "--target", "5")
+    assert status == 2 and "--players and --target are for new" in err
+    status, _, err = run(capsys, "scores", str(game), "undo", "--from", str(game))
+    assert status == 2 and "--from is for add, not undo" in err
+    assert game.read_text() == before
+    status, _, err = run(capsys, "scores", str(tmp_path / "none.jsonl"))
+    assert (
+        status == 2 and f"(start one: nerts scores {tmp_path / 'none.jsonl'} new --players" in err
+    )
+    status, _, err = run(capsys, "scores", "new", str(game), "--players", "Anna", "Ben")
+    assert status == 2 and f"the sheet comes first, then the action: nerts scores {game} new" in err
+    fresh = tmp_path / "fresh.jsonl"
+    status, _, err = run(capsys, "scores", str(fresh), "--players", "Anna", "Ben", "new")
+    assert status == 2 and err.splitlines()[-1] == (
+        "nerts scores: error: --players took 'new' for a player: put the action before it: "
+        f"nerts scores {fresh} new --players Anna Ben"
+    )
+    status, _, err = run(capsys, "scores", str(fresh), "--players", "new")
+    assert status == 2 and err.endswith(f"nerts scores {fresh} new --players NAME NAME ...\n")
+    status, _, err = run(capsys, "scores", str(game), "nwe")
+    assert status == 2 and "unknown action 'nwe': choose from show, new, add, undo, fix" in err
+    for forgot in (["add", "Anna=3", "Ben=1"], ["undo"], ["new", "--players", "A", "B"]):
+        status, _, err = run(capsys, "scores", *forgot)
+        assert status == 2 and f"give the sheet first: nerts scores GAME.jsonl {forgot[0]}" in err
+    game.write_bytes(before.encode() + b'{"type": "round", "points": {"0": 3\xff}}\n')
+    status, _, err = run(capsys, "scores", str(game), "add", "Anna=3", "Ben=1")
+    assert status == 2 and f"{game}:2: not UTF-8 text" in err and "Traceback" not in err
+
+
+def test_scores_from_refereed_events(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    game = str(tmp_path / "g.jsonl")
+    run(capsys, "scores", game, "new", "--players", "A", "B", "C", "--target", "20")
+    events = tmp_path / "e.jsonl"
+    shutil.copy(GOLDEN / "game_to_target.expected.jsonl", events)
+    status, stdout, _ = run(capsys, "scores", game, "add", "--from", str(events))
+    assert status == 0 and "GAME OVER: A wins with 21." in stdout
+    before = Path(game).read_text()
+    status, _, err = run(capsys, "scores", game, "add", "--from", str(events))
+    assert status == 2 and f"rounds 1, 2, 3 and 4 were scored from {events} already" in err
+    assert Path(game).read_text() == before
+    other = tmp_path / "two.jsonl"
+    run(capsys, "scores", str(other), "new", "--players", "A", "B")
+    status, _, err = run(capsys, "scores", str(other), "add", "--from", str(events))
+    assert status == 2 and err.splitlines()[-1].endswith(
+        f"{events} scores seats 0, 1, 2, but {other} has players 0=A, 1=B: add its rounds to a "
+        "sheet of its own seats"
+    )
+    # Rounds of a game won part way through the file are warned of at the first of them.
+    short = str(tmp_path / "short.jsonl")
+    run(capsys, "scores", short, "new", "--players", "A", "B", "C", "--target", "10")
+    status, _, err = run(capsys, "scores", short, "add", "--from", str(events))
+    assert status == 0 and err.startswith(
+        "warning: round 3: the game was over before this round (B had won with 10)"
+    )
+    # A log given where a sheet belongs is named as what it is; one without round ends as
+    # most likely not refereed.
+    status, _, err = run(capsys, "scores", str(events), "show")
+    assert status == 2 and err.splitlines()[-1].endswith(
+        f"{events} is a log of table events, not a score sheet: the rounds of refereed events "
+        f"go on a sheet with: nerts scores SHEET.jsonl add --from {events}"
+    )
+    # A round_end edited by hand (its scores no longer its cards') is named by its line.
+    lines = events.read_text().splitlines()
+    end_line = next(n for n, line in enumerate(lines) if '"round_end"' in line)
+    lines[end_line] = lines[end_line].replace('"scores": {"0": 8,', '"scores": {"0": 58,')
+    edited = tmp_path / "edited.jsonl"
+    edited.write_text("\n".join(lines) + "\n")
+    fresh = str(tmp_path / "fresh.jsonl")
+    run(capsys, "scores", fresh, "new", "--players", "A", "B", "C")
+    status, _, err = run(capsys, "scores", fresh, "add", "--from", str(edited))
+    assert status == 2 and f"{edited}:{end_line + 1}: round 1 gives seat 0 58 points" in err
+    assert "nothing added" in err and load_sheet(Path(fresh)).rounds == []
+    lines[end_line] = lines[end_line].replace('"scores": {"0": 58,', '"scores": {"0": 8,')
+    lines[end_line] = lines[end_line][:-1] + ', "bonus": {"0": 10, "1": 500}}'
+    edited.write_text("\n".join(lines) + "\n")
+    status, _, err = run(capsys, "scores", fresh, "add", "--from", str(edited))
+    said = f"{edited}:{end_line + 1}: round 1 gives a bonus to seat 0 (10), seat 1 (500), but"
+    assert status == 2 and said in err and load_sheet(Path(fresh)).rounds == []
+    # One bonus, but to a seat with Nerts cards left (seat 1 has 2): no caller's.
+    edited.write_text("\n".join(lines).replace('"0": 10, "1": 500', '"1": 30') + "\n")
+    status, _, err = run(capsys, "scores", fresh, "add", "--from", str(edited))
+    said = f"{edited}:{end_line + 1}: round 1 gives a bonus to seat 1 (30), but only its Nerts"
+    assert status == 2 and said in err and load_sheet(Path(fresh)).rounds == []
+    raw = GOLDEN / "races.input.jsonl"
+    status, _, err = run(capsys, "scores", short, "add", "--from", str(raw))
+    assert status == 2 and err.splitlines()[-1].endswith(
+        f"{raw}: no round_end in this events file; a log not yet refereed has none: nerts "
+        f"referee {raw} --out EVENTS.jsonl writes one with them"
+    )
+    judged = GOLDEN / "races.expected.jsonl"  # refereed, but its round goes on
+    status, _, err = run(capsys, "scores", short, "add", "--from", str(judged))
+    assert status == 2 and err.splitlines()[-1].endswith(
+        f"{judged}: no round ended in this log (it stops before a valid Nerts call or a final "
+        "stuck): nothing to add yet"
+    )
+    # A sheet given where a log of table events belongs is named as what it is.
+    message = f"{game} is a score sheet ('nerts scores'), not a log of table events"
+    for arguments in (["referee", game], ["scores", game, "add", "--from", game]):
+        status, _, err = run(capsys, *arguments)
+        assert status == 2 and err.splitlines()[-1].endswith(message)
+
+
+def test_scores_without_a_sheet_asks_for_the_sheet_alone(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["scores"])
+    assert capsys.readouterr().err.splitlines()[-1].endswith("required: GAME")
+
+
+def test_scores_name_a_bad_journal_entry_by_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game = tmp_path / "club.jsonl"
+    run(capsys, "scores", str(game), "new", "--players", "Anna", "Ben")
+    with game.open("a") as journal:
+        journal.write('\n\n{"type": "round", "scores": {"0": 1}}\n')
+    status, _, err = run(capsys, "scores", str(game))
+    assert status == 2 and f"{game}:4: " in err and "missing: Ben" in err
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ("[1, 2]", "must be a JSON object, got an array"),
+        ("5", "must be a JSON object, got a number"),
+        ("null", "must be a JSON object, got null"),
+        ('"round"', "must be a JSON object, got a string"),
+        ("[" * 100_000, "JSON nested too deeply"),
+    ],
+)
+def test_scores_names_journal_lines_it_cannot_use(
+    line: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game = tmp_path / "club.jsonl"
+    game.write_text(line + "\n")
+    status, _, err = run(capsys, "scores", str(game))
+    assert status == 2 and err == f"nerts scores: error: {game}:1: {said}\n"
+
+
+def test_scores_refuse_names_and_points_that_could_mean_two_seats(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game = str(tmp_path / "club.jsonl")
+    for players, message in [
+        (["Anna", "anna"], "two players are called 'anna'"),
+        (["  ", "Ben"], "a player needs a name that is not blank or a number: '  '"),
+        (["1", "0"], "a player needs a name that is not blank or a number: '1'"),
+        (["Anna=1", "Ben"], "a player's name cannot hold '=': 'Anna=1'"),
+        (["An\nna", "Ben"], "a player's name 'An\\nna' holds the control character \\n"),
+        (["Anna", "\x1b[2JBen"], "a player's name '\\x1b[2JBen' holds the control character \\x1b"),
+        (["Anna", "Ben\u2029"], "a player's name 'Ben\\u2029' holds the control character \\u2029"),
+    ]:
+        status, _, err = run(capsys, "scores", game, "new", "--players", *players)
+        assert status == 2 and message in err and not Path(game).exists()
+    run(capsys, "scores", game, "new", "--players", "Anna", "Ben")
+    status, _, err = run(capsys, "scores", game, "add", "Anna=1", "Anna=2", "Ben=0")
+    assert status == 2 and "Anna is given twice" in err
+    status, _, err = run(capsys, "scores", game, "add", "Anna=1", "0=2", "Ben=0")
+    assert status == 2 and "seat 0 (Anna) is given twice" in err
+    assert len(Path(game).read_text().splitlines()) == 1
+
+
+def test_scores_refuse_values_an_action_does_not_take(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game = str(tmp_path / "club.jsonl")
+    run(capsys, "scores", game, "new", "--players", "Anna", "Ben")
+    status, _, err = run(capsys, "scores", game, "undo", "extra")
+    assert status == 2 and "undo takes no values, got extra" in err
