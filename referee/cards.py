@@ -8,6 +8,12 @@ from dataclasses import dataclass, field
 from referee.errors import InvalidCardError
 
 
+def _ascii_upper(text: str) -> str:
+    """Lower-case letters read as capitals, ASCII ones only: other letters that Python
+    capitalises to a suit's (the long s, U+017F, to 'S') are no card name."""
+    return text.upper() if text.isascii() else text
+
+
 class Rank(enum.IntEnum):
     ACE = 1
     TWO = 2
@@ -30,7 +36,7 @@ class Rank(enum.IntEnum):
     @classmethod
     def parse(cls, text: str) -> Rank:
         try:
-            return _RANKS_BY_SYMBOL[text.upper()]
+            return _RANKS_BY_SYMBOL[_ascii_upper(text)]
         except KeyError:
             raise InvalidCardError(f"not a rank: {text!r} (expected one of A 2-10 J Q K)") from None
 
@@ -60,7 +66,7 @@ class Suit(enum.Enum):
     @classmethod
     def parse(cls, text: str) -> Suit:
         try:
-            return cls(text.upper())
+            return cls(_ascii_upper(text))
         except ValueError:
             raise InvalidCardError(f"not a suit: {text!r} (expected S, H, D or C)") from None
 

@@ -73,11 +73,15 @@ class SeatInfo:
     back: str
     # Extension key for the handicap variant: this seat's Nerts pile size, when not the round's.
     nerts_pile: int | None = None
+    extras: Mapping[str, Any] | None = field(default=None, compare=False, repr=False, kw_only=True)
+    """The seat object's keys this version does not know, kept as `Event.extras` are."""
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"seat": self.seat, "back": self.back}
         if self.nerts_pile is not None:
             data["nerts_pile"] = self.nerts_pile
+        if self.extras:
+            data |= {key: value for key, value in self.extras.items() if key not in data}
         return data
 
 
@@ -320,7 +324,13 @@ def _seat_info(item: Any) -> SeatInfo:
         raise EventError(f"round_start: each of 'seats' must be an object, got {json_text(item)}")
     reader = _Reader(item, "round_start seat")
     pile = None if item.get("nerts_pile") is None else reader.integer("nerts_pile", minimum=1)
-    return SeatInfo(reader.integer("seat"), reader.text("back"), pile)
+    unknown = {key: value for key, value in item.items() if key not in SEAT_KEYS}
+    extras = MappingProxyType(unknown) if unknown else None
+    return SeatInfo(reader.integer("seat"), reader.text("back"), pile, extras=extras)
+
+
+SEAT_KEYS = frozenset({"seat", "back", "nerts_pile"})
+"""A `round_start` seat's keys in the contract (and the handicap's): the rest are extras."""
 
 
 def _round_start(r: _Reader, frame: int, t: float) -> RoundStart:

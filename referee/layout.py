@@ -38,11 +38,14 @@ class Spot:
     @classmethod
     def parse(cls, text: str) -> Spot:
         index = plain_number(text[4:]) if text.startswith("work") else None
-        if index is not None:
+        # Written as str() writes it ('work1', not 'work01'), so that parse and str agree.
+        if index is not None and index < WORK_PILES and text == f"work{index}":
             return cls(Place.WORK, index)
         if text in (Place.NERTS.value, Place.WASTE.value):
             return cls(Place(text))
-        raise RefereeInputError(f"not a layout spot: {text!r} (nerts, waste, work0..work3)")
+        raise RefereeInputError(
+            f"not a layout spot: {text!r} (nerts, waste, work0..work{WORK_PILES - 1})"
+        )
 
 
 NERTS = Spot(Place.NERTS)

@@ -104,6 +104,9 @@ class RoundReferee:
         # those plays put its top there this frame (they become ties if another one joins).
         self._results: list[list[Event]] = []
         self._placed_this_frame: dict[str, list[int]] = {}
+        # The end a stuck judged this frame brought, written after the whole frame: a call
+        # listed after the stuck was judged before it, and the end counts it.
+        self._ended_this_frame: RoundEnd | None = None
 
     @property
     def round_number(self) -> int:
@@ -112,7 +115,8 @@ class RoundReferee:
     def referee_frame(self, events: Sequence[Event]) -> list[Event]:
         """Judges one frame's events (all of one frame and time) in `judging_key`'s order;
         returns them in their given order with verdicts, each followed by the events it caused,
-        after the end of the round if the frame comes too late after a Nerts call."""
+        after the end of the round if the frame comes too late after a Nerts call, before it
+        if a stuck in the frame ends it."""
         if not events:
             return []
         first: list[Event] = []
@@ -126,6 +130,7 @@ class RoundReferee:
             self.last_seen = (events[0].frame, events[0].t)
         self._results = [[] for _ in events]
         self._placed_this_frame = {}
+        self._ended_this_frame = None
         # Most frames hold one event.
         order = (
             sorted(range(len(events)), key=lambda i: judging_key(events[i])) if events[1:] else [0]
@@ -135,7 +140,8 @@ class RoundReferee:
         known = sum(not isinstance(event, OtherEvent) for event in events)
         if self.ended is None and known == len(self.repeated_plays) - ignored_before:
             self.last_seen = seen_before
-        return first + [event for result in self._results for event in result]
+        last: list[Event] = [] if self._ended_this_frame is None else [self._ended_this_frame]
+        return first + [event for result in self._results for event in result] + last
 
     def finish(self) -> RoundEnd | None:
         """At the end of the input: ends a round whose Nerts call was made; else none."""
@@ -167,7 +173,7 @@ class RoundReferee:
             out.append(event)
             if self.ended is None:
                 if self.stuck_without_progress:
-                    out.append(self._end_round())
+                    self._ended_this_frame = self._end_round()
                 self.stuck_without_progress = True
         else:
             out.append(event)
@@ -316,7 +322,10 @@ class RoundReferee:
     def _end_round(self) -> RoundEnd:
         frame, t = self.last_seen
         scores = {s: round_score(self.foundation[s], self.nerts_left[s]) for s in self.seats}
+        # None where no one earns one, as a round_end without "bonus" is read back.
+        earned = self.caller is not None and self.options.caller_bonus != 0
         bonus = {s: self.options.caller_bonus if s == self.caller else 0 for s in self.seats}
+        bonus = bonus if earned else {}
         self.ended = RoundEnd(
             frame, t, self.round_number, scores, dict(self.foundation), dict(self.nerts_left), bonus
         )

@@ -241,6 +241,11 @@ def _players(value: Any) -> dict[int, str]:
             raise ScoresheetError(f"a player needs a name that is not blank or a number: {name!r}")
         if any(same_name(name, known) for known in players.values()):
             raise ScoresheetError(f"two players are called {name!r}; give each their own name")
+        if seat in players:  # '0' and '00': one seat, which the later name would take
+            raise ScoresheetError(
+                f"'players' names seat {seat} twice ({players[seat]!r} and {name!r}), got "
+                f"{json_text(value)}"
+            )
         # Kept printable (`nerts scores new` refuses such a name; an older sheet may hold one).
         players[seat] = without_controls(name)
     return players

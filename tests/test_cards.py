@@ -23,7 +23,10 @@ def test_parse_examples(text: str, rank: Rank, suit: Suit) -> None:
     assert Card.parse(text) == Card(rank, suit)
 
 
-@pytest.mark.parametrize("text", ["", "1H", "11S", "10X", "H10", "JOKER", "KHH", "0C"])
+# The long s, a letter Python capitalises to an S, names no suit.
+@pytest.mark.parametrize(
+    "text", ["", "1H", "11S", "10X", "H10", "JOKER", "KHH", "0C", "A\u017f", "10\u017f"]
+)
 def test_bad_cards_name_the_input(text: str) -> None:
     with pytest.raises(InvalidCardError, match=repr(text)):
         Card.parse(text)

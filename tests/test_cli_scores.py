@@ -272,3 +272,34 @@ def test_scores_refuse_values_an_action_does_not_take(
     run(capsys, "scores", game, "new", "--players", "Anna", "Ben")
     status, _, err = run(capsys, "scores", game, "undo", "extra")
     assert status == 2 and "undo takes no values, got extra" in err
+
+
+def test_a_caller_whose_last_nerts_card_lost_its_race_keeps_the_bonus_on_the_sheet(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Seat 0 calls with its Nerts pile empty; its last Nerts card, the 2H, lost a race and
+    comes back after the call: one Nerts card left (-2), and the bonus of a valid call."""
+    deal = {
+        "round": 1,
+        "nerts_pile": 13,
+        "seats": [{"seat": 0, "back": "red"}, {"seat": 1, "back": "blue"}],
+    }
+    lines = [
+        {"frame": 0, "t": 0.0, "type": "round_start", **deal},
+        {"frame": 5, "t": 0.2, "type": "play", "seat": 1, "card": "AH", "pile": "p"},
+        {"frame": 6, "t": 0.25, "type": "play", "seat": 1, "card": "2H", "pile": "p"},
+        {"frame": 10, "t": 0.4, "type": "play", "seat": 0, "card": "2H", "pile": "p"},
+        {"frame": 10, "t": 0.4, "type": "nerts_count", "seat": 0, "remaining": 0},
+        {"frame": 10, "t": 0.4, "type": "nerts_call", "seat": 0},
+        {"frame": 12, "t": 0.5, "type": "take_back", "seat": 0, "card": "2H", "pile": "p"},
+        {"frame": 12, "t": 0.5, "type": "nerts_count", "seat": 0, "remaining": 1},
+        {"frame": 60, "t": 2.0, "type": "tick"},
+    ]
+    log, events = tmp_path / "log.jsonl", tmp_path / "events.jsonl"
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert run(capsys, "referee", str(log), "--out", str(events), "--caller-bonus", "10")[0] == 0
+    sheet = tmp_path / "sheet.jsonl"
+    run(capsys, "scores", str(sheet), "new", "--players", "Anna", "Ben")
+    status, _, err = run(capsys, "scores", str(sheet), "add", "--from", str(events))
+    assert status == 0, err
+    assert load_sheet(sheet).rounds == [{0: 0 - 2 * 1 + 10, 1: 2 - 2 * 13}]

@@ -30,10 +30,13 @@ def test_unknown_keys_are_kept_and_written_back_but_never_judged() -> None:
     assert noted == event_from_dict(PLAY)
     assert noted.to_dict() == {**PLAY, "debug": [1, 2], "track": 7}
     deal = {"frame": 0, "t": 0.0, "type": "round_start", "round": 1, "nerts_pile": 13}
-    deal |= {"seats": [{"seat": 0, "back": "red"}, {"seat": 1, "back": "blue"}], "camera": "c1"}
+    seats = [{"seat": 0, "back": "red", "player": "Anna"}, {"seat": 1, "back": "blue"}]
+    deal |= {"seats": seats, "camera": "c1"}
     ace = {**PLAY, "card": "AH", "track": 7, "verdict": "illegal", "type": "play"}
     out = GameReferee().referee_all([event_from_dict(deal), event_from_dict(ace)])
     assert [event.to_dict() for event in out] == [deal, {**ace, "verdict": "accepted"}]
+    plain = {**deal, "seats": [{"seat": 0, "back": "red"}, seats[1]]}
+    assert event_from_dict(deal) == event_from_dict(plain)  # a seat's own keys too are not judged
 
 
 @pytest.mark.parametrize(

@@ -97,7 +97,9 @@ def test_spot_round_trip() -> None:
         assert Spot.parse(str(spot)) == spot
 
 
-@pytest.mark.parametrize("text", ["work", "work-1", "work\u00b2", "Work1", ""])
+@pytest.mark.parametrize(
+    "text", ["work", "work-1", "work\u00b2", "Work1", "", "work01", "work4", "work99"]
+)
 def test_a_spot_not_in_the_layout_is_named(text: str) -> None:
     with pytest.raises(RefereeInputError, match=f"not a layout spot: {text!r}"):
         Spot.parse(text)

@@ -16,6 +16,7 @@ from referee.events import (
     RoundEnd,
     RoundStart,
     SeatInfo,
+    event_from_dict,
 )
 from referee.foundations import FoundationPile
 from referee.game import GameReferee
@@ -169,6 +170,21 @@ def test_stuck_twice_without_progress_ends_the_round() -> None:
     out = referee([start(), stuck(10), play(11, 0, "AS"), stuck(20), stuck(30), play(31, 0, "2S")])
     assert [e.frame for e in round_ends(out)] == [30]
     assert verdicts(out)[-1] == "0:2S:late"
+
+
+def test_a_round_a_stuck_ends_is_ended_after_the_whole_frame_it_counted() -> None:
+    """A call listed after the stuck in its frame is judged first, and the end counts it: it
+    is written before the end, as a reader going line by line must see it."""
+    events = [start(), play(3, 0, "AH"), count(4, 0, 0), stuck(5), stuck(9), call(9, 0)]
+    out = referee(events, caller_bonus=10)
+    assert [e.TYPE for e in out[-3:]] == ["stuck", "nerts_call", "round_end"]
+    (end,) = round_ends(out)
+    assert end.frame == 9 and end.bonus == {0: 10, 1: 0}
+
+
+def test_a_round_no_one_called_reads_back_as_it_was_written() -> None:
+    (end,) = round_ends(referee([start(), stuck(5), stuck(9)], caller_bonus=10))
+    assert end.bonus == {} and event_from_dict(end.to_dict()) == end
 
 
 def test_nerts_count_progress_resets_stuck() -> None:

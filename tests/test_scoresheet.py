@@ -134,6 +134,13 @@ def test_a_name_is_found_however_its_accents_are_encoded_or_spaced() -> None:
             Scoresheet.from_journal([doubled])
 
 
+def test_one_seat_written_two_ways_is_refused_not_given_to_the_later_name() -> None:
+    game = {"type": "game", "players": {"0": "Anna", "00": "Ben", "1": "Cy"}, "target": 30}
+    with pytest.raises(ScoresheetError) as refused:
+        Scoresheet.from_journal([game])
+    assert str(refused.value).startswith("'players' names seat 0 twice ('Anna' and 'Ben'), got {")
+
+
 def test_a_sheet_holding_a_name_with_a_control_character_opens_with_it_escaped() -> None:
     """`nerts scores new` refuses such names; a sheet started before it did still opens."""
     game = {"type": "game", "players": {"0": "An\tna", "1": "Ben\u2028"}, "target": 30}

@@ -22,7 +22,7 @@ from nerts.sheets import (
     start_sheet,
 )
 from referee.errors import RefereeInputError
-from referee.events import Play, RoundEnd
+from referee.events import NertsCall, Play, RoundEnd, RoundStart
 from referee.numbers import plain_number
 from referee.options import DEFAULT_TARGET_SCORE
 from referee.scoresheet import ROUND_POINTS_MAX, Scoresheet, control_character
@@ -245,8 +245,15 @@ def _round_ends(path: Path) -> tuple[list[RoundEnd], bool]:
     )
     rounds: list[RoundEnd] = []
     judged = False
+    # The seats whose Nerts call the referee judged valid this round: a caller's last Nerts
+    # card, late and taken back after the call, leaves it one Nerts card and its bonus.
+    called: set[int] = set()
     for line, event in read_numbered_events(path):
         judged = judged or (isinstance(event, Play) and event.verdict is not None)
+        if isinstance(event, RoundStart):
+            called = set()
+        elif isinstance(event, NertsCall) and event.valid:
+            called.add(event.seat)
         if not isinstance(event, RoundEnd):
             continue
         for seat, score in sorted(event.scores.items()):
@@ -258,12 +265,13 @@ def _round_ends(path: Path) -> tuple[list[RoundEnd], bool]:
                     f"make that; {again}"
                 )
         given = {seat: bonus for seat, bonus in event.bonus.items() if bonus}
-        callers = [seat for seat in given if event.nerts_left.get(seat) == 0]
+        callers = [seat for seat in given if event.nerts_left.get(seat) == 0 or seat in called]
         if len(given) > 1 or callers != list(given) or any(b < 0 for b in given.values()):
             raise UserError(
                 f"{path}:{line}: round {event.round} gives a bonus to "
                 f"{', '.join(f'seat {seat} ({bonus})' for seat, bonus in sorted(given.items()))}, "
-                "but only its Nerts caller (a seat with no Nerts card left) earns one, and no "
+                "but only its Nerts caller (a seat that called with no Nerts card left) earns "
+                "one, and no "
                 f"less than nothing; {again}"
             )
         for seat, score in event.scores.items():
