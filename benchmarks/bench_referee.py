@@ -1,4 +1,5 @@
-"""Refereeing a 100,000-play log: the engine alone, and the whole `nerts referee` path.
+"""Refereeing a 100,000-play log: the engine alone, and the whole `nerts referee` path; and a
+live log's long pause (a tick a frame, nothing played).
 
 Baseline in the same run: just decoding the same JSON lines (the least any referee must do).
 Run: .venv/bin/python benchmarks/bench_referee.py [--plays N] [--repeats N]
@@ -88,6 +89,15 @@ def make_log(plays: int, seed: int = 1) -> list[dict[str, object]]:
     return lines
 
 
+def make_pause(ticks: int) -> list[dict[str, object]]:
+    """A deal, then `ticks` frames in which nothing counts: a live log's tick a frame while the
+    players talk. Each frame's tick is held until the round goes on, and must cost once."""
+    seats = [{"seat": s, "back": f"back{s}"} for s in range(SEATS)]
+    deal = {"frame": 0, "t": 0.0, "type": "round_start", "round": 1, "seats": seats}
+    ticks_after = [{"frame": f, "t": f / FPS, "type": "tick"} for f in range(1, ticks + 1)]
+    return [deal | {"nerts_pile": 13}, *ticks_after]
+
+
 def best_of(repeats: int, work: Callable[[], object]) -> float:
     times = []
     for _ in range(repeats):
@@ -113,6 +123,12 @@ def main() -> None:
         default=3,
         help="times each is timed, the fastest kept (default %(default)s)",
     )
+    parser.add_argument(
+        "--ticks",
+        type=whole_number(1),
+        default=20_000,
+        help="frames of the pause, a tick each (default %(default)s: 11 minutes at 30 fps)",
+    )
     args = parser.parse_args()
     data = make_log(args.plays)
     with tempfile.TemporaryDirectory() as folder:
@@ -124,11 +140,21 @@ def main() -> None:
         decode = best_of(args.repeats, lambda: [json.loads(line) for line in text_lines])
         engine = best_of(args.repeats, lambda: GameReferee(options).referee_all(events))
         whole = best_of(args.repeats, lambda: referee_log(log, Path(folder) / "out.jsonl", options))
+    pause = make_pause(args.ticks)
+    pause_lines = [json.dumps(item) for item in pause]
+    pause_events = [event_from_dict(item) for item in pause]
+    pause_decode = best_of(args.repeats, lambda: [json.loads(line) for line in pause_lines])
+    pause_engine = best_of(args.repeats, lambda: GameReferee(options).referee_all(pause_events))
     plays = sum(1 for item in data if item["type"] == "play")
     print(f"log: {plays} plays, {len(data)} events")
     print(f"baseline, JSON decode only:      {decode:6.3f} s")
     print(f"referee engine (events in):      {engine:6.3f} s  ({engine / decode:.2f}x decode)")
     print(f"nerts referee, file to file:     {whole:6.3f} s  ({whole / decode:.2f}x decode)")
+    print(
+        f"a pause of {args.ticks} ticks, engine: {pause_engine:6.3f} s  "
+        f"({pause_engine / pause_decode:.2f}x decoding them; a long pause must cost as many "
+        "plays do)"
+    )
     if plays < GOAL_PLAYS:  # fixed costs weigh on a short log: the goal is not scaled down
         print(f"goal: under {GOAL_S:g} s for {GOAL_PLAYS:,} plays (run with that many to judge)")
     else:

@@ -11,6 +11,8 @@ lies on a foundation) are ignored, and given back by `unmatched_take_backs` and
 
 from __future__ import annotations
 
+import bisect
+import itertools
 from collections.abc import Iterable
 
 from referee.errors import EventError
@@ -164,13 +166,19 @@ class GameReferee:
         (`RoundReferee.last_seen`), so a log ends its rounds alike with a live log's ticks (or
         other events the referee does not know) or without them; their frames after that one
         are held until the round goes on or ends, its end written before them."""
-        waiting = _by_frame(self._held + out)
+        # A live log's idle stretch holds a tick a frame: added in place, not sorted again, so
+        # that a long pause costs each tick once (a round's end, of an earlier frame, is sorted).
+        waiting = self._held
+        if all(a.frame <= b.frame for a, b in itertools.pairwise([*waiting[-1:], *out])):
+            waiting.extend(out)
+        else:
+            waiting = _by_frame(waiting + out)
         if self.round is None or self.round.ended is not None:
             self._held = []
             return waiting
-        last_counted = self.round.last_seen[0]
-        self._held = [event for event in waiting if event.frame > last_counted]
-        return [event for event in waiting if event.frame <= last_counted]
+        let_go = bisect.bisect_right(waiting, self.round.last_seen[0], key=_frame_of)
+        self._held = waiting[let_go:] if let_go else waiting
+        return waiting[:let_go]
 
     def _referee_batch(self, batch: list[Event]) -> list[Event]:
         if not batch:
@@ -216,6 +224,10 @@ class GameReferee:
         return [self.game_end]
 
 
+def _frame_of(event: Event) -> int:
+    return event.frame
+
+
 def _by_frame(events: list[Event]) -> list[Event]:
     """`events` in frame order, those of one frame in the order given (a stable sort)."""
-    return sorted(events, key=lambda event: event.frame)
+    return sorted(events, key=_frame_of)

@@ -5,6 +5,7 @@ from dataclasses import replace
 
 import pytest
 
+from referee import game as game_module
 from referee.cards import Card, Rank, Suit
 from referee.errors import EventError, RefereeInputError
 from referee.events import (
@@ -185,6 +186,29 @@ def test_a_round_a_stuck_ends_is_ended_after_the_whole_frame_it_counted() -> Non
 def test_a_round_no_one_called_reads_back_as_it_was_written() -> None:
     (end,) = round_ends(referee([start(), stuck(5), stuck(9)], caller_bonus=10))
     assert end.bonus == {} and event_from_dict(end.to_dict()) == end
+
+
+def test_a_long_pause_is_held_without_being_sorted_again_each_frame(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A live log's idle minutes hold a tick a frame until the round goes on: each must cost
+    once (sorted again every frame, 20,000 ticks took 15 s: benchmarks/bench_referee.py)."""
+    sorted_lengths: list[int] = []
+    by_frame = game_module._by_frame
+
+    def counted(events: list[Event]) -> list[Event]:
+        sorted_lengths.append(len(events))
+        return by_frame(events)
+
+    monkeypatch.setattr(game_module, "_by_frame", counted)
+    game, deal = GameReferee(), start()
+    game.feed(deal)
+    ticks = [OtherEvent(frame, frame / 30, type="tick") for frame in range(1, 2001)]
+    fed = [game.feed(tick) for tick in ticks]
+    assert fed[0] == [deal] and fed[1:] == [[]] * 1999  # held: nothing counted since the deal
+    out = game.feed(play(2001, 0, "AS")) + game.finish()
+    assert out[:-1] == ticks and verdicts(out) == ["0:AS:accepted"]
+    assert sum(sorted_lengths) < 10
 
 
 def test_nerts_count_progress_resets_stuck() -> None:
