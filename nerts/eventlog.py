@@ -116,7 +116,7 @@ def read_numbered_events(path: Path, live: bool = False) -> Iterator[tuple[int, 
     told: set[str] = set()
     with handle:
         # Decoded line by line, not by the text reader's chunks, so that an error names its line.
-        for line_number, raw in enumerate(handle, start=1):
+        for line_number, raw in enumerate(_lines(handle, name), start=1):
             if blank_line(raw):
                 continue
             if line_number == 1:
@@ -148,6 +148,25 @@ def read_numbered_events(path: Path, live: bool = False) -> Iterator[tuple[int, 
                 told.add(event.type)
                 _tell_if_mistyped(event.type, f"{name}:{line_number}")
             yield line_number, event
+
+
+LOG_LINE_BYTES_MAX = 1 << 20
+"""The longest line a log may hold: an event is a few hundred bytes, a tool's diagnostics
+added to one may be more; a line with no end (`/dev/zero`, a stream of binary data) must not
+be read whole into memory before it is refused."""
+
+
+def _lines(handle: IO[bytes], name: str) -> Iterator[bytes]:
+    """The lines of `handle`, each refused once longer than `LOG_LINE_BYTES_MAX`."""
+    number = 0
+    while raw := handle.readline(LOG_LINE_BYTES_MAX + 1):
+        number += 1
+        if len(raw) > LOG_LINE_BYTES_MAX:
+            raise UserError(
+                f"{name}:{number}: a line longer than {LOG_LINE_BYTES_MAX >> 20} MB: not a log "
+                f"of table events; {JSON_LINES_SAID}"
+            )
+        yield raw
 
 
 UTF16_MARKS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)

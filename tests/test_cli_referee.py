@@ -150,6 +150,12 @@ def test_a_log_in_another_form_is_told_the_form_it_must_have(
     assert status == 2 and err.endswith(
         f"error: {powershell} is UTF-16 text: save it as UTF-8; {said}\n"
     )
+    endless = tmp_path / "endless.jsonl"  # as /dev/zero is: refused, not read into memory
+    endless.write_bytes((GOLDEN / "races.input.jsonl").read_bytes() + b"x" * ((1 << 20) + 1))
+    status, _, err = run(capsys, "referee", str(endless))
+    assert status == 2 and err.endswith(
+        f"error: {endless}:17: a line longer than 1 MB: not a log of table events; {said}\n"
+    )
     latin = tmp_path / "latin.jsonl"
     latin.write_bytes(b'{"frame": 0, "t": 0, "type": "caf\xe9"}\n')
     assert run(capsys, "referee", str(latin))[2].endswith(f"{latin}:1: not UTF-8 text\n")

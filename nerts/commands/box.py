@@ -218,6 +218,11 @@ def _driver_url(url: str) -> str:
     return checked
 
 
+COMMANDS_FILE_BYTES_MAX = 1 << 20
+"""The most --file may hold: tens of thousands of commands, and never all of a stream without
+end read into memory."""
+
+
 def _read_commands(args: argparse.Namespace) -> list[tuple[str, str]]:
     """The commands given as arguments, then those of --file, each with where it was given
     ("FILE:LINE: ", or "" for an argument); a bad one is named there (a file's comment lines
@@ -227,11 +232,20 @@ def _read_commands(args: argparse.Namespace) -> list[tuple[str, str]]:
         piped = str(args.file) == "-"
         name = "standard input" if piped else str(args.file)
         try:
-            data = sys.stdin.buffer.read() if piped else args.file.read_bytes()
+            if piped:
+                data = sys.stdin.buffer.read(COMMANDS_FILE_BYTES_MAX + 1)
+            else:
+                with args.file.open("rb") as handle:
+                    data = handle.read(COMMANDS_FILE_BYTES_MAX + 1)
         except OSError as error:
             raise UserError(
                 f"cannot read commands from {name}: {error.strerror or error}"
             ) from None
+        if len(data) > COMMANDS_FILE_BYTES_MAX:  # /dev/zero, or a stream that never ends
+            raise UserError(
+                f"{name} holds over {COMMANDS_FILE_BYTES_MAX >> 20} MB: not a file of box "
+                "commands (one a line)"
+            )
         if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # PowerShell 5's '>'
             raise UserError(f"{name} is UTF-16 text: save it as UTF-8")
         if b"\0" in data:  # a video or a picture given by mistake: not its bytes on the screen

@@ -86,6 +86,11 @@ def test_a_bad_command_in_a_file_is_named_by_its_line(
     assert capsys.readouterr().err == (
         f"nerts box: error: {video} is not a text file of commands (one a line)\n"
     )
+    commands.write_bytes(b"PING\n" * (1 << 18))  # over 1 MB: /dev/zero is never read whole
+    assert main(["box", "send", "--port", "loop://", "--file", str(commands)]) == 2
+    assert capsys.readouterr().err == (
+        f"nerts box: error: {commands} holds over 1 MB: not a file of box commands (one a line)\n"
+    )
     commands.write_bytes("PING\nBUZZ BEEP\n".encode("utf-16"))
     assert main(["box", "send", "--port", "loop://", "--file", str(commands)]) == 2
     assert (
