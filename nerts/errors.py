@@ -13,19 +13,25 @@ class UserError(Exception):
 
 
 def folder_argument(text: str) -> Path:
-    """argparse type of an --out folder: a path, not the empty text (which would be taken for
-    the current folder without a word)."""
+    """argparse type of a folder's path, not the empty text (which would be taken for the
+    current folder without a word)."""
     if not text.strip():
-        raise argparse.ArgumentTypeError("give a folder, e.g. sim (or . for this one)")
+        raise argparse.ArgumentTypeError("give a folder's path (or . for this one)")
     return Path(text)
 
 
 def file_argument(text: str) -> Path:
     """argparse type of a file's path: not the empty text (which a `Path` takes for the current
-    folder, said then as '.')."""
+    folder, said then as '.'), nor one ending in '/', which names a folder (a `Path` drops it:
+    '--out results/' would write a file named 'results')."""
     if not text:
         raise argparse.ArgumentTypeError("the path is empty")
-    return Path(text)
+    path = Path(text)
+    if text.endswith(("/", os.sep)) and not path.is_dir():  # a folder is said so where opened
+        raise argparse.ArgumentTypeError(
+            f"{text!r} ends in '/', as a folder does: give a file's path, e.g. {path / 'FILE'}"
+        )
+    return path
 
 
 def make_folder(folder: Path) -> None:

@@ -137,6 +137,36 @@ def test_an_empty_path_is_said_so(arguments: list[str], capsys: pytest.CaptureFi
     assert capsys.readouterr().err.splitlines()[-1].endswith(": the path is empty")
 
 
+@pytest.mark.parametrize(
+    ("arguments", "option"),
+    [
+        (["referee", "log.jsonl", "--out", "results/"], "--out"),
+        (["scores", "results/", "new", "--players", "Anna", "Ben"], "GAME"),
+        (["--log-file", "results/", "demo"], "--log-file"),
+    ],
+)
+def test_a_file_path_ending_in_a_slash_is_refused_not_written_as_a_file(
+    arguments: list[str],
+    option: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A path drops its last '/': 'results/' would have been written as a file 'results'."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as stopped:
+        main(arguments)
+    assert stopped.value.code == 2 and not (tmp_path / "results").exists()
+    assert (
+        capsys.readouterr()
+        .err.splitlines()[-1]
+        .endswith(
+            f"error: argument {option}: 'results/' ends in '/', as a folder does: give a file's "
+            "path, e.g. results/FILE"
+        )
+    )
+
+
 def test_backs_given_without_backs_are_told_where_they_go(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -303,3 +303,25 @@ def test_a_caller_whose_last_nerts_card_lost_its_race_keeps_the_bonus_on_the_she
     status, _, err = run(capsys, "scores", str(sheet), "add", "--from", str(events))
     assert status == 0, err
     assert load_sheet(sheet).rounds == [{0: 0 - 2 * 1 + 10, 1: 2 - 2 * 13}]
+
+
+def test_a_log_of_no_play_is_said_to_end_no_round_not_to_want_refereeing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    deal = {
+        "round": 1,
+        "nerts_pile": 13,
+        "seats": [{"seat": 0, "back": "red"}, {"seat": 1, "back": "blue"}],
+    }
+    lines = [{"frame": 0, "t": 0.0, "type": "round_start", **deal}]
+    lines += [{"frame": f, "t": f / 30, "type": "tick"} for f in range(1, 4)]
+    log, events = tmp_path / "log.jsonl", tmp_path / "events.jsonl"
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert run(capsys, "referee", str(log), "--out", str(events))[0] == 0
+    sheet = tmp_path / "sheet.jsonl"
+    run(capsys, "scores", str(sheet), "new", "--players", "Anna", "Ben")
+    status, _, err = run(capsys, "scores", str(sheet), "add", "--from", str(events))
+    assert status == 2 and err.endswith(
+        f"{events}: no round ended in this log (it stops before a valid Nerts call or a final "
+        "stuck): nothing to add yet\n"
+    )

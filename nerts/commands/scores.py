@@ -236,7 +236,8 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
 
 
 def _round_ends(path: Path) -> tuple[list[RoundEnd], bool]:
-    """The rounds an events file scored, and whether it was refereed (a play holds a verdict);
+    """The rounds an events file scored, and whether it may have been refereed (no play lacks
+    a verdict: a log of no play at all has nothing for a referee to add either);
     a `UserError` naming the line of a round whose scores are not its centre cards less twice
     its Nerts cards, or that gives a bonus to more than one seat or a negative one (a line
     edited by hand, or another tool's)."""
@@ -244,12 +245,12 @@ def _round_ends(path: Path) -> tuple[list[RoundEnd], bool]:
         f"nothing added. Referee the log again: nerts referee {quote(str(path))} --out EVENTS.jsonl"
     )
     rounds: list[RoundEnd] = []
-    judged = False
+    judged = True
     # The seats whose Nerts call the referee judged valid this round: a caller's last Nerts
     # card, late and taken back after the call, leaves it one Nerts card and its bonus.
     called: set[int] = set()
     for line, event in read_numbered_events(path):
-        judged = judged or (isinstance(event, Play) and event.verdict is not None)
+        judged = judged and not (isinstance(event, Play) and event.verdict is None)
         if isinstance(event, RoundStart):
             called = set()
         elif isinstance(event, NertsCall) and event.valid:

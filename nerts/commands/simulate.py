@@ -15,7 +15,6 @@ from tqdm import tqdm
 
 from nerts.errors import (
     UserError,
-    file_argument,
     folder_argument,
     make_folder,
     refuse_name_not_utf8,
@@ -135,7 +134,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--deck",
-        type=file_argument,
+        type=folder_argument,
         nargs="+",
         action="extend",  # given twice, both count
         metavar="DIR",
