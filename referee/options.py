@@ -9,6 +9,8 @@ from referee.errors import RefereeInputError
 
 DEFAULT_TARGET_SCORE = 100
 DEFAULT_NERTS_PILE_SIZE = 13
+CALLER_BONUS_MAX = 100
+"""The largest caller bonus taken: house rules give 10; ten times that is a typo's."""
 # After a valid Nerts call "cards already in the air may finish their move and count". A card
 # released on a foundation up to this many seconds (frame timestamps) after the call still counts:
 # a hand needs about half a second to finish a placement it had started.
@@ -31,8 +33,11 @@ class RuleOptions:
             raise RefereeInputError(f"in_air_grace_s must be a number, got {self.in_air_grace_s!r}")
         if self.target_score <= 0:
             raise RefereeInputError(f"target score must be positive, got {self.target_score}")
-        if self.caller_bonus < 0:
-            raise RefereeInputError(f"caller bonus must not be negative, got {self.caller_bonus}")
+        if not 0 <= self.caller_bonus <= CALLER_BONUS_MAX:
+            raise RefereeInputError(
+                f"caller bonus must be 0 to {CALLER_BONUS_MAX} points (a house rule gives 10), "
+                f"got {self.caller_bonus}"
+            )
         if not 1 <= self.nerts_pile_size <= 52:
             raise RefereeInputError(f"Nerts pile size must be 1..52, got {self.nerts_pile_size}")
         if not 0 <= self.in_air_grace_s < math.inf:  # also refuses NaN

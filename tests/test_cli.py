@@ -31,6 +31,13 @@ def test_bad_option_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None
             capsys, "referee", str(GOLDEN / "races.input.jsonl"), "--in-air-grace", grace
         )
         assert status == 2 and "in-air grace must be a finite number of seconds" in err
+    for bonus in ("-1", "101", "99999999999999999999"):
+        status, _, err = run(
+            capsys, "referee", str(GOLDEN / "races.input.jsonl"), "--caller-bonus", bonus
+        )
+        assert status == 2 and err.endswith(
+            f"caller bonus must be 0 to 100 points (a house rule gives 10), got {bonus}\n"
+        )
 
 
 @pytest.mark.parametrize(

@@ -38,6 +38,7 @@ from nerts.sheets import (
 )
 from referee.errors import RefereeInputError
 from referee.numbers import plain_number
+from referee.options import CALLER_BONUS_MAX, DEFAULT_NERTS_PILE_SIZE
 from referee.scoresheet import Scoresheet, same_name
 from referee.scoring import round_score
 from vision.annotate import annotate, back_colours, for_drawing, mark_uncounted, with_legend
@@ -79,8 +80,9 @@ examples:
   nerts count centre.jpg --backs Anna=anna.jpg Ben=ben.jpg --left Ben=4 --sheet club.jsonl
   nerts count centre.jpg --backs Anna=anna.jpg Ben=ben.jpg --left Ben=4 --bonus Anna=10
 """
-BONUS_MAX = 100
-"""The most points --bonus adds to one player's round (a house rule's caller bonus is 10)."""
+BONUS_MAX = CALLER_BONUS_MAX
+"""The most points --bonus adds to one player's round: a caller's bonus, as `nerts referee`
+takes it."""
 NERTS_PILE_MAX = 52
 """The most cards --left takes for one player's Nerts pile: a whole deck (the usual pile is
 13; a house rule may change it, `referee.options.RuleOptions.nerts_pile_size`)."""
@@ -183,6 +185,15 @@ def run(args: argparse.Namespace) -> int:
         refuse_overwriting([args.annotate], [args.image, *references.values()])
         refuse_replacing_pictures([args.annotate])
     left = named_numbers("--left", args.left, list(references), NERTS_PILE_MAX)
+    for name, in_pile in left.items():
+        if in_pile > DEFAULT_NERTS_PILE_SIZE:
+            log.warning(
+                "--left %s=%d: more cards than a %d-card Nerts pile holds (a typo, or a house "
+                "rule's larger pile?)",
+                name,
+                in_pile,
+                DEFAULT_NERTS_PILE_SIZE,
+            )
     bonus = named_numbers("--bonus", args.bonus, list(references), BONUS_MAX)
     sheet = None if args.sheet is None else load_sheet(args.sheet)
     if sheet is not None:

@@ -20,7 +20,12 @@ from nerts.scoreboard import format_scoreboard
 from referee.errors import EventError, RefereeInputError
 from referee.events import Event, GameEnd, NertsCall, RoundStart
 from referee.game import GameReferee
-from referee.options import DEFAULT_IN_AIR_GRACE_S, DEFAULT_TARGET_SCORE, RuleOptions
+from referee.options import (
+    CALLER_BONUS_MAX,
+    DEFAULT_IN_AIR_GRACE_S,
+    DEFAULT_TARGET_SCORE,
+    RuleOptions,
+)
 
 log = logging.getLogger(__name__)
 
@@ -131,7 +136,8 @@ def add_rule_options(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=0,
         metavar="N",
-        help="points for a valid Nerts call (default 0; a common house rule is 10)",
+        help=f"points for a valid Nerts call, 0 to {CALLER_BONUS_MAX} (default 0; a common "
+        "house rule is 10)",
     )
     rules.add_argument(
         "--in-air-grace",

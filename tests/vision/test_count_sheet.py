@@ -28,6 +28,21 @@ def _new_sheet(path: Path, *players: str) -> None:
     assert main(["scores", str(path), "new", "--players", *players]) == 0
 
 
+def test_more_cards_left_than_a_nerts_pile_holds_are_warned_of(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game = tmp_path / "club.jsonl"
+    _new_sheet(game, "Red", "Blue")
+    capsys.readouterr()
+    options = ("--left", "blue=14", "--sheet", str(game))
+    assert count_spread(tmp_path, capsys, options=options) == {"red": 3, "blue": 3}
+    assert (
+        "warning: --left blue=14: more cards than a 13-card Nerts pile holds (a typo, or a house "
+        "rule's larger pile?)" in capsys.readouterr().err
+    )
+    assert load_sheet(game).rounds == [{0: 3, 1: 3 - 2 * 14}]  # warned of, and added as given
+
+
 def test_the_counted_round_is_added_to_the_sheet(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
