@@ -106,6 +106,10 @@ knows (docs/contracts/box-protocol.md; seats from 0, colours RRGGBB or OFF):
   SCORE SEAT POINTS                   a seat's score, e.g. SCORE 2 -7
   NERTS SEAT                          a Nerts call: the caller's light blinks, fanfare
   PING                                is the box there?
+
+Exit status: 0 when the box acknowledged every command; 1 when it could not be opened, or
+did not acknowledge or rejected a command (each named); 2 for a mistake in what was given
+(an option, a command, --file, a --port that names no device).
 """
 
 
@@ -203,6 +207,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     emulator.set_defaults(handler=run_emulator)
 
 
+USB_PORTS_SAID = (
+    f"a USB box is usually /dev/ttyUSB0 or /dev/ttyACM0; --port {AUTO_URL} looks for it"
+)
+"""Where a box plugged in is found, said with a --port that names none."""
+
+
 def _driver_url(url: str) -> str:
     try:
         checked = check_url(url)
@@ -210,10 +220,11 @@ def _driver_url(url: str) -> str:
         raise UserError(f"--port {error}") from None
     # The driver would try to open it again and again until --timeout, waiting for a box
     # plugged in: these commands are one try, so a mistyped device is said at once.
+    if "://" not in url and os.path.isfile(url):  # a serial port is a device, never a file
+        raise UserError(f"--port {url!r} is a file, not a serial device ({USB_PORTS_SAID})")
     if "://" not in url and url != AUTO_URL and not os.path.exists(url):
         raise UserError(
-            f"--port {url!r}: no such device; is the box plugged in? (a USB box is usually "
-            f"/dev/ttyUSB0 or /dev/ttyACM0; --port {AUTO_URL} looks for it)"
+            f"--port {url!r}: no such device; is the box plugged in? ({USB_PORTS_SAID})"
         )
     return checked
 
@@ -315,7 +326,7 @@ def _report(
             else ""
         )
         sys.stderr.write(
-            f"nerts box: could not open {driver.url} ({why}): nothing was sent{hint}\n"
+            f"nerts box: error: could not open {driver.url} ({why}): nothing was sent{hint}\n"
         )
         return 1
     failed = 0

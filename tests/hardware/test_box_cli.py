@@ -184,8 +184,8 @@ def test_send_says_when_the_box_was_still_being_looked_for(
     monkeypatch.setattr(ports, "detect_box", slow_search)
     assert main(["box", "send", "--port", "auto", "--timeout", "0.2", "PING"]) == 1
     assert capsys.readouterr().err == (
-        "nerts box: could not open auto (still opening it after 0.2 s; --timeout gives more): "
-        "nothing was sent\n"
+        "nerts box: error: could not open auto (still opening it after 0.2 s; --timeout gives "
+        "more): nothing was sent\n"
     )
 
 
@@ -563,6 +563,7 @@ def test_timeout_must_be_finite_positive_and_bounded(
         ("", "names no port: give the box's device (e.g. /dev/ttyUSB0), a URL such as "),
         ("spy://loop://?file=/no/such/folder/log", "No such file or directory"),
         ("/dev/no-such-box", "no such device; is the box plugged in?"),
+        (__file__, "is a file, not a serial device (a USB box is usually /dev/ttyUSB0"),
     ],
 )
 def test_socket_urls_need_a_host_and_a_port(
