@@ -413,7 +413,7 @@ def event_from_dict(data: Any) -> Event:
         raise EventError(f"an event must be a JSON object, got {json_kind(data)}")
     kind = data.get("type")
     if not isinstance(kind, str) or not kind:
-        raise EventError(f"event has no 'type': {dict(data)!r}"[:200])
+        raise EventError(f"event has no 'type': {json_text(dict(data))}")
     reader = _Reader(data, kind)
     frame, t = reader.integer("frame"), reader.number("t")
     parser = _PARSERS.get(kind)

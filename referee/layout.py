@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from referee.cards import Card
 from referee.errors import RefereeInputError
 from referee.numbers import plain_number
+from referee.options import DEFAULT_NERTS_PILE_SIZE
 
 WORK_PILES = 4
 CARDS_TURNED = 3
@@ -95,7 +96,9 @@ class PlayerLayout:
         self.waste = list(waste)
 
     @classmethod
-    def deal(cls, deck: Sequence[Card], nerts_pile_size: int = 13) -> PlayerLayout:
+    def deal(
+        cls, deck: Sequence[Card], nerts_pile_size: int = DEFAULT_NERTS_PILE_SIZE
+    ) -> PlayerLayout:
         """Deals a shuffled deck: Nerts pile, one card on each work pile, the rest as stock."""
         if len(deck) < nerts_pile_size + WORK_PILES:
             raise RefereeInputError(f"a deck of {len(deck)} cards is too small to deal")

@@ -9,8 +9,10 @@ from referee.errors import RefereeInputError
 
 DEFAULT_TARGET_SCORE = 100
 DEFAULT_NERTS_PILE_SIZE = 13
+NERTS_PILE_SIZE_MAX = 52
+"""The largest Nerts pile a house rule may deal: a whole deck."""
 CALLER_BONUS_MAX = 100
-"""The largest caller bonus taken: house rules give 10; ten times that is a typo's."""
+"""The largest caller bonus taken: house rules give 10, and over ten times that is a typo."""
 # After a valid Nerts call "cards already in the air may finish their move and count". A card
 # released on a foundation up to this many seconds (frame timestamps) after the call still counts:
 # a hand needs about half a second to finish a placement it had started.
@@ -38,8 +40,10 @@ class RuleOptions:
                 f"caller bonus must be 0 to {CALLER_BONUS_MAX} points (a house rule gives 10), "
                 f"got {self.caller_bonus}"
             )
-        if not 1 <= self.nerts_pile_size <= 52:
-            raise RefereeInputError(f"Nerts pile size must be 1..52, got {self.nerts_pile_size}")
+        if not 1 <= self.nerts_pile_size <= NERTS_PILE_SIZE_MAX:
+            raise RefereeInputError(
+                f"Nerts pile size must be 1..{NERTS_PILE_SIZE_MAX}, got {self.nerts_pile_size}"
+            )
         if not 0 <= self.in_air_grace_s < math.inf:  # also refuses NaN
             raise RefereeInputError(
                 f"in-air grace must be a finite number of seconds, not negative; "

@@ -20,6 +20,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from simulator.errors import DesignError
 from simulator.faces import (
     CORNER_RADIUS_MM,
     FACE_PX_PER_MM,
@@ -115,7 +116,7 @@ def _pattern_mask(pattern: str, width: int, height: int) -> np.ndarray:
     elif pattern == "waves":
         mask = (((yy + 0.35 * pitch * np.sin(xx / pitch * 2 * np.pi)) / pitch) % 1.0) < 0.4
     else:
-        raise ValueError(f"unknown back pattern {pattern!r}; choose from {', '.join(PATTERNS)}")
+        raise DesignError(f"unknown back pattern {pattern!r}; choose from {', '.join(PATTERNS)}")
     return mask.astype(np.uint8) * 255
 
 
@@ -160,7 +161,7 @@ def image_back(path: Path) -> BackDesign:
     opaque = image[..., 3] >= OPAQUE_ALPHA
     rows, columns = np.nonzero(opaque)
     if rows.size == 0:
-        raise ValueError(f"back image {path} is wholly transparent")
+        raise DesignError(f"back image {path} is wholly transparent")
     top, bottom, left, right = rows.min(), rows.max() + 1, columns.min(), columns.max() + 1
     printed = image[top:bottom, left:right]
     aspect = printed.shape[0] / printed.shape[1]
@@ -207,7 +208,7 @@ def back_from_spec(spec: str) -> BackDesign:
     path = Path(spec)
     if path.is_file():
         return image_back(path)
-    raise ValueError(
+    raise DesignError(
         f"back {spec!r} is neither a colour ({', '.join(sorted(NAMED_COLOURS_BGR))}, "
         "#rrggbb, optionally ':pattern') nor an image file"
     )

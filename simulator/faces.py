@@ -16,6 +16,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from simulator.errors import DesignError
 from simulator.glyphs import paint_mask, suit_mask, text_mask
 from simulator.index_finder import find_index_boxes
 from simulator.scene import CARD_HEIGHT_MM, CARD_WIDTH_MM
@@ -204,15 +205,15 @@ def read_bgra(path: Path, size: tuple[int, int] | None = None) -> np.ndarray:
         image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
     except cv2.error as error:  # more pixels than OPENCV_IO_MAX_IMAGE_PIXELS lets it decode
         reason = str(error).strip().splitlines()[-1]
-        raise ValueError(f"cannot read image {path}: {reason}") from None
+        raise DesignError(f"cannot read image {path}: {reason}") from None
     if image is None:
-        raise ValueError(f"cannot read image {path}")
+        raise DesignError(f"cannot read image {path}")
     if image.dtype == np.uint16:
         # Sprites and alpha thresholds work in 0..255; the high byte gives back exactly the
         # 8-bit values that a tool widened to 16 bits (x 257).
         image = np.right_shift(image, 8).astype(np.uint8)
     elif image.dtype != np.uint8:
-        raise ValueError(f"image {path} has {image.dtype} samples; expected 8- or 16-bit")
+        raise DesignError(f"image {path} has {image.dtype} samples; expected 8- or 16-bit")
     if image.ndim == 2:
         image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGRA)
     elif image.shape[2] == 3:

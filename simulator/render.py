@@ -287,3 +287,4 @@ class VideoSink:
         if self._writer is not None:
             self._writer.release()
             self._writer = None
+            logger.debug("%s: %d frames written", self.path, self.frames_written)

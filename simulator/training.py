@@ -50,6 +50,7 @@ from tqdm import tqdm
 
 from simulator.backs import BackDesign, back_from_spec, default_backs
 from simulator.camera import frame_shape_refused
+from simulator.errors import DesignError
 from simulator.faces import CardDesign, builtin_design, load_design
 from simulator.labels import (
     CARD_CLASSES,
@@ -451,7 +452,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         decks = [load_design(d) for d in args.deck] or [builtin_design()]
         val_decks = [load_design(d) for d in args.val_deck] or None
         backs = [back_from_spec(s) for s in args.backs] or default_backs(8)
-    except (OSError, ValueError) as error:
+    except (OSError, DesignError) as error:
         parser.error(str(error))
     settings = TrainingSettings(size=args.size, val_fraction=args.val_fraction)
     try:

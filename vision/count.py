@@ -212,7 +212,7 @@ def _matched(
     features, widths = [], []
     for view, on_top_left_out in zip(back_views(cards, image), shown, strict=True):
         if view is None:
-            raise ValueError("a count's cards are all face down")
+            raise AssertionError("a count's cards are all face down")  # made so in `_counted`
         card_view, width, clear = view
         features.append(view_feature(card_view, clear, on_top_left_out))
         widths.append(width)

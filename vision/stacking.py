@@ -21,6 +21,9 @@ at each point on its own, 93.7%; taken along each side at one offset, 94.6% (at 
 but fewer pairs judged, the margin growing with it)."""
 EDGE_SAMPLES_PER_PX = 0.5
 """Samples along each side of an outline, per pixel of its length."""
+CORNER_SKIP_SHARE = 0.1
+"""The share of each side left unsampled at either end: a card's corner is rounded (its
+outline leaves the side there), and where two outlines cross both show. Not tuned."""
 INSIDE_MARGIN_SHARE = 0.1
 """Only the part of an outline lying this share of a card's width inside the other card is
 sampled: two cards side by side in a row have their top edges close together, and there
@@ -38,7 +41,8 @@ def _outline_points(quad: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
     centre = quad.mean(axis=0)
     for number, (start, end) in enumerate(zip(quad, np.roll(quad, -1, axis=0), strict=True)):
         count = max(2, int(np.linalg.norm(end - start) * EDGE_SAMPLES_PER_PX))
-        side = start + np.linspace(0.1, 0.9, count)[:, None] * (end - start)
+        along = np.linspace(CORNER_SKIP_SHARE, 1 - CORNER_SKIP_SHARE, count)[:, None]
+        side = start + along * (end - start)
         normal = np.array([-(end - start)[1], (end - start)[0]], np.float64)
         normal /= max(float(np.linalg.norm(normal)), 1e-9)
         if np.dot(centre - (start + end) / 2, normal) < 0:

@@ -38,7 +38,7 @@ from nerts.sheets import (
 )
 from referee.errors import RefereeInputError
 from referee.numbers import plain_number
-from referee.options import CALLER_BONUS_MAX, DEFAULT_NERTS_PILE_SIZE
+from referee.options import CALLER_BONUS_MAX, DEFAULT_NERTS_PILE_SIZE, NERTS_PILE_SIZE_MAX
 from referee.scoresheet import Scoresheet, same_name
 from referee.scoring import round_score
 from vision.annotate import annotate, back_colours, for_drawing, mark_uncounted, with_legend
@@ -83,7 +83,7 @@ examples:
 BONUS_MAX = CALLER_BONUS_MAX
 """The most points --bonus adds to one player's round: a caller's bonus, as `nerts referee`
 takes it."""
-NERTS_PILE_MAX = 52
+NERTS_PILE_MAX = NERTS_PILE_SIZE_MAX
 """The most cards --left takes for one player's Nerts pile: a whole deck (the usual pile is
 13; a house rule may change it, `referee.options.RuleOptions.nerts_pile_size`)."""
 

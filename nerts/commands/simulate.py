@@ -24,6 +24,7 @@ from referee.game import GameReferee
 from referee.options import RuleOptions
 from simulator.backs import BackDesign
 from simulator.camera import DEFAULT_FPS, FRAME_SIDE_MIN, frame_shape_refused
+from simulator.errors import DesignError
 from simulator.faces import CardDesign
 from simulator.render import (
     RenderSettings,
@@ -236,7 +237,7 @@ def _designs(args: argparse.Namespace) -> tuple[list[CardDesign], list[BackDesig
         backs = (
             [back_from_spec(spec) for spec in args.backs] if args.backs else default_backs(players)
         )
-    except (OSError, ValueError) as error:
+    except (OSError, DesignError) as error:
         raise UserError(str(error)) from None
     names = [back.name for back in backs]
     if len(set(names)) != len(names):

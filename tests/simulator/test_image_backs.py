@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from simulator.backs import back_from_spec
+from simulator.errors import DesignError
 from simulator.faces import CORNER_RADIUS_MM, FACE_PX_PER_MM, FACE_SIZE, rounded_card_alpha
 
 RED_BGR = (0, 0, 255)
@@ -69,7 +70,7 @@ def test_an_opaque_card_image_is_used_whole(tmp_path: Path) -> None:
 
 def test_a_wholly_transparent_image_is_refused_by_name(tmp_path: Path) -> None:
     path = _write(tmp_path / "empty.png", np.zeros((50, 50, 4), np.uint8))
-    with pytest.raises(ValueError, match=r"empty\.png is wholly transparent"):
+    with pytest.raises(DesignError, match=r"empty\.png is wholly transparent"):
         back_from_spec(str(path))
 
 

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from simulator.backs import back_from_spec, default_backs
+from simulator.errors import DesignError
 from simulator.faces import ALL_CARDS, FACE_SIZE, builtin_design, load_design, read_bgra
 from simulator.geometry import seat_anchor
 from simulator.layer import CardLayer
@@ -96,7 +97,7 @@ def test_a_card_image_of_too_many_pixels_is_a_value_error(
         raise cv2.error("imread_: (-215:Assertion failed) pixels <= CV_IO_MAX_IMAGE_PIXELS")
 
     monkeypatch.setattr(cv2, "imread", refused)
-    with pytest.raises(ValueError, match=f"cannot read image {huge}: .*CV_IO_MAX_IMAGE_PIXELS"):
+    with pytest.raises(DesignError, match=f"cannot read image {huge}: .*CV_IO_MAX_IMAGE_PIXELS"):
         read_bgra(huge)
 
 
@@ -109,7 +110,7 @@ def test_backs_differ_by_colour_and_pattern() -> None:
         != back_from_spec("blue:lattice").image.tobytes()
     )
     assert back_from_spec("#2040a0").name == "#2040a0"
-    with pytest.raises(ValueError, match="neither a colour"):
+    with pytest.raises(DesignError, match="neither a colour"):
         back_from_spec("no-such-colour")
 
 
