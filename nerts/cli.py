@@ -18,7 +18,15 @@ from pathlib import Path
 from shlex import quote
 from typing import Any
 
-from nerts.errors import UserError, file_argument, make_folder, names_a_file, resolved
+from nerts.errors import (
+    FAILURE_STATUS,
+    USER_ERROR_STATUS,
+    UserError,
+    file_argument,
+    make_folder,
+    names_a_file,
+    resolved,
+)
 from nerts.limits import DECODE_PIXELS_MAX
 
 DISTRIBUTION = "nerts-referee"
@@ -300,7 +308,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
     if not arguments:  # a newcomer typing 'nerts': what it can do, not a missing-argument error
         parser.print_help(sys.stderr)
-        return 2
+        return USER_ERROR_STATUS
     try:
         args, unknown = parser.parse_known_args(arguments)
     except SystemExit as stopped:  # argparse said what is missing: a file taken for an option?
@@ -326,14 +334,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         configure_logging(verbosity_of(args), args.log_file)
     except UserError as error:
         sys.stderr.write(f"nerts: error: {error}\n")
-        return 2
+        return USER_ERROR_STATUS
     stopped_by: list[int] = []  # the signal that ended the run as Ctrl-C would, if any
     previous = _stop_on_signals(stopped_by)
     try:
         status: int = args.handler(args)
     except UserError as error:
         sys.stderr.write(f"nerts {args.command}: error: {error}\n")
-        return 2
+        return USER_ERROR_STATUS
     except KeyboardInterrupt:
         if stopped_by:
             return _stopped(stopped_by[0])
@@ -350,7 +358,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"nerts {args.command}: error: cannot write {error.filename or 'the output'}: "
             f"{error.strerror}\n"
         )
-        return 1
+        return FAILURE_STATUS
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
@@ -359,4 +367,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _stopped(stopped_by[0])
     log_files = [h for h in logging.getLogger().handlers if isinstance(h, LogFileHandler)]
     # The run's own work is done, but the log asked for was not all written.
-    return 1 if status == 0 and any(handler.failed for handler in log_files) else status
+    failed = status == 0 and any(handler.failed for handler in log_files)
+    return FAILURE_STATUS if failed else status

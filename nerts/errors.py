@@ -12,6 +12,13 @@ class UserError(Exception):
     """A mistake in the user's input (a file, an option, a device URL) that we can explain."""
 
 
+FAILURE_STATUS = 1
+"""The exit status of a command whose work failed though what it was given was right (a full
+disk, a box that did not take a command)."""
+USER_ERROR_STATUS = 2
+"""The exit status of a mistake in what a command was given (a `UserError`, or argparse's)."""
+
+
 def folder_argument(text: str) -> Path:
     """argparse type of a folder's path, not the empty text (which would be taken for the
     current folder without a word)."""

@@ -20,7 +20,7 @@ from hardware.framing import check_command_text
 from hardware.ports import AUTO_URL, MAX_TCP_PORT, check_url
 from hardware.terminal import TerminalDisplay, in_foreground, read_keys
 from nerts.columns import first_few
-from nerts.errors import UserError, file_argument
+from nerts.errors import FAILURE_STATUS, UserError, file_argument
 
 log = logging.getLogger(__name__)
 
@@ -328,7 +328,7 @@ def _report(
         sys.stderr.write(
             f"nerts box: error: could not open {driver.url} ({why}): nothing was sent{hint}\n"
         )
-        return 1
+        return FAILURE_STATUS
     failed = 0
     for text, delivery, place in zip(texts, deliveries, places or [""] * len(texts), strict=True):
         if not delivery.done():
@@ -338,7 +338,7 @@ def _report(
             failed += 1
             sys.stderr.write(f"nerts box: {place}{delivery.exception()}\n")
     log.info("%d of %d commands acknowledged", len(texts) - failed, len(texts))
-    return 1 if failed else 0
+    return FAILURE_STATUS if failed else 0
 
 
 def run_send(args: argparse.Namespace) -> int:
@@ -352,7 +352,7 @@ def run_test(args: argparse.Namespace) -> int:
     deadline = time.monotonic() + args.timeout
     with BoxDriver(_driver_url(args.port), absent_level=logging.INFO) as driver:
         if _report(driver, [driver.send("RESET")], ["RESET"], args.timeout):
-            return 1
+            return FAILURE_STATUS
         # A box resets as its port opens (an Arduino does), before it acknowledges anything:
         # a reset noticed after the RESET was acknowledged clears what the test shows, and so
         # may a reconnection (a box unplugged and back, whose HELLO was lost meanwhile).
@@ -360,11 +360,11 @@ def run_test(args: argparse.Namespace) -> int:
         first = ["SHOW nerts box test", "BUZZ BEEP"]
         deliveries = [driver.send(command) for command in first]
         if _report(driver, deliveries, first, max(0.0, deadline - time.monotonic())):
-            return 1
+            return FAILURE_STATUS
         if driver.identity is None:  # its ID line was lost: the handshake again draws another
             left = max(0.0, deadline - time.monotonic())
             if _report(driver, [driver.send("HELLO")], ["HELLO"], left):
-                return 1
+                return FAILURE_STATUS
             # The ID line comes after the `ok`, which settled the delivery.
             waited_until = time.monotonic() + ID_LINE_WAIT_S
             while driver.identity is None and time.monotonic() < waited_until:
@@ -374,7 +374,7 @@ def run_test(args: argparse.Namespace) -> int:
                 f"nerts box: {driver.url} acknowledges commands but never says which box it is "
                 "(no 'ID nertsbox ...' line): is it a nerts box?\n"
             )
-            return 1
+            return FAILURE_STATUS
         texts = [
             f"LIGHT {seat} {TEST_COLOURS[seat % len(TEST_COLOURS)]}"
             for seat in range(driver.identity.seats)
@@ -387,7 +387,7 @@ def run_test(args: argparse.Namespace) -> int:
                 "nerts box: the box reset, or its link dropped, during the test: what it showed "
                 "may be gone; check its power and cable, and run the test again\n"
             )
-            return 1
+            return FAILURE_STATUS
         if status == 0:
             sys.stdout.write(
                 f"box OK: nertsbox {driver.identity.version}, "

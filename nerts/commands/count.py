@@ -164,8 +164,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 DOUBTFUL_COUNT_STATUS = 3
-"""The exit status for a count likely wrong, with `--strict` or `--sheet`: 1 is the box's, 2 a
-user error."""
+"""The exit status for a count likely wrong, with `--strict` or `--sheet`: not
+`FAILURE_STATUS` nor `USER_ERROR_STATUS`, so that a script tells it from them."""
 
 
 def run(args: argparse.Namespace) -> int:

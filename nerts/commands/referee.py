@@ -14,7 +14,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from hardware.announce import BoxAnnouncer
-from nerts.errors import UserError, file_argument, refuse_overwriting
+from nerts.errors import FAILURE_STATUS, UserError, file_argument, refuse_overwriting
 from nerts.eventlog import STANDARD_INPUT, EventWriter, log_name, read_numbered_events
 from nerts.scoreboard import format_scoreboard
 from referee.errors import EventError, RefereeInputError
@@ -388,4 +388,4 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         sys.stdout.write(f"refereed events written to {args.out}\n")
     # As 'nerts box send' does: the verdicts are right, but the players were not all told.
-    return 1 if box is not None and (box.undelivered or box.rejected) else 0
+    return FAILURE_STATUS if box is not None and (box.undelivered or box.rejected) else 0
