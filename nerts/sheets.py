@@ -156,6 +156,10 @@ def append_entries(path: Path, entries: list[dict[str, Any]]) -> None:
         raise UserError(f"cannot write {path}: {error.strerror or error}") from None
 
 
+SHEET_COLUMN_MIN = 6
+"""The narrowest column of a printed score sheet: "round " is as wide."""
+
+
 def format_sheet(sheet: Scoresheet) -> str:
     seats = sorted(sheet.players)
     rows = [
@@ -164,7 +168,9 @@ def format_sheet(sheet: Scoresheet) -> str:
     ]
     # One width for all columns, wide enough for every name and every round's "+28=103".
     width = max(
-        6, *(shown_width(sheet.players[s]) for s in seats), *(len(c) for r in rows for c in r)
+        SHEET_COLUMN_MIN,
+        *(shown_width(sheet.players[s]) for s in seats),
+        *(len(c) for r in rows for c in r),
     )
     header = "round " + " ".join(right(sheet.players[s], width) for s in seats)
     lines = [f"Score sheet (target {sheet.target})", header]

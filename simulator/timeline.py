@@ -80,13 +80,15 @@ def frames_in(seconds: float, fps: float) -> int:
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8
+DEFAULT_PLAYERS = 4
+"""A simulated table's seats where none are asked for: the usual four-player game."""
 """Seats the simulator plays: Nerts needs two players, and the simulated table
 (`simulator/geometry.table_for_seats`) is laid out for up to eight."""
 
 
 @dataclass(frozen=True)
 class SimulationSettings:
-    players: int = 4
+    players: int = DEFAULT_PLAYERS
     seed: int = 0
     fps: float = DEFAULT_FPS
     seconds: float | None = None

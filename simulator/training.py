@@ -48,7 +48,7 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from simulator.backs import BackDesign, back_from_spec, default_backs
+from simulator.backs import DEFAULT_BACKS, BackDesign, back_from_spec, default_backs
 from simulator.camera import frame_shape_refused
 from simulator.errors import DesignError
 from simulator.faces import CardDesign, builtin_design, load_design
@@ -451,7 +451,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         decks = [load_design(d) for d in args.deck] or [builtin_design()]
         val_decks = [load_design(d) for d in args.val_deck] or None
-        backs = [back_from_spec(s) for s in args.backs] or default_backs(8)
+        every_default_back = default_backs(len(DEFAULT_BACKS))
+        backs = [back_from_spec(s) for s in args.backs] or every_default_back
     except (OSError, DesignError) as error:
         parser.error(str(error))
     settings = TrainingSettings(size=args.size, val_fraction=args.val_fraction)

@@ -37,6 +37,7 @@ from simulator.render import (
 )
 from simulator.table import TABLES
 from simulator.timeline import (
+    DEFAULT_PLAYERS,
     MAX_PLAYERS,
     MAX_ROUND_S,
     MIN_PLAYERS,
@@ -106,9 +107,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--players",
         type=int,
-        default=4,
+        default=DEFAULT_PLAYERS,
         metavar="N",
-        help=f"{MIN_PLAYERS} to {MAX_PLAYERS} (default 4)",
+        help=f"{MIN_PLAYERS} to {MAX_PLAYERS} (default {DEFAULT_PLAYERS})",
     )
     parser.add_argument("--seed", type=int, default=0, metavar="S", help="default 0")
     parser.add_argument(
