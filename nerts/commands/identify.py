@@ -30,6 +30,7 @@ from nerts.photos import (
 from referee.cards import Card
 from vision.annotate import annotate, back_colours, for_drawing
 from vision.back_views import with_backs
+from vision.backs import BackMatcher
 from vision.detections import CardDetection
 from vision.geometry import visible_centre
 from vision.identify import CardReader
@@ -117,23 +118,8 @@ def run(args: argparse.Namespace) -> int:
     go in turn (a hundred 24-megapixel photos need not fit in memory together). A photo of
     several that turns out unreadable (cut short, too small) is named and skipped: the others
     are still worth their minutes; the run then ends with an error naming how many."""
-    if not args.images:
-        raise photo_not_given(
-            {"--backs": args.backs}, "nerts identify IMAGE... [--backs NAME=REF ...]"
-        )
-    names = list(dict.fromkeys(args.images))  # each photo once, keyed as given
-    _refuse_backs_given_as_photos(names, args.backs)
+    names = _photos_given(args)
     references = back_references(args.backs)
-    for name in names:
-        if not name:
-            raise UserError("an image path is empty")
-        try:
-            check_photo(Path(name), several=True)
-        except UserError:
-            # A typo or a folder stops the run before any work; a file that is no picture
-            # (a note a shell pattern took in) is named and skipped where its turn comes.
-            if len(names) == 1 or not Path(name).is_file():
-                raise
     if args.annotate:
         outputs = [annotated_path(args.annotate, n, len(names)) for n in range(1, len(names) + 1)]
         refuse_overwriting(outputs, [Path(name) for name in names] + list(references.values()))
@@ -155,20 +141,7 @@ def run(args: argparse.Namespace) -> int:
                 log.error("%s: skipped", error)
                 unread.append(name)
                 continue
-            if without_colour(image):
-                log.warning(
-                    "%s is black and white: suits are told apart by colour too, so a heart may "
-                    "be named a spade (or a diamond a club, or the other way)%s; photograph the "
-                    "cards in colour",
-                    name,
-                    " and backs matched wrongly" if matcher is not None else "",
-                )
-            cards = reader.read(image, tiled=args.tiled)
-            if not cards:
-                log.warning("no card found in %s: %s", name, no_card_said(image) or NO_CARD_HINT)
-            if matcher is not None:
-                cards = with_backs(cards, image, matcher)
-                _warn_of_backs_not_given(name, cards)
+            cards = _cards_in(name, image, reader, matcher, args.tiled)
             results[name] = [card.to_json() for card in cards]
             drawn = None
             if args.annotate:
@@ -197,17 +170,69 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if args.json:
             sys.stdout.write(json.dumps(results, indent=1) + "\n")
+    _refuse_what_failed(len(names), unread, not_drawn)
+    return 0
+
+
+def _photos_given(args: argparse.Namespace) -> list[str]:
+    """The photos, each once, keyed as given; a `UserError` before any work for a typo, a
+    folder or a back given among them (a file that is no picture, which a shell pattern took
+    in, is named and skipped where its turn comes, unless it is the only one)."""
+    if not args.images:
+        raise photo_not_given(
+            {"--backs": args.backs}, "nerts identify IMAGE... [--backs NAME=REF ...]"
+        )
+    names = list(dict.fromkeys(args.images))
+    _refuse_backs_given_as_photos(names, args.backs)
+    for name in names:
+        if not name:
+            raise UserError("an image path is empty")
+        try:
+            check_photo(Path(name), several=True)
+        except UserError:
+            if len(names) == 1 or not Path(name).is_file():
+                raise
+    return names
+
+
+def _cards_in(
+    name: str,
+    image: np.ndarray,
+    reader: CardReader,
+    matcher: BackMatcher | None,
+    tiled: bool,
+) -> list[CardDetection]:
+    """The cards `reader` finds in the photo `name`, with their backs where `matcher` is
+    given; what makes them doubtful (no colour, no card, a back not given) is warned of."""
+    if without_colour(image):
+        log.warning(
+            "%s is black and white: suits are told apart by colour too, so a heart may be "
+            "named a spade (or a diamond a club, or the other way)%s; photograph the cards in "
+            "colour",
+            name,
+            " and backs matched wrongly" if matcher is not None else "",
+        )
+    cards = reader.read(image, tiled=tiled)
+    if not cards:
+        log.warning("no card found in %s: %s", name, no_card_said(image) or NO_CARD_HINT)
+    if matcher is not None:
+        cards = with_backs(cards, image, matcher)
+        _warn_of_backs_not_given(name, cards)
+    return cards
+
+
+def _refuse_what_failed(total: int, unread: list[str], not_drawn: list[str]) -> None:
+    """A `UserError` naming the photos of `total` left unread and the pictures not drawn."""
     failed = []
     if unread:
         failed.append(
-            f"{len(unread)} of {len(names)} photos could not be read and are left out "
+            f"{len(unread)} of {total} photos could not be read and are left out "
             f"(named above): {_listed(unread)}"
         )
     if not_drawn:
         failed.append(f"--annotate could not write {_listed(not_drawn)} (said above)")
     if failed:
         raise UserError("; ".join(failed))
-    return 0
 
 
 def _refuse_backs_given_as_photos(names: list[str], backs: list[str] | None) -> None:
