@@ -184,26 +184,8 @@ def run(args: argparse.Namespace) -> int:
     if args.annotate:
         refuse_overwriting([args.annotate], [args.image, *references.values()])
         refuse_replacing_pictures([args.annotate])
-    left = named_numbers("--left", args.left, list(references), NERTS_PILE_MAX)
-    for name, in_pile in left.items():
-        if in_pile > DEFAULT_NERTS_PILE_SIZE:
-            log.warning(
-                "--left %s=%d: more cards than a %d-card Nerts pile holds (a typo, or a house "
-                "rule's larger pile?)",
-                name,
-                in_pile,
-                DEFAULT_NERTS_PILE_SIZE,
-            )
-    bonus = named_numbers("--bonus", args.bonus, list(references), BONUS_MAX)
-    sheet = None if args.sheet is None else load_sheet(args.sheet)
-    if sheet is not None:
-        _check_sheet_players(sheet, args.sheet, list(references))  # before the photo is read
-        if not os.access(args.sheet, os.W_OK):
-            raise UserError(f"cannot write {args.sheet}: the round could not be added to it")
-    elif args.json and (left or bonus):
-        log.warning(
-            "--json prints the counts only: the points of --left/--bonus go nowhere without --sheet"
-        )
+    left, bonus = _house_points(args, list(references))
+    sheet = _sheet_given(args, list(references), bool(left or bonus))
     image = read_photo(args.image)
     greyscale = without_colour(image)
     if greyscale:
@@ -257,6 +239,42 @@ def run(args: argparse.Namespace) -> int:
         kept = f"; the round was added to {args.sheet}" if added else ""
         raise UserError(f"--annotate could not write {args.annotate} (said above){kept}")
     return 0
+
+
+def _house_points(
+    args: argparse.Namespace, names: list[str]
+) -> tuple[dict[str, int], dict[str, int]]:
+    """--left and --bonus by back name; more cards left than a Nerts pile holds warned of."""
+    left = named_numbers("--left", args.left, names, NERTS_PILE_MAX)
+    for name, in_pile in left.items():
+        if in_pile > DEFAULT_NERTS_PILE_SIZE:
+            log.warning(
+                "--left %s=%d: more cards than a %d-card Nerts pile holds (a typo, or a house "
+                "rule's larger pile?)",
+                name,
+                in_pile,
+                DEFAULT_NERTS_PILE_SIZE,
+            )
+    return left, named_numbers("--bonus", args.bonus, names, BONUS_MAX)
+
+
+def _sheet_given(
+    args: argparse.Namespace, names: list[str], points_given: bool
+) -> Scoresheet | None:
+    """The --sheet the round goes on, checked before the photo is read: its players are the
+    backs' `names`, and it can be written."""
+    if args.sheet is None:
+        if args.json and points_given:
+            log.warning(
+                "--json prints the counts only: the points of --left/--bonus go nowhere without "
+                "--sheet"
+            )
+        return None
+    sheet = load_sheet(args.sheet)
+    _check_sheet_players(sheet, args.sheet, names)
+    if not os.access(args.sheet, os.W_OK):
+        raise UserError(f"cannot write {args.sheet}: the round could not be added to it")
+    return sheet
 
 
 def _drawn(
