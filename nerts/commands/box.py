@@ -325,18 +325,16 @@ def _report(
             if driver.open_error
             else ""
         )
-        sys.stderr.write(
-            f"nerts box: error: could not open {driver.url} ({why}): nothing was sent{hint}\n"
-        )
+        log.error("could not open %s (%s): nothing was sent%s", driver.url, why, hint)
         return FAILURE_STATUS
     failed = 0
     for text, delivery, place in zip(texts, deliveries, places or [""] * len(texts), strict=True):
         if not delivery.done():
             failed += 1
-            sys.stderr.write(f"nerts box: {place}not acknowledged within {timeout:g} s: {text}\n")
+            log.error("%snot acknowledged within %g s: %s", place, timeout, text)
         elif isinstance(delivery.exception(), CommandRejected):
             failed += 1
-            sys.stderr.write(f"nerts box: {place}{delivery.exception()}\n")
+            log.error("%s%s", place, delivery.exception())
     log.info("%d of %d commands acknowledged", len(texts) - failed, len(texts))
     return FAILURE_STATUS if failed else 0
 
@@ -370,9 +368,10 @@ def run_test(args: argparse.Namespace) -> int:
             while driver.identity is None and time.monotonic() < waited_until:
                 time.sleep(INTERRUPT_POLL_S)
         if driver.identity is None:
-            sys.stderr.write(
-                f"nerts box: {driver.url} acknowledges commands but never says which box it is "
-                "(no 'ID nertsbox ...' line): is it a nerts box?\n"
+            log.error(
+                "%s acknowledges commands but never says which box it is (no 'ID nertsbox ...' "
+                "line): is it a nerts box?",
+                driver.url,
             )
             return FAILURE_STATUS
         texts = [
@@ -383,9 +382,9 @@ def run_test(args: argparse.Namespace) -> int:
         status = _report(driver, deliveries, texts, max(0.0, deadline - time.monotonic()))
         broken = driver.resets_noticed > resets_before or driver.connections > links_before
         if status == 0 and broken:
-            sys.stderr.write(
-                "nerts box: the box reset, or its link dropped, during the test: what it showed "
-                "may be gone; check its power and cable, and run the test again\n"
+            log.error(
+                "the box reset, or its link dropped, during the test: what it showed may be "
+                "gone; check its power and cable, and run the test again"
             )
             return FAILURE_STATUS
         if status == 0:

@@ -144,12 +144,17 @@ def test_a_command_of_a_file_the_box_rejects_is_named_by_its_line(
     commands.write_text("# a show\nPING\n\nBOGUS 1\n")
     assert main(["box", "send", "--port", emulator.url, "--file", str(commands)]) == 1
     err = capsys.readouterr().err
-    assert f"nerts box: {commands}:4: box rejected 'BOGUS 1': UNKNOWN" in err
+    assert f"error: {commands}:4: box rejected 'BOGUS 1': UNKNOWN" in err
 
 
-def test_send_exits_1_when_the_box_is_absent(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["box", "send", "--port", "socket://127.0.0.1:1", "--timeout", "0.3", "PING"]) == 1
+def test_send_exits_1_when_the_box_is_absent(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "box.log"
+    arguments = ["--port", "socket://127.0.0.1:1", "--timeout", "0.3", "--log-file", str(log)]
+    assert main(["box", "send", *arguments, "PING"]) == 1
     error = capsys.readouterr().err
+    assert "ERROR nerts.commands.box: could not open socket://127.0.0.1:1 (" in log.read_text()
     assert "could not open socket://127.0.0.1:1 (" in error and error.endswith(
         "nothing was sent; is the box plugged in (or its emulator, 'nerts box-emulator', "
         "running)?\n"
@@ -184,8 +189,8 @@ def test_send_says_when_the_box_was_still_being_looked_for(
     monkeypatch.setattr(ports, "detect_box", slow_search)
     assert main(["box", "send", "--port", "auto", "--timeout", "0.2", "PING"]) == 1
     assert capsys.readouterr().err == (
-        "nerts box: error: could not open auto (still opening it after 0.2 s; --timeout gives "
-        "more): nothing was sent\n"
+        "error: could not open auto (still opening it after 0.2 s; --timeout gives more): "
+        "nothing was sent\n"
     )
 
 
@@ -225,8 +230,8 @@ def test_box_test_fails_when_the_box_resets_during_it(capsys: pytest.CaptureFixt
     out, err = capsys.readouterr()
     assert out == ""
     assert err.endswith(
-        "nerts box: the box reset, or its link dropped, during the test: what it showed may be "
-        "gone; check its power and cable, and run the test again\n"
+        "error: the box reset, or its link dropped, during the test: what it showed may be gone; "
+        "check its power and cable, and run the test again\n"
     )
     assert [light.colour for light in device.state.lights][:3] == ["OFF"] * 3
 
