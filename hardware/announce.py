@@ -57,8 +57,9 @@ UNDELIVERED_SHOWN = 5
 log refereed to a silent box left hundreds of thousands, one warning of megabytes)."""
 
 
-class _MalformedEvent(Exception):
-    pass
+class _MalformedEvent(ValueError):
+    """An event given to announce whose keys are not the contract's (a caller's own dict):
+    said in a warning and not announced, as a malformed input is."""
 
 
 # The longest SHOW text a line holds, whatever its number.
