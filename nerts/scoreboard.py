@@ -10,13 +10,12 @@ from referee.events import (
     Event,
     GameEnd,
     NertsCall,
-    NertsCount,
     Play,
     RoundEnd,
+    RoundEndCause,
     RoundStart,
     Stuck,
 )
-from referee.round import judging_key
 from referee.scoresheet import without_controls
 
 
@@ -25,17 +24,9 @@ def format_scoreboard(events: Iterable[Event]) -> str:
     totals: Counter[int] = Counter()
     backs: dict[int, str] = {}
     verdicts: Counter[str] = Counter()
-    caller: int | None = None
-    call_frame = 0
-    first_call: NertsCall | None = None
+    call_frames: dict[int, int] = {}  # each seat's first valid call this round
     false_calls = 0
     stucks = 0
-    stuck_frame: int | None = None
-    # As the referee ends a round at a second stuck with no progress since the first (a card
-    # to a foundation, a Nerts pile going down): one stuck only rotates the stocks. Progress
-    # in a stuck's own frame came before it (`judging_key`), whatever their order in the log.
-    stucks_without_progress = 0
-    nerts_left: dict[int, int] = {}
     in_play: RoundStart | None = None
     last: Event | None = None
     # The round ended last: its table, and the game's end if it came; its summary follows once
@@ -50,34 +41,19 @@ def format_scoreboard(events: Iterable[Event]) -> str:
             # A log's back names are free text: printed, a control character would tear the
             # table or drive the terminal.
             backs = {info.seat: without_controls(info.back) for info in event.seats}
-            verdicts, caller, false_calls, stucks, stuck_frame = Counter(), None, 0, 0, None
-            first_call = None
-            stucks_without_progress = 0
-            nerts_left = {info.seat: event.pile_size(info.seat) for info in event.seats}
+            verdicts, call_frames, false_calls, stucks = Counter(), {}, 0, 0
             in_play = event
         elif isinstance(event, Play) and event.verdict is not None:
             verdicts[event.verdict.value] += 1
-            if event.verdict.stays:
-                stucks_without_progress = int(stuck_frame == event.frame)
-        elif isinstance(event, NertsCount):
-            if event.remaining < nerts_left.get(event.seat, event.remaining + 1):
-                stucks_without_progress = int(stuck_frame == event.frame)
-            nerts_left[event.seat] = event.remaining
         elif isinstance(event, NertsCall):
-            # The first valid call ends the round; of two in one frame, the referee judged
-            # first the one `judging_key` puts first, whatever their order in the log.
-            if event.valid and (caller is None or _judged_before(event, first_call)):
-                caller, call_frame, first_call = event.seat, event.frame, event
+            if event.valid:
+                call_frames.setdefault(event.seat, event.frame)
             false_calls += not event.valid
         elif isinstance(event, Stuck):
             stucks += 1
-            stuck_frame = event.frame
-            stucks_without_progress += 1
         elif isinstance(event, RoundEnd):
             totals.update({s: v + event.bonus.get(s, 0) for s, v in event.scores.items()})
-            stuck_end = stuck_frame == event.frame and stucks_without_progress >= 2
-            how = _how_it_ended(caller, call_frame, stuck_end)
-            ended = _round_table(event, backs, totals, caller, how)
+            ended = _round_table(event, backs, totals, _how_it_ended(event, call_frames))
             in_play = None
         elif isinstance(event, GameEnd):
             game_over = [
@@ -104,22 +80,14 @@ def _closed(table: list[str], game_over: list[str], summary: str) -> list[str]:
     return [*table, summary, "", *game_over] if table else []
 
 
-def _judged_before(call: NertsCall, earlier: NertsCall | None) -> bool:
-    """Whether `call`, in the same frame as the `earlier` valid call, was judged before it."""
-    return (
-        earlier is not None
-        and call.frame == earlier.frame
-        and (judging_key(call) < judging_key(earlier))
-    )
-
-
-def _how_it_ended(caller: int | None, call_frame: int, stuck_end: bool) -> str:
-    """The referee ends a round at a valid call (once the cards in the air are down), at a
-    second stuck without progress in between (`stuck_end`), or, with neither, when the next
-    round starts."""
-    if caller is not None:
-        return f"Nerts! called by seat {caller} at frame {call_frame}"
-    if stuck_end:
+def _how_it_ended(end: RoundEnd, call_frames: dict[int, int]) -> str:
+    """As the referee says it ended (`RoundEnd.ended_by`, `caller`): at a valid call, once the
+    cards in the air were down; at a second stuck without progress; or at the next deal."""
+    if end.caller is not None:
+        return (
+            f"Nerts! called by seat {end.caller} at frame {call_frames.get(end.caller, end.frame)}"
+        )
+    if end.ended_by is RoundEndCause.STUCK:
         return "everyone stuck"
     return "no Nerts call: the next round started"
 
@@ -128,9 +96,7 @@ BACK_COLUMN_MIN = 10
 """Columns of the round table's back names at least, so that tables of short names line up."""
 
 
-def _round_table(
-    end: RoundEnd, backs: dict[int, str], totals: Counter[int], caller: int | None, how: str
-) -> list[str]:
+def _round_table(end: RoundEnd, backs: dict[int, str], totals: Counter[int], how: str) -> list[str]:
     # Whole names, however long: two backs "kde-nicu-white__back_c1" and "..._c2" cut to ten
     # characters would read as one.
     width = max(BACK_COLUMN_MIN, *(shown_width(backs.get(seat, "?")) for seat in end.scores))
@@ -143,7 +109,7 @@ def _round_table(
         lines.append(
             f"  {seat:>4}  {left(backs.get(seat, '?'), width)} {end.foundation[seat]:>6} "
             f"{end.nerts_left[seat]:>5} {end.bonus.get(seat, 0):>5} {end.scores[seat]:>5} "
-            f"{totals[seat]:>5}" + ("  <- Nerts!" if seat == caller else "")
+            f"{totals[seat]:>5}" + ("  <- Nerts!" if seat == end.caller else "")
         )
     return lines
 

@@ -31,6 +31,15 @@ class Verdict(enum.Enum):
         return self in (Verdict.ACCEPTED, Verdict.TIE)
 
 
+class RoundEndCause(enum.Enum):
+    """What ended a round: the contract's `round_end` leaves it unsaid, so it is written as an
+    extension key, `ended_by` (readers ignore unknown keys)."""
+
+    NERTS_CALL = "nerts_call"  # a valid call, once the cards in the air were down
+    STUCK = "stuck"  # a second stuck with no progress since the first
+    NEXT_ROUND = "next_round"  # neither: the next deal ended it
+
+
 class IllegalReason(enum.Enum):
     WRONG_SUIT = "wrong_suit"
     WRONG_RANK = "wrong_rank"
@@ -190,6 +199,10 @@ class RoundEnd(Event):
     # House rule: the caller's bonus, kept apart so that scores = foundation - 2 * nerts_left
     # holds exactly as the contract says; totals add it.
     bonus: Mapping[int, int] = field(default_factory=dict)
+    # Extension keys, so that a reader need not replay the rules to say how the round ended:
+    # the cause, and the seat whose valid call came first (None where no one called validly).
+    ended_by: RoundEndCause | None = None
+    caller: int | None = None
     TYPE: ClassVar[str] = "round_end"
 
     def _payload(self) -> dict[str, Any]:
@@ -201,6 +214,10 @@ class RoundEnd(Event):
         }
         if any(self.bonus.values()):
             data["bonus"] = _by_seat(self.bonus)
+        if self.ended_by is not None:
+            data["ended_by"] = self.ended_by.value
+        if self.caller is not None:
+            data["caller"] = self.caller
         return data
 
 
@@ -379,6 +396,8 @@ def _round_end(r: _Reader, frame: int, t: float) -> RoundEnd:
         r.by_seat("foundation"),
         r.by_seat("nerts_left"),
         bonus,
+        r.choice("ended_by", RoundEndCause),
+        r.integer("caller") if r.data.get("caller") is not None else None,
     )
 
 

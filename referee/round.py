@@ -27,6 +27,7 @@ from referee.events import (
     PileComplete,
     Play,
     RoundEnd,
+    RoundEndCause,
     RoundStart,
     Stuck,
     TakeBack,
@@ -121,7 +122,7 @@ class RoundReferee:
             return []
         first: list[Event] = []
         if self.ended is None and self._call_window_closed(events[0].t):
-            first.append(self._end_round())
+            first.append(self._end_round(RoundEndCause.NERTS_CALL))
         # A frame of types the referee does not know (a live log's ticks), or of plays it
         # ignores, moves nothing: the round's end keeps the frame of its last event that
         # counts, so a log ends its rounds alike with ticks or none, and fed back from --out.
@@ -146,12 +147,12 @@ class RoundReferee:
     def finish(self) -> RoundEnd | None:
         """At the end of the input: ends a round whose Nerts call was made; else none."""
         if self.ended is None and self.caller is not None:
-            return self._end_round()
+            return self._end_round(RoundEndCause.NERTS_CALL)
         return None
 
     def end_now(self) -> RoundEnd:
         """Ends the round as it stands (a new round started without a call or a stuck end)."""
-        return self.ended if self.ended is not None else self._end_round()
+        return self.ended if self.ended is not None else self._end_round(RoundEndCause.NEXT_ROUND)
 
     # ---- events ----------------------------------------------------------------------------
 
@@ -173,7 +174,7 @@ class RoundReferee:
             out.append(event)
             if self.ended is None:
                 if self.stuck_without_progress:
-                    self._ended_this_frame = self._end_round()
+                    self._ended_this_frame = self._end_round(RoundEndCause.STUCK)
                 self.stuck_without_progress = True
         else:
             out.append(event)
@@ -319,7 +320,12 @@ class RoundReferee:
     def _call_window_closed(self, t: float) -> bool:
         return self.call_deadline is not None and t > self.call_deadline + TIME_ROUNDING_S
 
-    def _end_round(self) -> RoundEnd:
+    def _end_round(self, cause: RoundEndCause) -> RoundEnd:
+        """The round's end, by `cause` unless a valid call came first: then the call ended it,
+        whatever closed its window for cards in the air (a later frame, the log's end, the
+        next deal or a stuck)."""
+        if self.caller is not None:
+            cause = RoundEndCause.NERTS_CALL
         frame, t = self.last_seen
         scores = {s: round_score(self.foundation[s], self.nerts_left[s]) for s in self.seats}
         # None where no one earns one, as a round_end without "bonus" is read back.
@@ -327,6 +333,14 @@ class RoundReferee:
         bonus = {s: self.options.caller_bonus if s == self.caller else 0 for s in self.seats}
         bonus = bonus if earned else {}
         self.ended = RoundEnd(
-            frame, t, self.round_number, scores, dict(self.foundation), dict(self.nerts_left), bonus
+            frame,
+            t,
+            self.round_number,
+            scores,
+            dict(self.foundation),
+            dict(self.nerts_left),
+            bonus,
+            cause,
+            self.caller,
         )
         return self.ended

@@ -105,6 +105,19 @@ def test_seats_in_scores_are_written_one_way() -> None:
             event_from_dict({**end, "scores": {seat: 1}})
 
 
+def test_how_a_round_ended_reads_back_and_a_bad_one_is_named() -> None:
+    end = {"frame": 9, "t": 1, "type": "round_end", "round": 1, "foundation": {"0": 1}}
+    end |= {"nerts_left": {"0": 0}, "scores": {"0": 1}, "ended_by": "stuck", "caller": 0}
+    assert event_from_dict(end).to_dict() == end
+    with pytest.raises(EventError) as refused:
+        event_from_dict({**end, "ended_by": "bored"})
+    assert str(refused.value) == (
+        "round_end: 'ended_by' must be one of 'nerts_call', 'stuck', 'next_round', got \"bored\""
+    )
+    with pytest.raises(EventError, match="'caller' must be an integer"):
+        event_from_dict({**end, "caller": "0"})
+
+
 def test_a_reason_of_earlier_versions_is_read_as_none() -> None:
     old = {**PLAY, "verdict": "illegal", "reason": "round_over"}
     assert event_from_dict(old).to_dict() == {**PLAY, "verdict": "illegal"}

@@ -273,7 +273,8 @@ def test_a_button_pressed_on_the_emulated_box_calls_nerts(
     capsys.readouterr()
     assert status == [0]
     assert "NERTS 0" in device.executed
-    calls = [json.loads(line) for line in out.read_text().splitlines() if "nerts_call" in line]
+    written = [json.loads(line) for line in out.read_text().splitlines()]
+    calls = [event for event in written if event["type"] == "nerts_call"]
     assert [(c["frame"], c["seat"], c["valid"]) for c in calls] == [(5, 0, True)]
 
 
