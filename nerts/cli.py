@@ -22,6 +22,7 @@ from nerts.errors import (
     FAILURE_STATUS,
     USER_ERROR_STATUS,
     UserError,
+    backs_go_after_backs,
     file_argument,
     make_folder,
     names_a_file,
@@ -326,7 +327,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         backs = [word for word in unknown if "=" in word and not word.startswith("-")]
         if backs and not hint and hasattr(args, "backs"):  # none given, or one by --backs=...
             every = [*(args.backs or []), *backs]
-            hint = f" (backs are given after --backs: --backs {' '.join(map(quote, every))})"
+            hint = f" ({backs_go_after_backs(every)})"
         owner.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
     try:
         if args.log_file is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import shlex
 from pathlib import Path
 
 
@@ -39,6 +40,12 @@ def file_argument(text: str) -> Path:
             f"{text!r} ends in '/', as a folder does: give a file's path, e.g. {path / 'FILE'}"
         )
     return path
+
+
+def backs_go_after_backs(backs: list[str]) -> str:
+    """Where `backs` (NAME=REF values given where something else was asked for) belong: a
+    command that pastes as given."""
+    return f"backs are given after --backs: --backs {' '.join(map(shlex.quote, backs))}"
 
 
 def make_folder(folder: Path) -> None:

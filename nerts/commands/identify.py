@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import shlex
 import sys
 from collections import Counter
 from collections.abc import Iterable
@@ -17,7 +16,7 @@ from tqdm import tqdm
 
 from nerts.backs import back_references, photo_not_given, read_backs, registered_backs
 from nerts.columns import first_few, left, shown_width
-from nerts.errors import UserError, refuse_overwriting, shown_name
+from nerts.errors import UserError, backs_go_after_backs, refuse_overwriting, shown_name
 from nerts.photos import (
     check_photo,
     no_card_said,
@@ -240,10 +239,8 @@ def _refuse_backs_given_as_photos(names: list[str], backs: list[str] | None) -> 
     photos, being any number, took it), said as `nerts count` says it."""
     taken = [name for name in names if "=" in name and not Path(name).exists()]
     if taken:
-        every = " ".join(map(shlex.quote, [*(backs or []), *taken]))
-        raise UserError(
-            f"image not found: {taken[0]} (backs are given after --backs: --backs {every})"
-        )
+        every = [*(backs or []), *taken]
+        raise UserError(f"image not found: {taken[0]} ({backs_go_after_backs(every)})")
 
 
 def _warn_of_backs_not_given(name: str, cards: list[CardDetection]) -> None:
