@@ -328,7 +328,7 @@ class RoundReferee:
             cause = RoundEndCause.NERTS_CALL
         frame, t = self.last_seen
         scores = {s: round_score(self.foundation[s], self.nerts_left[s]) for s in self.seats}
-        # None where no one earns one, as a round_end without "bonus" is read back.
+        # Empty where no one earns one, as a round_end without "bonus" is read back.
         earned = self.caller is not None and self.options.caller_bonus != 0
         bonus = {s: self.options.caller_bonus if s == self.caller else 0 for s in self.seats}
         bonus = bonus if earned else {}

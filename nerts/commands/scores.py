@@ -272,8 +272,7 @@ def _round_ends(path: Path) -> tuple[list[RoundEnd], bool]:
                 f"{path}:{line}: round {event.round} gives a bonus to "
                 f"{', '.join(f'seat {seat} ({bonus})' for seat, bonus in sorted(given.items()))}, "
                 "but only its Nerts caller (a seat that called with no Nerts card left) earns "
-                "one, and no "
-                f"less than nothing; {again}"
+                f"one, and no less than nothing; {again}"
             )
         for seat, score in event.scores.items():
             if abs(score + given.get(seat, 0)) > ROUND_POINTS_MAX:
