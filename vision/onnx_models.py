@@ -8,6 +8,7 @@ import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -18,6 +19,9 @@ from vision.geometry import (
     card_from_window,
     card_length,
 )
+
+if TYPE_CHECKING:  # for annotations only: `_session` imports it, saying so if it is missing
+    from onnxruntime import InferenceSession
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +71,7 @@ device id under ~/.cache, unless this is set before it loads. A family's card ta
 business of anyone else's: it is set (to "1") unless the user set it themselves."""
 
 
-def _session(path: Path):  # type: ignore[no-untyped-def]
+def _session(path: Path) -> InferenceSession:
     os.environ.setdefault(TELEMETRY_SWITCH, "1")
     import onnxruntime  # noqa: PLC0415  (imported late: a clear error if the extra is missing)
 
@@ -109,7 +113,7 @@ def _onnxruntime_load_errors() -> tuple[type[Exception], ...]:
     return tuple(getattr(state, name) for name in names if hasattr(state, name))
 
 
-def _class_names_of_kind(session, path: Path, task: str) -> list[str]:  # type: ignore[no-untyped-def]
+def _class_names_of_kind(session: InferenceSession, path: Path, task: str) -> list[str]:
     """The class names of an ultralytics export of `task` ("pose": a detector of cards and
     their corners; "classify"); a `ModelFileError` for a model file of another kind in its
     place (a classifier copied over a detector), whose output would be misread or end in a
@@ -364,7 +368,7 @@ def _input_tensor(images: np.ndarray) -> np.ndarray:
     return tensor
 
 
-def _window_mm(session) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+def _window_mm(session: InferenceSession) -> tuple[float, float]:
     """The index window the classifier was trained on (older exports: the legacy square)."""
     text = session.get_modelmeta().custom_metadata_map.get(INDEX_WINDOW_KEY)
     if text is None:
@@ -373,7 +377,7 @@ def _window_mm(session) -> tuple[float, float]:  # type: ignore[no-untyped-def]
     return width, height
 
 
-def _input_size(session) -> int:  # type: ignore[no-untyped-def]
+def _input_size(session: InferenceSession) -> int:
     """Side of the square input: from the graph, or from the export's metadata when dynamic."""
     side = session.get_inputs()[0].shape[2]
     if isinstance(side, int):
