@@ -55,6 +55,12 @@ def _rotation(pitch_deg: float, roll_deg: float, yaw_deg: float) -> np.ndarray:
     return rz @ rx @ ry
 
 
+SUBPIXEL_BITS = 4
+"""OpenCV draws polygons and circles to 1/16 px given points scaled by `SUBPIXEL_SCALE` and
+this `shift`: a card's edge moves smoothly as it slides, not a whole pixel at a time."""
+SUBPIXEL_SCALE = 1 << SUBPIXEL_BITS
+
+
 @dataclass(frozen=True)
 class CanvasGeometry:
     """The top-down drawing surface: canvas px = (table mm - origin_mm) * px_per_mm."""
@@ -62,6 +68,14 @@ class CanvasGeometry:
     origin_mm: tuple[float, float]
     px_per_mm: float
     size: tuple[int, int]
+
+    def subpixel(
+        self, points_mm: np.ndarray, shift_mm: tuple[float, float] = (0.0, 0.0)
+    ) -> np.ndarray:
+        """`points_mm` (moved by `shift_mm`) in canvas px scaled by `SUBPIXEL_SCALE`, as OpenCV
+        draws them with `shift=SUBPIXEL_BITS`."""
+        origin = np.array(self.origin_mm) - np.array(shift_mm)
+        return np.round((points_mm - origin) * self.px_per_mm * SUBPIXEL_SCALE).astype(np.int32)
 
     def to_canvas(self, x_mm: float, y_mm: float) -> tuple[float, float]:
         return (

@@ -11,7 +11,7 @@ import math
 import cv2
 import numpy as np
 
-from simulator.camera import CanvasGeometry
+from simulator.camera import SUBPIXEL_BITS, SUBPIXEL_SCALE, CanvasGeometry
 
 CLUTTER_KINDS = ("score_sheet", "phone", "cup", "pen")
 SCORE_SHEET_MM = (148.0, 210.0)
@@ -28,8 +28,7 @@ def _rotated_rect(centre: np.ndarray, size: tuple[float, float], angle: float) -
 
 
 def _px(canvas: CanvasGeometry, points_mm: np.ndarray) -> np.ndarray:
-    origin = np.array(canvas.origin_mm)
-    return np.round((points_mm - origin) * canvas.px_per_mm * 16).astype(np.int32)
+    return canvas.subpixel(points_mm)
 
 
 def _score_sheet(
@@ -40,7 +39,7 @@ def _score_sheet(
     rng: np.random.Generator,
 ) -> None:
     corners = _rotated_rect(at, SCORE_SHEET_MM, angle)
-    cv2.fillPoly(surface, [_px(canvas, corners)], (238, 242, 244), cv2.LINE_AA, 4)
+    cv2.fillPoly(surface, [_px(canvas, corners)], (238, 242, 244), cv2.LINE_AA, SUBPIXEL_BITS)
     top, right = corners[0], corners[1] - corners[0]
     down = (corners[3] - corners[0]) / np.linalg.norm(corners[3] - corners[0])
     for line in range(1, 22):  # ruled lines, some with pencilled scores
@@ -60,17 +59,31 @@ def _score_sheet(
                 mark = start + right * (0.1 + 0.3 * column) - down * 3.0
                 points = mark + np.cumsum(rng.normal(0, 1.2, (6, 2)), axis=0) + right * 0.0
                 cv2.polylines(
-                    surface, [_px(canvas, points)], False, (90, 60, 40), 1, cv2.LINE_AA, 4
+                    surface,
+                    [_px(canvas, points)],
+                    False,
+                    (90, 60, 40),
+                    1,
+                    cv2.LINE_AA,
+                    SUBPIXEL_BITS,
                 )
 
 
 def _phone(surface: np.ndarray, canvas: CanvasGeometry, at: np.ndarray, angle: float) -> None:
     cv2.fillPoly(
-        surface, [_px(canvas, _rotated_rect(at, PHONE_MM, angle))], (30, 28, 28), cv2.LINE_AA, 4
+        surface,
+        [_px(canvas, _rotated_rect(at, PHONE_MM, angle))],
+        (30, 28, 28),
+        cv2.LINE_AA,
+        SUBPIXEL_BITS,
     )
     screen = (PHONE_MM[0] - 6.0, PHONE_MM[1] - 16.0)
     cv2.fillPoly(
-        surface, [_px(canvas, _rotated_rect(at, screen, angle))], (55, 45, 40), cv2.LINE_AA, 4
+        surface,
+        [_px(canvas, _rotated_rect(at, screen, angle))],
+        (55, 45, 40),
+        cv2.LINE_AA,
+        SUBPIXEL_BITS,
     )
 
 
@@ -78,11 +91,11 @@ def _cup(
     surface: np.ndarray, canvas: CanvasGeometry, at: np.ndarray, rng: np.random.Generator
 ) -> None:
     centre = tuple(_px(canvas, at[None])[0])
-    radius = round(CUP_DIAMETER_MM / 2 * canvas.px_per_mm * 16)
+    radius = round(CUP_DIAMETER_MM / 2 * canvas.px_per_mm * SUBPIXEL_SCALE)
     rim = tuple(int(v) for v in rng.choice([[230, 230, 230], [40, 60, 150], [60, 120, 60]]))
-    cv2.circle(surface, centre, radius, rim, -1, cv2.LINE_AA, 4)
+    cv2.circle(surface, centre, radius, rim, -1, cv2.LINE_AA, SUBPIXEL_BITS)
     drink = tuple(int(v) for v in rng.choice([[20, 40, 70], [60, 110, 160], [200, 200, 200]]))
-    cv2.circle(surface, centre, int(radius * 0.85), drink, -1, cv2.LINE_AA, 4)
+    cv2.circle(surface, centre, int(radius * 0.85), drink, -1, cv2.LINE_AA, SUBPIXEL_BITS)
 
 
 def _pen(
@@ -93,7 +106,9 @@ def _pen(
     rng: np.random.Generator,
 ) -> None:
     colour = tuple(int(v) for v in rng.choice([[150, 60, 20], [30, 30, 30], [40, 40, 190]]))
-    cv2.fillPoly(surface, [_px(canvas, _rotated_rect(at, PEN_MM, angle))], colour, cv2.LINE_AA, 4)
+    cv2.fillPoly(
+        surface, [_px(canvas, _rotated_rect(at, PEN_MM, angle))], colour, cv2.LINE_AA, SUBPIXEL_BITS
+    )
 
 
 def paint_clutter(

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from simulator.camera import CanvasGeometry
+from simulator.camera import SUBPIXEL_BITS, SUBPIXEL_SCALE, CanvasGeometry
 from simulator.geometry import seat_anchor
 from simulator.scene import HandPose
 
@@ -140,9 +140,7 @@ class HandPainter:
     def to_px(
         self, polygon_mm: np.ndarray, shift_mm: tuple[float, float] = (0.0, 0.0)
     ) -> np.ndarray:
-        origin = np.array(self.canvas.origin_mm) - np.array(shift_mm)
-        # cv2 fills polygons with sub-pixel precision given shift bits.
-        return np.round((polygon_mm - origin) * self.canvas.px_per_mm * 16).astype(np.int32)
+        return self.canvas.subpixel(polygon_mm, shift_mm)
 
     def paint(
         self, image: np.ndarray, hand: HandPose, motion_px: tuple[float, float] = (0.0, 0.0)
@@ -163,7 +161,7 @@ class HandPainter:
             return
         # Draw onto a black layer with a coverage mask, blur both along the motion, composite.
         # A box blur spanning the motion costs the same at any length (running sums).
-        everything = np.concatenate(skin_polygons + sleeve_polygons) // 16
+        everything = np.concatenate(skin_polygons + sleeve_polygons) // SUBPIXEL_SCALE
         pad = int(abs(motion_px[0]) + abs(motion_px[1])) + 2
         h, w = image.shape[:2]
         x0, y0 = (
@@ -178,7 +176,7 @@ class HandPainter:
             return
         layer = np.zeros((y1 - y0, x1 - x0, 3), np.uint8)
         mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-        self._draw(layer, mask, parts, np.array([x0, y0], np.int32) * 16)
+        self._draw(layer, mask, parts, np.array([x0, y0], np.int32) * SUBPIXEL_SCALE)
         kernel = (int(abs(motion_px[0])) + 1, int(abs(motion_px[1])) + 1)
         layer = cv2.blur(layer, kernel)
         inverse = 255 - cv2.blur(mask, kernel)
@@ -193,26 +191,26 @@ class HandPainter:
         parts: tuple[tuple[list[Capsule], list[np.ndarray], tuple[int, int, int]], ...],
         offset: np.ndarray,
     ) -> None:
-        """Fill limbs (px polygons in 1/16 px) onto target, shifted by -offset."""
+        """Fill limbs (px polygons in 1/`SUBPIXEL_SCALE` px) onto target, shifted by -offset."""
         for capsules, polygons, tone in parts:
             dark = tuple(int(c * (1 - self.settings.edge_darkening)) for c in tone)
             light = tuple(min(255, int(c * (1 + self.settings.highlight))) for c in tone)
             for polygon in polygons:
                 px = polygon - offset
-                cv2.fillPoly(target, [px], tone, cv2.LINE_AA, 4)
-                cv2.polylines(target, [px], True, dark, 1, cv2.LINE_AA, 4)
+                cv2.fillPoly(target, [px], tone, cv2.LINE_AA, SUBPIXEL_BITS)
+                cv2.polylines(target, [px], True, dark, 1, cv2.LINE_AA, SUBPIXEL_BITS)
                 if mask is not None:
-                    cv2.fillPoly(mask, [px], 255, cv2.LINE_AA, 4)
+                    cv2.fillPoly(mask, [px], 255, cv2.LINE_AA, SUBPIXEL_BITS)
             # A narrow lighter band along each limb reads as a rounded, lit surface.
             for start, end, w0, w1 in capsules:
                 shift = np.array(LIGHT_FROM) * 0.15 * (w0 + w1) / 2
                 band = _capsule(start + shift, end + shift, w0 * 0.45, w1 * 0.45)
-                cv2.fillPoly(target, [self.to_px(band) - offset], light, cv2.LINE_AA, 4)
+                cv2.fillPoly(target, [self.to_px(band) - offset], light, cv2.LINE_AA, SUBPIXEL_BITS)
 
     def _paint_shadow(self, image: np.ndarray, polygons: list[np.ndarray]) -> None:
         s = self.settings
         shifted = [self.to_px(p, s.shadow_offset_mm) for p in polygons]
-        all_px = np.concatenate(shifted) / 16.0
+        all_px = np.concatenate(shifted) / SUBPIXEL_SCALE
         pad = int(3 * s.shadow_blur_mm * self.canvas.px_per_mm) + 2
         h, w = image.shape[:2]
         x0, y0 = max(int(all_px[:, 0].min()) - pad, 0), max(int(all_px[:, 1].min()) - pad, 0)
@@ -223,9 +221,9 @@ class HandPainter:
         factor = 4
         small_w, small_h = max(1, (x1 - x0) // factor), max(1, (y1 - y0) // factor)
         mask = np.zeros((small_h, small_w), np.uint8)
-        offset = np.array([x0, y0]) * 16
+        offset = np.array([x0, y0]) * SUBPIXEL_SCALE
         for polygon in shifted:  # one call per polygon: fillPoly would XOR the overlaps
-            cv2.fillPoly(mask, [(polygon - offset) // factor], 255, cv2.LINE_AA, 4)
+            cv2.fillPoly(mask, [(polygon - offset) // factor], 255, cv2.LINE_AA, SUBPIXEL_BITS)
         sigma = max(s.shadow_blur_mm * self.canvas.px_per_mm / factor, 0.5)
         mask = cv2.GaussianBlur(mask, (0, 0), sigma)
         mask = cv2.resize(mask, (x1 - x0, y1 - y0), interpolation=cv2.INTER_LINEAR)

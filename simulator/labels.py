@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from simulator.camera import SUBPIXEL_BITS, SUBPIXEL_SCALE
 from simulator.render import TableRenderer
 from simulator.scene import CARD_HEIGHT_MM, CARD_WIDTH_MM, CardPose, Scene
 
@@ -74,13 +75,12 @@ def id_image(renderer: TableRenderer, scene: Scene, order: list[CardPose]) -> np
     corners = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float64)
     for number, pose in enumerate(order, start=1):
         mm = card_points_mm(pose, corners)
-        px = np.round((mm - np.array(canvas.origin_mm)) * canvas.px_per_mm * 16).astype(np.int32)
-        cv2.fillConvexPoly(buffer, px, number, cv2.LINE_8, 4)
+        cv2.fillConvexPoly(buffer, canvas.subpixel(mm), number, cv2.LINE_8, SUBPIXEL_BITS)
     painter = renderer.hand_painter
     for hand in scene.hands:
         skin, sleeve = painter.shapes_mm(hand)
         for polygon in skin + sleeve:  # one call per polygon: fillPoly would XOR the overlaps
-            cv2.fillPoly(buffer, [painter.to_px(polygon)], 0, cv2.LINE_8, 4)
+            cv2.fillPoly(buffer, [painter.to_px(polygon)], 0, cv2.LINE_8, SUBPIXEL_BITS)
     return renderer.camera.warp_nearest(buffer)
 
 
@@ -101,7 +101,8 @@ def _shown_share(ids: np.ndarray, quad: np.ndarray, number: int) -> tuple[float,
     if cx0 >= cx1 or cy0 >= cy1 or area < 1:
         return 0.0, inside
     mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.fillConvexPoly(mask, np.round((quad - [x0, y0]) * 16).astype(np.int32), 1, cv2.LINE_8, 4)
+    fixed = np.round((quad - [x0, y0]) * SUBPIXEL_SCALE).astype(np.int32)
+    cv2.fillConvexPoly(mask, fixed, 1, cv2.LINE_8, SUBPIXEL_BITS)
     window = mask[cy0 - y0 : cy1 - y0, cx0 - x0 : cx1 - x0].astype(bool)
     shown = np.count_nonzero(ids[cy0:cy1, cx0:cx1][window] == number)
     return min(1.0, float(shown) / max(int(np.count_nonzero(mask)), 1)), inside
