@@ -5,8 +5,8 @@ soon as their frame is complete; `finish` returns the rest. Derived events in th
 (`pile_complete`, `round_end`, `game_end`) are dropped and made afresh, and verdicts are decided
 again, so feeding the referee's own output back gives the same result. Events a camera may
 report though they cannot happen (a take-back of a card not on its pile, a card played while it
-lies on a foundation) are ignored, and given back by `unmatched_take_backs` and
-`repeated_plays` for a tool to warn of: one misread must not stop a game's refereeing.
+lies on a foundation) are ignored, and handed over once each by `pop_unmatched_take_backs`
+and `pop_repeated_plays` for a tool to warn of: one misread must not stop a game's refereeing.
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ class GameReferee:
             return tuple(info.seat for info in deal.seats)
         return () if self.round is None else self.round.seats
 
-    def unmatched_take_backs(self) -> list[TakeBack]:
+    def pop_unmatched_take_backs(self) -> list[TakeBack]:
         """The take-backs judged since the last call that found no card of their seat on
         their pile to take back (ignored: there is nothing to undo). The log is likely wrong
         there, so a tool may say so."""
@@ -106,7 +106,7 @@ class GameReferee:
             self.round.unmatched_take_backs = []
         return found
 
-    def repeated_plays(self) -> list[RepeatedPlay]:
+    def pop_repeated_plays(self) -> list[RepeatedPlay]:
         """The plays judged since the last call of a seat's card that already lay on a
         foundation (ignored: a deck holds each card once), for a tool to warn of."""
         found, self._repeated = self._repeated, []

@@ -320,8 +320,8 @@ def test_a_seats_staying_card_played_again_is_ignored_and_told() -> None:
         [start(), play(1, 0, "AH"), same_frame, play(2, 0, "2H"), again, play(5, 1, "AH", "F1")]
     )
     assert verdicts(out) == ["0:AH:accepted", "0:2H:accepted", "1:AH:accepted"]
-    assert game.repeated_plays() == [RepeatedPlay(same_frame, "F0"), RepeatedPlay(again, "F0")]
-    assert game.repeated_plays() == []
+    assert game.pop_repeated_plays() == [RepeatedPlay(same_frame, "F0"), RepeatedPlay(again, "F0")]
+    assert game.pop_repeated_plays() == []
     (end,) = round_ends(game.referee_all([start(9, round_number=2)]))
     assert end.foundation == {0: 2, 1: 1}
     # A joker may stand for it; a card taken back, or one that never stayed, may come again.
@@ -357,7 +357,7 @@ def test_a_joker_taken_back_leaves_the_real_card_where_it_lies() -> None:
     game = GameReferee()
     again = play(4, 0, "AH", "F2")
     game.referee_all([start(), play(1, 0, "AH"), joker, take_back(3, 0, "AH", "F1"), again])
-    assert game.repeated_plays() == [RepeatedPlay(again, "F0")]
+    assert game.pop_repeated_plays() == [RepeatedPlay(again, "F0")]
 
 
 def test_a_frames_plays_are_judged_from_the_lowest_rank_whatever_their_order() -> None:
@@ -464,10 +464,10 @@ def test_take_backs_that_take_back_nothing_are_told_once_also_across_a_new_round
     gone = take_back(41, 0, "AH")  # the same card again: nothing left to take
     for event in (start(0), play(10, 0, "AH"), stray, undone, gone):
         game.feed(event)
-    assert game.unmatched_take_backs() == [stray]  # frame 41 is not decided yet
+    assert game.pop_unmatched_take_backs() == [stray]  # frame 41 is not decided yet
     game.feed(start(60, round_number=2))  # decides frame 41 and ends round 1
-    assert game.unmatched_take_backs() == [gone]
-    assert game.unmatched_take_backs() == []
+    assert game.pop_unmatched_take_backs() == [gone]
+    assert game.pop_unmatched_take_backs() == []
 
 
 def test_seats_in_play_follow_the_deal_of_the_frame_being_read() -> None:
@@ -487,4 +487,4 @@ def test_a_card_played_after_the_round_ended_is_taken_back_as_a_late_card_is() -
     events = [start(), count(1, 0, 0), call(2, 0), play(60, 1, "AH"), take_back(63, 1, "AH")]
     for event in [*events, start(90, round_number=2)]:
         game.feed(event)
-    assert game.unmatched_take_backs() == []
+    assert game.pop_unmatched_take_backs() == []

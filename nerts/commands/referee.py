@@ -335,7 +335,7 @@ def _tell_ignored(referee: GameReferee, log_name: str, held: list[tuple[Event, i
         line = next((number for event, number in held if event is about), None)
         return log_name if line is None else f"{log_name}:{line}"
 
-    for take_back in referee.unmatched_take_backs():
+    for take_back in referee.pop_unmatched_take_backs():
         log.warning(
             "%s: seat %d's take_back of %s from pile %s took back nothing (no such card of "
             "theirs lies on top of that pile): ignored",
@@ -344,7 +344,7 @@ def _tell_ignored(referee: GameReferee, log_name: str, held: list[tuple[Event, i
             take_back.card,
             take_back.pile,
         )
-    for repeated in referee.repeated_plays():
+    for repeated in referee.pop_repeated_plays():
         play = repeated.play
         log.warning(
             "%s: seat %d's %s played on pile %s already lies on pile %s, and a deck holds each "
