@@ -329,9 +329,9 @@ class RoundReferee:
         frame, t = self.last_seen
         scores = {s: round_score(self.foundation[s], self.nerts_left[s]) for s in self.seats}
         # Empty where no one earns one, as a round_end without "bonus" is read back.
-        earned = self.caller is not None and self.options.caller_bonus != 0
-        bonus = {s: self.options.caller_bonus if s == self.caller else 0 for s in self.seats}
-        bonus = bonus if earned else {}
+        bonus: dict[int, int] = {}
+        if self.caller is not None and self.options.caller_bonus != 0:
+            bonus = {s: self.options.caller_bonus if s == self.caller else 0 for s in self.seats}
         self.ended = RoundEnd(
             frame,
             t,

@@ -188,8 +188,8 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
         raise UserError("add takes either --from EVENTS.jsonl or SEAT=POINTS, not both")
     entries: list[dict[str, Any]] = []
     if args.action == "add" and args.from_events:
-        rounds, judged = _round_ends(args.from_events)
-        if not rounds and judged:
+        rounds, refereed = _round_ends(args.from_events)
+        if not rounds and refereed:
             raise UserError(
                 f"{args.from_events}: no round ended in this log (it stops before a valid Nerts "
                 "call or a final stuck): nothing to add yet"
@@ -245,12 +245,12 @@ def _round_ends(path: Path) -> tuple[list[RoundEnd], bool]:
         f"nothing added. Referee the log again: nerts referee {quote(str(path))} --out EVENTS.jsonl"
     )
     rounds: list[RoundEnd] = []
-    judged = True
+    refereed = True  # until a play without a verdict shows it was not
     # The seats whose Nerts call the referee judged valid this round: a caller's last Nerts
     # card, late and taken back after the call, leaves it one Nerts card and its bonus.
     called: set[int] = set()
     for line, event in read_numbered_events(path):
-        judged = judged and not (isinstance(event, Play) and event.verdict is None)
+        refereed = refereed and not (isinstance(event, Play) and event.verdict is None)
         if isinstance(event, RoundStart):
             called = set()
         elif isinstance(event, NertsCall) and event.valid:
@@ -282,7 +282,7 @@ def _round_ends(path: Path) -> tuple[list[RoundEnd], bool]:
                     f"{ROUND_POINTS_MAX}; {again}"
                 )
         rounds.append(event)
-    return rounds, judged
+    return rounds, refereed
 
 
 USUAL_ROUND_POINTS = (-26, 64)
