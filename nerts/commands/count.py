@@ -165,7 +165,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 DOUBTFUL_COUNT_STATUS = 3
 """The exit status for a count likely wrong, with `--strict` or `--sheet`: not
-`FAILURE_STATUS` nor `USER_ERROR_STATUS`, so that a script tells it from them."""
+`FAILURE_STATUS` nor `USER_ERROR_STATUS`, so that a script tells it from them. It wins over an
+`--annotate` that could not be written (said as an error all the same): a script is to ask for
+another photo."""
 
 
 def run(args: argparse.Namespace) -> int:
@@ -233,11 +235,14 @@ def run(args: argparse.Namespace) -> int:
         else:
             _add_round(args.sheet, points, (args.image, fingerprint), quiet=args.json)
             added = True
-    if doubtful and (args.strict or sheet is not None):
-        return DOUBTFUL_COUNT_STATUS
     if not_drawn:
         kept = f"; the round was added to {args.sheet}" if added else ""
-        raise UserError(f"--annotate could not write {args.annotate} (said above){kept}")
+        failure = f"--annotate could not write {args.annotate} (said above){kept}"
+        if not (doubtful and (args.strict or sheet is not None)):
+            raise UserError(failure)
+        log.error("%s", failure)  # the doubt's status wins: it asks for another photo
+    if doubtful and (args.strict or sheet is not None):
+        return DOUBTFUL_COUNT_STATUS
     return 0
 
 

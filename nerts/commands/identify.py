@@ -167,7 +167,9 @@ def run(args: argparse.Namespace) -> int:
         )
         raise
     finally:
-        if args.json:
+        # What was read is kept, also when a later photo fails or Ctrl-C stops the run; with
+        # nothing read nothing is printed, so that a script never takes `{}` for a bare table.
+        if args.json and results:
             sys.stdout.write(json.dumps(results, indent=1) + "\n")
     _refuse_what_failed(len(names), unread, not_drawn)
     return 0

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import tempfile
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -40,6 +41,8 @@ from vision.onnx_models import (
     IndexClassifier,
     ModelFileError,
     _class_names_of_kind,
+    _input_size,
+    _window_mm,
 )
 
 
@@ -332,6 +335,26 @@ def test_an_export_whose_metadata_cannot_be_read_is_named(
         _class_names_of_kind(session, Path("odd.onnx"), "pose")
 
 
+@pytest.mark.parametrize(
+    ("metadata", "read", "said"),
+    [
+        ({"index_window_mm": "26"}, _window_mm, r"its index window \(index_window_mm '26'\)"),
+        ({"index_window_mm": "26,x"}, _window_mm, "its index window"),
+        ({}, _input_size, "its input size cannot be read"),
+        ({"imgsz": "[]"}, _input_size, "its input size cannot be read"),
+    ],
+)
+def test_an_export_whose_window_or_size_cannot_be_read_is_named(
+    metadata: dict[str, str], read: Callable[[object, Path], object], said: str
+) -> None:
+    session = SimpleNamespace(
+        get_modelmeta=lambda: SimpleNamespace(custom_metadata_map=metadata),
+        get_inputs=lambda: [SimpleNamespace(shape=["batch", 3, "height", "width"])],
+    )
+    with pytest.raises(ModelFileError, match=f"^odd.onnx: {said}"):
+        read(session, Path("odd.onnx"))
+
+
 def test_identify_reports_a_missing_model_as_a_user_error(
     files: dict[str, Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -489,6 +512,19 @@ def test_a_back_references_warnings_are_said_though_its_decoder_is_silenced(
     assert "Corrupt JPEG data: premature end of data segment" in done.stderr
 
 
+@pytest.mark.parametrize("count", [1, 2])
+def test_identify_json_prints_nothing_when_no_photo_could_be_read(
+    count: int, files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = [files["folder"] / f"broken-{n}.jpg" for n in range(count)]
+    for path in broken:
+        path.write_bytes(b"\xff\xd8\xff\xe0" + bytes(100))  # a JPEG only by its first bytes
+    assert exit_status(["identify", *map(str, broken), "--json"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""  # not `{}`, which a script would take for a table with no card
+    assert str(broken[-1]) in err
+
+
 def test_identify_keys_photos_as_given_and_skips_those_it_cannot_read(
     files: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -624,6 +660,11 @@ def test_a_picture_that_cannot_be_written_loses_no_result(
         f"error: cannot write {drawn}: No space left on device",
         f"nerts count: error: --annotate could not write {drawn} (said above)",
     ]
+    # No card found is a doubtful count: with --strict its status wins, the failure still said.
+    assert exit_status([*arguments, "--json", "--strict"]) == 3
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"error: --annotate could not write {drawn} (said above)"
+    )
     assert sorted(files["folder"].iterdir()) == sorted([*before, drawn.parent])
     assert list(drawn.parent.iterdir()) == []
 
