@@ -122,13 +122,14 @@ def cards_above(
     count: int, leans: dict[tuple[int, int], float], sure: float = 0.0
 ) -> list[set[int]]:
     """For each of `count` cards, the numbers of the cards lying on top of it by `leans`
-    (`stacking_leans`), of those told at least `sure` surely."""
+    (`stacking_leans`), of those told at least `sure` surely; a pair that leans neither way
+    (both outlines alike) is neither's."""
     above: list[set[int]] = [set() for _ in range(count)]
     for (a, b), lean in leans.items():
         if abs(lean) < sure:
             continue
-        if lean >= 0:
+        if lean > 0:
             above[b].add(a)
-        else:
+        elif lean < 0:
             above[a].add(b)
     return above

@@ -46,3 +46,10 @@ def test_only_surely_told_pairs_are_kept_when_asked() -> None:
     leans = {(0, 1): 0.5, (1, 2): -0.1, (0, 2): -0.3}
     assert cards_above(3, leans) == [{2}, {0, 2}, set()]
     assert cards_above(3, leans, sure=0.2) == [{2}, {0}, set()]
+
+
+def test_a_pair_leaning_neither_way_puts_neither_on_top() -> None:
+    assert cards_above(2, {(0, 1): 0.0}) == [set(), set()]
+    # A lean exactly as sure as asked is kept; one just under it is not.
+    assert cards_above(2, {(0, 1): -0.25}, sure=0.25) == [{1}, set()]
+    assert cards_above(2, {(0, 1): 0.2499}, sure=0.25) == [set(), set()]

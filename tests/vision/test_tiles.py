@@ -27,9 +27,10 @@ def contour_detector(image: np.ndarray) -> list[RawCard]:
 
 def spread() -> tuple[np.ndarray, list[tuple[int, int]]]:
     image = np.zeros((720, 1280, 3), np.uint8)
-    # Cards spread so that some straddle the tiles' inner edges (768 px and 288 px from the
-    # left and top: tiles are 60% of the photo).
+    # Cards spread so that some straddle each of the tiles' inner edges (tiles are 60% of the
+    # photo: 512 and 768 px from the left, 288 and 432 px from the top).
     centres = [(150, 120), (640, 360), (760, 200), (1100, 600), (300, 560), (900, 300)]
+    centres += [(512, 650), (200, 432)]
     for x, y in centres:
         box = cv2.boxPoints(((x, y), (60, 84), 20.0)).astype(np.int32)
         cv2.fillPoly(image, [box], (255, 255, 255))
