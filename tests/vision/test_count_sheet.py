@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
+import logging
 import os
 import shutil
 from pathlib import Path
@@ -15,13 +17,20 @@ import pytest
 
 import nerts.commands.count as count_command
 from nerts.cli import main
-from nerts.commands.count import BONUS_MAX, NERTS_PILE_MAX, _count_table, _points_table
+from nerts.commands.count import (
+    BONUS_MAX,
+    NERTS_PILE_MAX,
+    _count_table,
+    _house_points,
+    _points_table,
+)
 from nerts.sheets import load_sheet
 from simulator.backs import back_from_spec
 from simulator.scene import CardPose
 from tests.vision.test_count_cli import count_spread
 from tests.vision.test_user_errors import exit_status
 from vision.count import count_backs
+from vision.count_settings import DECK_CARDS_MAX
 
 
 def _new_sheet(path: Path, *players: str) -> None:
@@ -41,6 +50,18 @@ def test_more_cards_left_than_a_nerts_pile_holds_are_warned_of(
         "rule's larger pile?)" in capsys.readouterr().err
     )
     assert load_sheet(game).rounds == [{0: 3, 1: 3 - 2 * 14}]  # warned of, and added as given
+
+
+def test_a_full_nerts_pile_left_is_not_warned_of_and_the_largest_is_taken(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    args = argparse.Namespace(left=["red=13", f"blue={NERTS_PILE_MAX}"], bonus=["red=0"])
+    with caplog.at_level(logging.WARNING):
+        left, bonus = _house_points(args, ["red", "blue"])
+    assert left == {"red": 13, "blue": NERTS_PILE_MAX} and bonus == {"red": 0}
+    assert [record.getMessage()[:14] for record in caplog.records] == [
+        f"--left blue={NERTS_PILE_MAX}"
+    ]
 
 
 def test_the_counted_round_is_added_to_the_sheet(
@@ -279,6 +300,29 @@ def test_a_count_that_asks_for_a_new_photo_adds_no_round(
         "add red=3 blue=3"
     )
     assert "red" in out and game.read_text() == before
+
+
+def test_more_cards_of_a_back_than_a_deck_holds_adds_no_round(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The only warning is the count over a deck (a second deck of that back on the table)."""
+    count_spread(tmp_path, capsys)
+    game = tmp_path / "club.jsonl"
+    _new_sheet(game, "Red", "Blue")
+    before = game.read_text()
+
+    def over_a_deck(*args: Any) -> Any:
+        return count_backs(*args)._replace(counts={"red": DECK_CARDS_MAX + 1, "blue": 3})
+
+    monkeypatch.setattr(count_command, "count_backs", over_a_deck)
+    references = [f"{name}={tmp_path / name}.png" for name in ("red", "blue")]
+    capsys.readouterr()
+    photo = str(tmp_path / "spread.png")
+    assert exit_status(["count", photo, "--backs", *references, "--sheet", str(game)]) == 3
+    err = capsys.readouterr().err
+    assert [line.split(":")[0] for line in err.splitlines()] == ["warning", "error"]
+    assert f"{DECK_CARDS_MAX + 1} cards counted for red" in err
+    assert game.read_text() == before
 
 
 def test_a_black_and_white_photo_adds_no_round(
