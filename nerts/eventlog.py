@@ -114,13 +114,15 @@ def read_numbered_events(path: Path, live: bool = False) -> Iterator[tuple[int, 
     except OSError as error:
         raise UserError(f"cannot read {name}: {error.strerror or error}") from None
     told: set[str] = set()
+    checked = False
     with handle:
         # Decoded line by line, not by the text reader's chunks, so that an error names its line.
         for line_number, raw in enumerate(_lines(handle, name), start=1):
             if blank_line(raw):
                 continue
-            if line_number == 1:
+            if not checked:  # blank lines before the first hide nothing of what it is
                 _check_text(name, raw)
+                checked = True
             try:
                 data = json_line(raw, name, line_number)
             except UserError:

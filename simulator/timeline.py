@@ -78,12 +78,12 @@ def frames_in(seconds: float, fps: float) -> int:
     return int(seconds * fps + FRAME_COUNT_ROUNDING)
 
 
+# Seats the simulator plays: Nerts needs two players, and the simulated table
+# (`simulator/geometry.table_for_seats`) is laid out for up to eight.
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8
 DEFAULT_PLAYERS = 4
 """A simulated table's seats where none are asked for: the usual four-player game."""
-"""Seats the simulator plays: Nerts needs two players, and the simulated table
-(`simulator/geometry.table_for_seats`) is laid out for up to eight."""
 
 
 @dataclass(frozen=True)

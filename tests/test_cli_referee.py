@@ -138,12 +138,15 @@ def test_a_log_in_another_form_is_told_the_form_it_must_have(
     said = "the file must hold one JSON object per line (JSON Lines)"
     video = tmp_path / "video.mp4"
     video.write_bytes(b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom\xff\xfe\n")
-    status, _, err = run(capsys, "referee", str(video))
-    assert status == 2 and err.endswith(
-        f"error: {video}: not a log of table events but binary data (a video or a picture? "
-        "Footage is not yet followed into events: referee a log of them, such as the "
-        f"truth.jsonl 'nerts simulate' writes beside its video); {said}\n"
-    )
+    padded = tmp_path / "padded.mp4"  # blank lines before the binary data hide nothing
+    padded.write_bytes(b"\n \n" + video.read_bytes())
+    for binary in (video, padded):
+        status, _, err = run(capsys, "referee", str(binary))
+        assert status == 2 and err.endswith(
+            f"error: {binary}: not a log of table events but binary data (a video or a picture? "
+            "Footage is not yet followed into events: referee a log of them, such as the "
+            f"truth.jsonl 'nerts simulate' writes beside its video); {said}\n"
+        )
     powershell = tmp_path / "ps.jsonl"
     powershell.write_bytes((GOLDEN / "races.input.jsonl").read_text().encode("utf-16"))
     status, _, err = run(capsys, "referee", str(powershell))

@@ -133,7 +133,8 @@ class BackMatch(NamedTuple):
 
     name: str
     score: float
-    """Confidence 0..1 from its margin over the next nearest."""
+    """Confidence 0..1: from its margin over the next nearest back, or, where only one back is
+    registered, from its distance to that one (`BackMatcher.nearest`)."""
     distance: float
     """How far the card lies from that back's reference at the nearest of the exposures the
     matcher holds (`BackFeature.distance`, `BackMatcher.references_at`; one, once `settled`)."""

@@ -195,7 +195,7 @@ class CardDetector:
         self.input_name = model_input.name
         _, _, height, width = model_input.shape
         self.fixed = (height, width) if isinstance(height, int) else None
-        self.own_side = _input_size(self.session)
+        self.own_side = _input_size(self.session, path)
         self.stride = int(self.session.get_modelmeta().custom_metadata_map.get("stride", 32))
         self.score_min = score_min
         self.iou_max = iou_max
@@ -296,10 +296,10 @@ class IndexClassifier:
         self.names = _class_names_of_kind(self.session, path, "classify")
         model_input = self.session.get_inputs()[0]
         self.input_name = model_input.name
-        self.size = _input_size(self.session)
+        self.size = _input_size(self.session, path)
         # An export with a dynamic batch axis takes all crops in one run; a fixed one, one each.
         self.batched = not isinstance(model_input.shape[0], int)
-        self.window_mm = _window_mm(self.session)
+        self.window_mm = _window_mm(self.session, path)
 
     def tensor(self, crops: list[np.ndarray]) -> np.ndarray:
         """The model's input for `crops` (BGR, at least one): resized, one row each."""
@@ -368,18 +368,28 @@ def _input_tensor(images: np.ndarray) -> np.ndarray:
     return tensor
 
 
-def _window_mm(session: InferenceSession) -> tuple[float, float]:
-    """The index window the classifier was trained on (older exports: the legacy square)."""
+def _window_mm(session: InferenceSession, path: Path) -> tuple[float, float]:
+    """The index window the classifier was trained on (older exports: the legacy square); a
+    `ModelFileError` where the export names it in a way it cannot be read."""
     text = session.get_modelmeta().custom_metadata_map.get(INDEX_WINDOW_KEY)
     if text is None:
         return LEGACY_INDEX_WINDOW_MM
-    width, height = (float(side) for side in text.split(","))
+    try:
+        width, height = (float(side) for side in text.split(","))
+    except ValueError:
+        raise ModelFileError(
+            f"{path}: its index window ({INDEX_WINDOW_KEY} {text!r}) cannot be read. {MODEL_REMEDY}"
+        ) from None
     return width, height
 
 
-def _input_size(session: InferenceSession) -> int:
-    """Side of the square input: from the graph, or from the export's metadata when dynamic."""
+def _input_size(session: InferenceSession, path: Path) -> int:
+    """Side of the square input: from the graph, or from the export's metadata when dynamic;
+    a `ModelFileError` where neither says it."""
     side = session.get_inputs()[0].shape[2]
     if isinstance(side, int):
         return side
-    return int(ast.literal_eval(session.get_modelmeta().custom_metadata_map["imgsz"])[0])
+    try:
+        return int(ast.literal_eval(session.get_modelmeta().custom_metadata_map["imgsz"])[0])
+    except (KeyError, ValueError, TypeError, SyntaxError, IndexError):
+        raise ModelFileError(f"{path}: its input size cannot be read. {MODEL_REMEDY}") from None
