@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -20,7 +21,7 @@ from nerts.photos import (
     heic_photo,
 )
 from referee.scoresheet import control_character, same_name
-from vision.back_references import ReferenceSource, back_image
+from vision.back_references import BackImage, ReferenceSource, back_image
 from vision.backs import (
     GREYSCALE_REFERENCE_SAID,
     BackMatcher,
@@ -34,7 +35,7 @@ from vision.onnx_models import RawCard
 log = logging.getLogger(__name__)
 
 
-def back_references(specs: list[str]) -> dict[str, Path]:
+def back_references(specs: list[str], photo: Path | None = None) -> dict[str, Path]:
     """`NAME=IMAGE` specs as names and files; a `UserError` naming the spec or file. Names
     are told apart ignoring case, as `--left`, `--bonus` and the score sheet match them."""
     references: dict[str, Path] = {}
@@ -57,6 +58,11 @@ def back_references(specs: list[str]) -> dict[str, Path]:
         if not Path(path).is_file():
             why = "not a picture file" if Path(path).exists() else "reference image not found"
             raise UserError(f"back {name!r}: {why}: {path}")
+        if photo is not None and _same_file(photo, Path(path)):
+            raise UserError(
+                f"back {name!r}: {path} is the photo being counted, not one card's back: give a "
+                "photo of one card of that back, or its design file"
+            )
         same_file = [given for given, ref in references.items() if _same_file(ref, Path(path))]
         if same_file:  # two players cannot share one back: surely a mistyped name or path
             raise UserError(
@@ -81,10 +87,18 @@ def photo_not_given(options: dict[str, list[str] | None], usage: str) -> UserErr
     return UserError(f"give the photo: {usage}")
 
 
-def read_backs(references: dict[str, Path]) -> dict[str, np.ndarray]:
+class ReferencePictures(NamedTuple):
+    images: dict[str, np.ndarray]
+    """Each reference's picture, BGR."""
+    greyscale: frozenset[str]
+    """The references whose files are black and white (warned of)."""
+
+
+def read_backs(references: dict[str, Path]) -> ReferencePictures:
     """Every reference's picture, read before any model is loaded so that a bad file is
     reported at once."""
     images = {}
+    greyscale_names = set()
     for name, path in references.items():
         try:
             with decoder_quiet() as messages:
@@ -101,20 +115,36 @@ def read_backs(references: dict[str, Path]) -> dict[str, np.ndarray]:
             raise UserError(f"back {name!r}: image {path} {CUT_SHORT_SAID}")
         if greyscale:
             log.warning(GREYSCALE_REFERENCE_SAID, name, path)
+            greyscale_names.add(name)
         if damaged_said(messages):
             log.warning(
                 "back %r: image %s %s", name, path, DAMAGED_SAID.format(damaged_said(messages))
             )
-    return images
+    return ReferencePictures(images, frozenset(greyscale_names))
+
+
+class RegisteredBacks(NamedTuple):
+    backs: dict[str, np.ndarray]
+    """Each back as it is matched: a photo of a card cut to the card."""
+    matcher: BackMatcher
+    faces: dict[str, str]
+    """The references that show a card's face, with the card."""
+    doubted: frozenset[str]
+    """The references warned of as likely not what the back looks like: used as given
+    (`ReferenceSource.UNSURE`), washed out to white, or black and white. Many design files
+    are used as given, rightly: a count is in doubt only where such a back counts no card."""
 
 
 def registered_backs(
-    references: dict[str, Path], images: dict[str, np.ndarray], reader: CardReader
-) -> tuple[dict[str, np.ndarray], BackMatcher, dict[str, str]]:
-    """Each back as it is matched (a photo of a card cut to the card), the matcher of them
-    all, and the references that show a card's face, with the card; warns of those, of a
-    reference used as given or washed out to white, and of backs that look the same."""
-    backs = {name: _back(name, references[name], image, reader) for name, image in images.items()}
+    references: dict[str, Path], pictures: ReferencePictures, reader: CardReader
+) -> RegisteredBacks:
+    """The backs of `pictures` as they are matched; warns of references that show a card's
+    face, are used as given or washed out to white, and of backs that look the same."""
+    cut = {
+        name: _back(name, references[name], image, reader)
+        for name, image in pictures.images.items()
+    }
+    backs = {name: back.image for name, back in cut.items()}
     faces = {name: card for name, back in backs.items() if (card := _face_shown(back, reader))}
     for name, card in faces.items():
         log.warning(
@@ -125,7 +155,8 @@ def registered_backs(
             card,
         )
     matcher = BackMatcher(backs)
-    for name, share in matcher.washed_out().items():
+    washed_out = matcher.washed_out()
+    for name, share in washed_out.items():
         log.warning(
             "back %r: %.0f%% of the back in %s is pure white (a photo too bright, or a design "
             "file with nothing printed on the card itself): its cards can be told from others "
@@ -141,7 +172,9 @@ def registered_backs(
             first,
             second,
         )
-    return backs, matcher, faces
+    unsure = {name for name, back in cut.items() if back.source is ReferenceSource.UNSURE}
+    doubted = frozenset(unsure | set(washed_out) | pictures.greyscale)
+    return RegisteredBacks(backs, matcher, faces, doubted)
 
 
 FACE_REFERENCE_READ_MIN = 0.99
@@ -159,7 +192,7 @@ def _face_shown(back: np.ndarray, reader: CardReader) -> str | None:
     return read.card if surely else None
 
 
-def _back(name: str, path: Path, image: np.ndarray, reader: CardReader) -> np.ndarray:
+def _back(name: str, path: Path, image: np.ndarray, reader: CardReader) -> BackImage:
     """The back of reference `name`: a photo of a card on the table is cut to the card."""
     back = back_image(image, reader.detector)
     if back.source is ReferenceSource.CUT_OUT:
@@ -172,7 +205,7 @@ def _back(name: str, path: Path, image: np.ndarray, reader: CardReader) -> np.nd
             path,
             back.unsure_why,
         )
-    return back.image
+    return back
 
 
 def _same_file(first: Path, second: Path) -> bool:

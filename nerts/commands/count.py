@@ -150,8 +150,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="add the round's points to this score sheet ('nerts scores GAME new' starts one); "
         "not where the count warns to count again (more cards than a deck holds, a card "
         "face up, a spread too close, cards left uncounted, backs alike, cards of a back not "
-        "given, a back reference showing a card's face, a black-and-white photo, no card "
-        f"found): the counts are printed and the exit status is {DOUBTFUL_COUNT_STATUS}",
+        "given, a back reference showing a card's face, a reference warned of that counted no "
+        "card, a black-and-white photo, no card found): the counts are printed and the exit "
+        f"status is {DOUBTFUL_COUNT_STATUS}",
     )
     parser.add_argument(
         "--strict",
@@ -182,7 +183,7 @@ def run(args: argparse.Namespace) -> int:
             f"the design file (e.g. nerts count {quote(str(args.image))} --backs anna=anna.jpg "
             "ben=ben.jpg)"
         )
-    references = back_references(args.backs)
+    references = back_references(args.backs, photo=args.image)
     if args.annotate:
         refuse_overwriting([args.annotate], [args.image, *references.values()])
         refuse_replacing_pictures([args.annotate])
@@ -200,9 +201,10 @@ def run(args: argparse.Namespace) -> int:
     if sheet is not None:  # before the long work, as the photo's own mistakes are
         fingerprint = file_fingerprint(args.image)
         refuse_scoring_twice(sheet, args.sheet, args.image, fingerprint)
-    images = read_backs(references)
+    pictures = read_backs(references)
     reader = load_reader()
-    backs, matcher, faces_given = registered_backs(references, images, reader)
+    registered = registered_backs(references, pictures, reader)
+    backs, matcher = registered.backs, registered.matcher
     alike = matcher.alike()  # warned of there
     counted = count_backs(image, reader, matcher)
     counts, cards = counted.counts, counted.cards
@@ -224,7 +226,11 @@ def run(args: argparse.Namespace) -> int:
     warned = (
         counted.faces_shown or counted.too_close or counted.parts_uncounted or counted.beyond_decks
     )
-    doubtful = bool(warned or unlike or alike or faces_given or greyscale or not cards)
+    # A back counting no card whose reference was warned of: its cards went to others.
+    unmatched = [name for name in registered.doubted if counts.get(name) == 0]
+    doubtful = bool(
+        warned or unlike or alike or registered.faces or unmatched or greyscale or not cards
+    )
     not_drawn = args.annotate is not None and not _drawn(args, image, counted, backs)
     added = False
     if sheet is not None and fingerprint is not None:

@@ -123,9 +123,9 @@ def run(args: argparse.Namespace) -> int:
         outputs = [annotated_path(args.annotate, n, len(names)) for n in range(1, len(names) + 1)]
         refuse_overwriting(outputs, [Path(name) for name in names] + list(references.values()))
         refuse_replacing_pictures(outputs)
-    images = read_backs(references)
+    pictures = read_backs(references)
     reader = load_reader()
-    matcher = registered_backs(references, images, reader)[1] if references else None
+    matcher = registered_backs(references, pictures, reader).matcher if references else None
     colours = back_colours(list(references))
     results: dict[str, list[dict[str, object]]] = {}
     unread: list[str] = []

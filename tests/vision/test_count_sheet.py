@@ -325,6 +325,47 @@ def test_more_cards_of_a_back_than_a_deck_holds_adds_no_round(
     assert game.read_text() == before
 
 
+def test_a_back_counting_no_card_adds_no_round_only_where_its_reference_was_warned_of(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A black-and-white copy of blue's back: blue's cards went to red. A back counting no card
+    from a reference not warned of is a player who played none: the round is added."""
+    count_spread(tmp_path, capsys)
+    grey = tmp_path / "grey.png"
+    blue_back = cv2.imread(str(tmp_path / "blue.png"), cv2.IMREAD_GRAYSCALE)
+    assert blue_back is not None
+    cv2.imwrite(str(grey), blue_back)
+
+    def blue_takes_none(*args: Any) -> Any:
+        return count_backs(*args)._replace(counts={"red": 6, "blue": 0})
+
+    monkeypatch.setattr(count_command, "count_backs", blue_takes_none)
+    photo = str(tmp_path / "spread.png")
+    for blue, status, rounds in ((grey, 3, []), (tmp_path / "blue.png", 0, [{0: 6, 1: 0}])):
+        game = tmp_path / f"club-{status}.jsonl"
+        _new_sheet(game, "Red", "Blue")
+        capsys.readouterr()
+        references = [f"red={tmp_path / 'red.png'}", f"blue={blue}"]
+        assert exit_status(["count", photo, "--backs", *references, "--sheet", str(game)]) == status
+        assert "no card counted for 'blue'" in capsys.readouterr().err
+        assert load_sheet(game).rounds == rounds
+
+
+def test_the_photo_counted_is_refused_as_a_back_reference(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    count_spread(tmp_path, capsys)
+    photo = tmp_path / "spread.png"
+    again = tmp_path / "again.png"
+    again.symlink_to(photo)
+    arguments = ["count", str(photo), "--backs", f"red={tmp_path / 'red.png'}", f"blue={again}"]
+    assert exit_status(arguments) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"nerts count: error: back 'blue': {again} is the photo being counted, not one card's "
+        "back: give a photo of one card of that back, or its design file"
+    )
+
+
 def test_a_black_and_white_photo_adds_no_round(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
