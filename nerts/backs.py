@@ -19,6 +19,7 @@ from nerts.photos import (
     damaged_said,
     decoder_quiet,
     heic_photo,
+    looks_like_a_photo,
 )
 from referee.scoresheet import control_character, same_name
 from vision.back_references import BackImage, ReferenceSource, back_image
@@ -44,6 +45,11 @@ def back_references(specs: list[str], photo: Path | None = None) -> dict[str, Pa
         # Spaces round a name are a slip ("ben =back.jpg"): kept, "ben " and "ben" were two
         # players, and a blank name a row of nothing.
         name = name.strip()
+        if not sep and looks_like_a_photo(spec):
+            raise UserError(
+                f"--backs takes NAME=IMAGE, e.g. anna=back.jpg; got {spec!r} (a photo? photos "
+                "go before --backs)"
+            )
         if not sep or not name or not path:
             raise UserError(f"--backs takes NAME=IMAGE, e.g. anna=back.jpg; got {spec!r}")
         control = control_character(name)

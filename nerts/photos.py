@@ -21,7 +21,13 @@ from typing import IO
 import cv2
 import numpy as np
 
-from nerts.errors import UserError, file_argument, make_folder, refuse_name_not_utf8
+from nerts.errors import (
+    UserError,
+    file_argument,
+    make_folder,
+    names_a_file,
+    refuse_name_not_utf8,
+)
 from nerts.limits import DECODE_PIXELS_MAX, MAX_MEGAPIXELS
 
 log = logging.getLogger(__name__)
@@ -350,6 +356,16 @@ def _where_link_leads(path: Path) -> str:
         if error.errno == errno.ELOOP:
             return " (symbolic links leading round in a loop)"
     return " (a symbolic link leading nowhere)"
+
+
+PHOTO_SUFFIXES = {".jpg", ".jpeg", ".png", ".heic", ".webp", ".tif", ".tiff", ".bmp"}
+"""Names ending so are taken for a photo's where one is given in an option's values."""
+
+
+def looks_like_a_photo(text: str) -> bool:
+    """Whether a word given among an option's NAME=VALUE values is likely a photo put after
+    the option: a file's name, or a name ending as a picture's."""
+    return names_a_file(text) or Path(text).suffix.lower() in PHOTO_SUFFIXES
 
 
 def picture_path(text: str) -> Path:

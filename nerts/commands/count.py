@@ -18,8 +18,9 @@ from nerts.backs import back_references, photo_not_given, read_backs, registered
 from nerts.columns import left as padded
 from nerts.columns import shown_width
 from nerts.commands.identify import card_order, load_reader
-from nerts.errors import UserError, file_argument, names_a_file, refuse_overwriting
+from nerts.errors import UserError, file_argument, refuse_overwriting
 from nerts.photos import (
+    looks_like_a_photo,
     no_card_said,
     picture_path,
     read_photo,
@@ -410,10 +411,6 @@ def _draw_count(
     write_annotated(path, with_legend(drawn, legend, colours))
 
 
-PHOTO_SUFFIXES = {".jpg", ".jpeg", ".png", ".heic", ".webp", ".tif", ".tiff", ".bmp"}
-"""Names ending so are taken for a photo's, where one is given after --left or --bonus."""
-
-
 def named_numbers(option: str, specs: list[str], names: list[str], maximum: int) -> dict[str, int]:
     """`option`'s `NAME=N` specs, N in 0..`maximum`, by back name (matched as the sheet's
     players are, `same_name`); a `UserError` naming the spec."""
@@ -423,7 +420,7 @@ def named_numbers(option: str, specs: list[str], names: list[str], maximum: int)
         if not equals:
             hint = (  # a second photo: the count takes one, before --backs
                 "the photo goes before --backs: nerts count IMAGE --backs ..."
-                if names_a_file(spec) or Path(spec).suffix.lower() in PHOTO_SUFFIXES
+                if looks_like_a_photo(spec)
                 else f"give its number, e.g. {spec.strip() or names[0]}=3"
             )
             raise UserError(f"{option} takes NAME=N ...; got {spec!r} ({hint})")

@@ -166,6 +166,15 @@ CASES = {
         ["count", "{photo}", "--backs", " ={back}"],
         "--backs takes NAME=IMAGE, e.g. anna=back.jpg; got ' ={back}'",
     ),
+    "a second photo after --backs": (
+        ["identify", "{photo}", "--backs", "a={back}", "{photo}"],
+        "--backs takes NAME=IMAGE, e.g. anna=back.jpg; got '{photo}' (a photo? photos go before "
+        "--backs)",
+    ),
+    "a word that is no photo after --backs": (
+        ["identify", "{photo}", "--backs", "a={back}", "anna"],
+        "--backs takes NAME=IMAGE, e.g. anna=back.jpg; got 'anna'",
+    ),
     "one image for two backs": (
         ["count", "{photo}", "--backs", "anna={back}", "ben={back}"],
         "backs 'anna' and 'ben' are given the same image {back}: give each player's back its "
