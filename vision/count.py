@@ -225,11 +225,19 @@ def _matched(
         for n, (feature, match) in enumerate(zip(features, matches, strict=True))
         if table is None or not _table_not_card(feature.distance(table), match.distance)
     ]
-    also = _doubted_backs(
-        [features[n] for n in cards_kept],
-        [distances[n] for n in cards_kept],
-        [matches[n].name for n in cards_kept],
-        matcher.alike(),
+    counted = [matches[n].name for n in cards_kept]
+    # Beyond a deck the count is refused whatever else is in doubt, and comparing every card
+    # with every other is what makes a photo of a patterned cloth's thousand "cards" slow.
+    beyond_decks = max(Counter(counted).values(), default=0) > DECK_CARDS_MAX
+    also = (
+        {}
+        if beyond_decks
+        else _doubted_backs(
+            [features[n] for n in cards_kept],
+            [distances[n] for n in cards_kept],
+            counted,
+            matcher.alike(),
+        )
     )
     named = [
         replace(cards[n], back=matches[n].name, back_score=matches[n].score, back_also=also.get(k))

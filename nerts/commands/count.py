@@ -328,8 +328,8 @@ def _warn_of_count(
     if counted.beyond_decks:  # first: it explains every other warning
         log.warning(
             "%s, more than a deck holds (%d with jokers): the photo is likely taken so close "
-            "that the backs' pattern was found as cards; photograph the spread from further "
-            "away",
+            "that the backs' pattern was found as cards, or on a patterned cloth whose checks "
+            "were; photograph the spread from further away, on a plain surface",
             ", ".join(f"{counts[name]} cards counted for {name}" for name in counted.beyond_decks),
             DECK_CARDS_MAX,
         )

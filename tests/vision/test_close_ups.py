@@ -175,6 +175,7 @@ def test_a_count_of_more_cards_than_a_deck_holds_is_doubted(
     assert counted > DECK_CARDS_MAX
     assert err.splitlines()[0] == (
         f"warning: {counted} cards counted for red, more than a deck holds (54 with jokers): the "
-        "photo is likely taken so close that the backs' pattern was found as cards; photograph "
-        "the spread from further away"
+        "photo is likely taken so close that the backs' pattern was found as cards, or on a "
+        "patterned cloth whose checks were; photograph the spread from further away, on a plain "
+        "surface"
     )

@@ -5,8 +5,9 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.geometry import overlap_of_smaller
 from vision.onnx_models import RawCard
-from vision.tiles import detect_tiled
+from vision.tiles import SAME_CARD_OVERLAP, _merged, detect_tiled
 
 
 def contour_detector(image: np.ndarray) -> list[RawCard]:
@@ -73,3 +74,35 @@ def test_an_index_corner_inside_its_card_is_kept_beside_it() -> None:
     found = detect_tiled(with_corners, image)
     assert_found_once_whole([c for c in found if not c.index_corner], centres)
     assert sum(c.index_corner for c in found) == len(centres)
+
+
+def test_merging_keeps_the_surest_of_each_group_of_detections_of_one_card() -> None:
+    """Kept cards of one kind overlap each other at most `SAME_CARD_OVERLAP`; each one left
+    out overlaps a surer kept card of its kind more than that."""
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        cards = [
+            RawCard(
+                cv2.boxPoints(
+                    (tuple(rng.uniform(0, 400, 2)), (width, 1.4 * width), rng.uniform(0, 180))
+                ).astype(np.float32),
+                True,
+                float(rng.uniform()),
+                bool(rng.integers(2)),
+            )
+            for width in rng.uniform(20, 120, rng.integers(0, 40))
+        ]
+        kept = _merged(cards)
+        kept_ids = {id(card) for card in kept}
+
+        def same_card(card: RawCard, other: RawCard) -> bool:
+            return (
+                other.index_corner == card.index_corner
+                and overlap_of_smaller(card.quad, other.quad) > SAME_CARD_OVERLAP
+            )
+
+        for n, card in enumerate(kept):
+            assert not any(same_card(card, other) for other in kept[:n])
+        for card in cards:
+            if id(card) not in kept_ids:
+                assert any(same_card(card, k) and k.score >= card.score for k in kept)
