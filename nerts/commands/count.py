@@ -61,9 +61,10 @@ nor in a lamp's glare (a reference washed out to white is warned of). The comman
 cards of each back. Backs are told apart by colour, pattern and where they are darker, so a
 plain back and one of its colour with a faint picture are counted apart. It searches the whole
 photo and four overlapping tiles of it, so a photo of the whole table works; take it from above,
-cards at least about 60 px long. Keep other cards out of the photo: every card found is taken
-for a back (some backs are pictures) and counted for the nearest reference (the referee's table
-markers are known and not counted); a card left face up is counted too, and named in a warning.
+cards at least about 60 px long, on a plain surface (a checked cloth's squares can be taken for
+cards). Keep other cards out of the photo: every card found is taken for a back (some backs are
+pictures) and counted for the nearest reference (the referee's table markers are known and not
+counted); a card left face up is counted too, and named in a warning.
 So give every player's back: a card whose back is not given is counted for another. It warns
 when two or more cards counted for one back look unlike its other cards, as another back's
 would (it caught three in four missing backs in tests), and when two references look the same
