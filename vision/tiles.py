@@ -76,9 +76,7 @@ def _merged(cards: list[RawCard]) -> list[RawCard]:
             & (placed[:, 1] <= y1)
             & (placed[:, 3] >= y0)
         )
-        if all(
-            overlap_of_smaller(card.quad, kept[k].quad) <= SAME_CARD_OVERLAP for k in meeting
-        ):
+        if all(overlap_of_smaller(card.quad, kept[k].quad) <= SAME_CARD_OVERLAP for k in meeting):
             boxes[len(kept)] = (x0, y0, x1, y1)
             corners[len(kept)] = card.index_corner
             kept.append(card)

@@ -25,6 +25,7 @@
 #define BUTTON_PINS {A0, A1, A2, A3, A4, A5, 7, 9}
 
 #define DEBOUNCE_MS 30         // a button must read the same for this long to count
+#define SCORE_PAGE_MS 2000     // each page of scores shown this long where they outgrow a row
 #define BLINK_HALF_PERIOD_MS 250
 #define PULSE_PERIOD_MS 1000
 #define ANIMATION_STEP_MS 20   // strip refresh interval while a light blinks or pulses

@@ -6,6 +6,7 @@
 
 #include "config.h"
 #include "outputs.h"
+#include "score_pages.h"
 
 static const uint16_t MAX_SEQUENCE = 65535;
 static const uint8_t MAX_WORDS = 4;  // the most any command but SHOW has
@@ -83,14 +84,23 @@ static Result parse_seat(const char *word, uint8_t *seat) {
   return RESULT_OK;
 }
 
+// The score row's page shown, and since when: where the scores outgrow the row's 16 columns
+// (four seats past two-digit totals), its pages take turns (`SCORE_PAGE_MS`).
+static uint8_t score_page = 0;
+static uint8_t score_pages = 0;
+static unsigned long score_page_since_ms = 0;
+
 static void show_scores() {
-  char text[MAX_LINE_BYTES] = "";
-  for (uint8_t seat = 0; seat < SEATS; seat++) {
-    if (!scored[seat]) continue;
-    uint8_t used = strlen(text);
-    snprintf(text + used, sizeof text - used, "%s%u:%d", used ? " " : "", seat, scores[seat]);
-  }
+  char text[SCORE_ROW_COLUMNS + 1];
+  score_pages = score_page_text(scores, scored, SEATS, score_page, text);
   lcd_show(1, text);
+}
+
+static void turn_score_page(unsigned long now_ms) {
+  if (score_pages < 2 || now_ms - score_page_since_ms < SCORE_PAGE_MS) return;
+  score_page = (score_page + 1) % score_pages;
+  score_page_since_ms = now_ms;
+  show_scores();
 }
 
 static void clear_box() {
@@ -303,6 +313,7 @@ void loop() {
   if (received) last_received_us = micros();
   unsigned long now_ms = millis();
   buttons_update(now_ms);
+  turn_score_page(now_ms);
   // In micros: millis() steps by 1.024 ms, and by 2 now and then, so "2 ms" of it could be
   // almost none. A line begun is never quiet, however long its sender pauses.
   bool mid_line = line_length > 0 || line_overlong;

@@ -1,6 +1,7 @@
 /* Runs the nertsbox firmware (an atmega328p ELF) in simavr with UART0 on a pseudo-terminal.
    Prints "nertsbox-sim pty: <path>" on standard output (after simavr's own notes), then runs
-   until killed. Lines on standard input act on the board:
+   until killed or its standard input ends (its parent gone: a killed test run left one spinning
+   at full speed). Lines on standard input act on the board:
      reset        reset the MCU (as at power-up: the firmware prints HELLO)
      press N      hold seat N's button down (seats 0-5 are pins A0-A5, to ground)
      release N    let it go
@@ -9,6 +10,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "avr_ioport.h"
 #include "sim_avr.h"
@@ -36,7 +38,8 @@ static void *read_input(void *unused) {
         seat >= 0 && seat < BUTTON_SEATS)
       pin_requested[seat] = line[0] == 'r';  /* released: the pull-up reads high */
   }
-  return unused;  /* end of input: the simulation goes on */
+  _exit(0); /* end of input: whoever drove the board is gone */
+  return unused;
 }
 
 static avr_cycle_count_t release_button(avr_t *avr, avr_cycle_count_t when, void *pin) {
