@@ -83,6 +83,21 @@ def test_1000_commands_exactly_once_in_order_with_2_percent_faults() -> None:
             assert len(executed(box)) - len(sent) <= link.connections - 1
 
 
+def test_a_box_whose_replies_are_garbled_is_not_taken_for_a_silent_one() -> None:
+    """Half the lines corrupted on the wire (5% of bytes): every command is resent until a
+    reply reads right, on the one connection (five unread replies in a row are no reason to
+    reconnect)."""
+    sent = commands(50)
+    with emulator(FaultPlan(corrupt_rate=0.05, seed=3)) as box:
+        link = driver(box.url)
+        for text in sent:
+            link.send(text)
+        assert link.wait_delivered(60)
+        link.close()
+        assert link.connections == 1
+        assert without_repeats(executed(box)) == sent
+
+
 def test_1000_commands_with_a_reset_every_20_none_lost_or_reordered() -> None:
     sent = commands(1000)
     with emulator(FaultPlan(reset_every=20)) as box:
