@@ -1,8 +1,9 @@
 """`BoxDriver`: the host's threaded driver for the referee box.
 
 Modelled on pyserial's `serial.threaded`: one background reader thread owns the port and feeds a
-protocol object (`HostProtocol`), framing is done by `LineSplitter`, and writes happen on the
-caller's thread under a lock, so `send` returns at once (a write is bounded by WRITE_TIMEOUT_S).
+protocol object (`HostProtocol`), framing is done by `LineSplitter`; the lines to write go, in
+order, to a writer thread, so `send` returns at once even where a write stalls (each is bounded
+by WRITE_TIMEOUT_S only between system calls: a pty under heavy load held one for seconds).
 
     with BoxDriver("socket://127.0.0.1:7000", on_button=calls.put) as box:   # a queue.Queue
         done = box.send("LIGHT 0 FF0000")   # a concurrent.futures.Future; never blocks
@@ -92,6 +93,17 @@ class BoxDriver(Service):
         self._port: SerialPort | None = None
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"box {url}", daemon=True)
+        # Lines to write, each with the connection it was meant for (`_connection`): one
+        # queued for a port since lost is dropped, as the new connection's handshake resends
+        # what it carried. None stops the writer.
+        self._outbox: queue.SimpleQueue[tuple[int, bytes] | None] = queue.SimpleQueue()
+        self._connection = 0
+        # Held by the writer while it writes and by the reader while it closes the port: a
+        # pyserial port closed mid-write fails in ways of its own (a socket's is gone).
+        self._writing = threading.Lock()
+        self._writer = threading.Thread(
+            target=self._write_queued, name=f"box {url} writer", daemon=True
+        )
         self._warned_absent = False
 
     @property
@@ -116,6 +128,7 @@ class BoxDriver(Service):
             return [command.text for command in self._protocol.unacknowledged]
 
     def start(self) -> Self:
+        self._writer.start()
         self._thread.start()
         return self
 
@@ -152,6 +165,9 @@ class BoxDriver(Service):
         self._stopping.set()
         if self._thread.is_alive():
             self._thread.join()
+        if self._writer.is_alive():
+            self._outbox.put(None)
+            self._writer.join()
         with self._lock:
             undelivered = self._protocol.unacknowledged
             self._protocol.queue.clear()
@@ -161,20 +177,29 @@ class BoxDriver(Service):
                 command.ticket.set_exception(BoxClosed(f"{command.text!r} was not delivered"))
         return [command.text for command in undelivered]
 
-    # Everything below runs on the reader thread, except _write (under the lock, either thread).
+    # Everything below runs on the reader thread, except _write (under the lock, either thread)
+    # and _write_queued (the writer thread).
 
     def _write(self, actions: Actions[Delivery]) -> Actions[Delivery]:
-        port = self._port
-        for line in actions.writes:
-            if port is None:
-                break
-            log.debug("box <- %r", line)
-            try:
-                port.write(line)
-            except PortError as error:
-                # The resend timer retries; the reader thread sees a closed port and reconnects.
-                log.debug("box write failed: %s", error)
+        if self._port is not None:
+            for line in actions.writes:
+                self._outbox.put((self._connection, line))
         return actions
+
+    def _write_queued(self) -> None:
+        while (queued := self._outbox.get()) is not None:
+            connection, line = queued
+            with self._writing:
+                with self._lock:
+                    port = self._port if connection == self._connection else None
+                if port is None:
+                    continue
+                log.debug("box <- %r", line)
+                try:
+                    port.write(line)
+                except PortError as error:
+                    # The resend timer retries; the reader sees a closed port and reconnects.
+                    log.debug("box write failed: %s", error)
 
     def _deliver(self, actions: Actions[Delivery]) -> None:
         """Outside the lock: settle futures and pass on button presses."""
@@ -215,7 +240,8 @@ class BoxDriver(Service):
                     self._port = None
                     self._protocol.disconnect()
                 try:
-                    port.close()
+                    with self._writing:
+                        port.close()
                 except PortError as error:
                     log.debug("box close failed: %s", error)
             if not self._stopping.is_set():
@@ -225,6 +251,7 @@ class BoxDriver(Service):
         log.info("box port %s open", self.url)
         with self._lock:
             self._port = port
+            self._connection += 1
             self._write(self._protocol.connect(time.monotonic()))
         splitter = LineSplitter()
         while not self._stopping.is_set():

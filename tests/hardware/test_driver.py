@@ -168,6 +168,44 @@ def test_box_absent_at_start_sending_does_not_block(free_port: int) -> None:
     assert all(delivery.done() and delivery.exception() is None for delivery in deliveries)
 
 
+class StalledPort:
+    """A port whose writes hang until `release` is set, as a pty's did under heavy load."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.written: list[bytes] = []
+
+    @property
+    def in_waiting(self) -> int:
+        return 0
+
+    def read(self, size: int = 1) -> bytes:
+        del size
+        time.sleep(0.01)
+        return b""
+
+    def write(self, data: bytes, /) -> int:
+        self.release.wait(5)
+        self.written.append(data)
+        return len(data)
+
+    def close(self) -> None:
+        self.release.set()
+
+
+def test_a_write_that_stalls_does_not_block_sending() -> None:
+    port = StalledPort()
+    link = driver("stalled://", opener=lambda url: port)
+    time.sleep(0.1)  # connected, its handshake's write hanging
+    started = time.monotonic()
+    deliveries = [link.send(text) for text in commands(20)]
+    assert time.monotonic() - started < 20 * SEND_BLOCK_LIMIT_S
+    port.release.set()
+    link.close()
+    assert all(isinstance(delivery.exception(), BoxClosed) for delivery in deliveries)
+    assert b" HELLO*" in port.written[0]  # the handshake, written once the port let go
+
+
 def test_rejected_command_is_reported_and_not_resent() -> None:
     with emulator() as box:
         link = driver(box.url)
