@@ -163,6 +163,21 @@ def test_send_exits_1_when_the_box_is_absent(
     assert "not acknowledged" not in error
 
 
+def test_commands_never_acknowledged_are_named_a_few_then_counted(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A box that answers nothing (every reply lost): not one error line per command."""
+    commands = [f"SHOW {number}" for number in range(8)]
+    with TcpEmulator(FaultyDevice(BoxDevice(), FaultPlan(lose_reply_rate=1.0))) as emulator:
+        arguments = ["box", "send", "--port", emulator.url, "--timeout", "0.5", *commands]
+        assert main(arguments) == 1
+    errors = [line for line in capsys.readouterr().err.splitlines() if "acknowledged" in line]
+    assert errors == [
+        *(f"error: not acknowledged within 0.5 s: SHOW {number}" for number in range(5)),
+        "error: and 3 more commands not acknowledged within 0.5 s, the last: SHOW 7",
+    ]
+
+
 def test_an_interrupted_send_names_the_commands_not_answered(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -569,6 +584,7 @@ def test_timeout_must_be_finite_positive_and_bounded(
         ("spy://loop://?file=/no/such/folder/log", "No such file or directory"),
         ("/dev/no-such-box", "no such device; is the box plugged in?"),
         (__file__, "is a file, not a serial device (a USB box is usually /dev/ttyUSB0"),
+        (str(Path(__file__).parent), "is a folder, not a serial device (a USB box is usually"),
     ],
 )
 def test_socket_urls_need_a_host_and_a_port(
