@@ -174,7 +174,17 @@ class HostProtocol(Generic[Ticket]):
                 self._renumber_from(1)
                 self._transmit(now, actions)
         elif words[0] == "BTN" and len(words) == 2 and words[1].isdecimal():
-            actions.buttons.append(int(words[1]))
+            seat = int(words[1])
+            if self.identity is not None and seat >= self.identity.seats:
+                # A seat the box said it lacks: a line corrupted yet passing its CRC, or
+                # firmware of another build; no player pressed it.
+                log.warning(
+                    "box reported the button of seat %d, but has seats 0-%d; ignored",
+                    seat,
+                    self.identity.seats - 1,
+                )
+            else:
+                actions.buttons.append(seat)
         elif len(words) == _REPLY_WORDS.get(words[0]) and _sequence(words[1]):
             self._on_reply(words[0], int(words[1]), words[2:], now, actions)
         else:

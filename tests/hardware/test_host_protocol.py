@@ -153,6 +153,15 @@ def test_button_lines_are_reported() -> None:
     assert host.receive("BTN 3", 0.0).buttons == [3]
 
 
+def test_a_button_of_a_seat_the_box_lacks_is_ignored(caplog: pytest.LogCaptureFixture) -> None:
+    host, _ = connected()
+    assert host.receive("BTN 7", 0.0).buttons == [7]  # identity not known yet: taken
+    host.receive("ID nertsbox 1.0 seats=4", 0.0)
+    assert host.receive("BTN 3", 0.0).buttons == [3]
+    assert host.receive("BTN 4", 0.0).buttons == []
+    assert caplog.messages[-1] == "box reported the button of seat 4, but has seats 0-3; ignored"
+
+
 def test_silence_resends_then_gives_up_after_five_resends() -> None:
     host, _ = connected("PING")
     now = 0.0
