@@ -21,6 +21,7 @@ from hardware.ports import AUTO_URL, MAX_TCP_PORT, check_url
 from hardware.terminal import TerminalDisplay, in_foreground, read_keys
 from nerts.columns import first_few
 from nerts.errors import FAILURE_STATUS, UserError, file_argument
+from nerts.eventlog import UTF16_MARKS
 
 log = logging.getLogger(__name__)
 
@@ -259,7 +260,7 @@ def _read_commands(args: argparse.Namespace) -> list[tuple[str, str]]:
                 f"{name} holds over {COMMANDS_FILE_BYTES_MAX >> 20} MB: not a file of box "
                 "commands (one a line)"
             )
-        if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # PowerShell 5's '>'
+        if data.startswith(UTF16_MARKS):  # PowerShell 5's '>'
             raise UserError(f"{name} is UTF-16 text: save it as UTF-8")
         if b"\0" in data:  # a video or a picture given by mistake: not its bytes on the screen
             raise UserError(f"{name} is not a text file of commands (one a line)")

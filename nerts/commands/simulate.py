@@ -23,7 +23,7 @@ from nerts.eventlog import EventWriter, holds_events
 from referee.game import GameReferee
 from referee.options import RuleOptions
 from simulator.backs import BackDesign
-from simulator.camera import DEFAULT_FPS, FRAME_SIDE_MIN, frame_shape_refused
+from simulator.camera import DEFAULT_FPS, FRAME_LARGEST, FRAME_SIDE_MIN, frame_shape_refused
 from simulator.errors import DesignError
 from simulator.faces import CardDesign
 from simulator.render import (
@@ -64,9 +64,7 @@ examples:
 TRUTH_FILE = "truth.jsonl"
 VIDEO_FILE = "video.mp4"
 MIN_SIDE = FRAME_SIDE_MIN
-MAX_SIZE = (3840, 2160)
-"""Largest frame (4K UHD, what good overhead cameras film): one 8K frame took a minute and 5 GB
-of memory to render, and far larger sizes run out of memory."""
+MAX_SIZE = FRAME_LARGEST
 # The frame rates cameras film at. OpenCV's mp4v writer refused to open at 0.001 and at 1e6
 # fps, and far outside this range a move lasts under one frame or a round spans millions.
 MIN_FPS = 1.0
