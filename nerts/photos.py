@@ -279,9 +279,18 @@ COLOURLESS_SAMPLE_STEP = 4
 """Every this many rows and columns are looked at to tell a picture without colour."""
 
 
+COLOUR_SHOWN_BRIGHTNESS_MIN = 64
+"""Brightness (0-255) some part of a picture must reach for a lack of colour to tell: a photo
+nearly black (a lens cap left on) is too dark, said so where no card is found, not black and
+white."""
+
+
 def without_colour(image: np.ndarray) -> bool:
-    """Whether a BGR picture is black and white (`COLOURLESS_SPREAD_MAX`)."""
+    """Whether a BGR picture is black and white (`COLOURLESS_SPREAD_MAX`), not merely too dark
+    to show colour (`COLOUR_SHOWN_BRIGHTNESS_MIN`)."""
     sample = image[::COLOURLESS_SAMPLE_STEP, ::COLOURLESS_SAMPLE_STEP]
+    if int(sample.max(initial=0)) < COLOUR_SHOWN_BRIGHTNESS_MIN:
+        return False
     return int(np.ptp(sample, axis=2).max(initial=0)) <= COLOURLESS_SPREAD_MAX
 
 
