@@ -166,6 +166,19 @@ CARD_ASPECT = CARD_WIDTH_MM / CARD_HEIGHT_MM
 """A card's width over its length: the legend shows every reference as a portrait card."""
 
 
+LEGEND_NAME_CHARS_MAX = 32
+"""A back's name in the legend is cut in its middle to this many characters: a 300-character
+name made a panel 4,401 px wide beside a 1,280 px photo. Cut in the middle, names that differ at
+their ends ("..._back_c1", "..._back_c2") still read apart."""
+
+
+def _within_legend(name: str) -> str:
+    if len(name) <= LEGEND_NAME_CHARS_MAX:
+        return name
+    tail = (LEGEND_NAME_CHARS_MAX - 3) // 2
+    return f"{name[: LEGEND_NAME_CHARS_MAX - 3 - tail]}...{name[-tail:]}"
+
+
 def with_legend(
     image: np.ndarray,
     backs: list[tuple[str, np.ndarray, int]],
@@ -180,7 +193,7 @@ def with_legend(
     row = min(round(LEGEND_ROW_PX * scale), height // max(1, len(backs)))
     thumb_height = max(1, row - 2 * margin)
     thumb_width = max(1, round(thumb_height * CARD_ASPECT))
-    texts = [f"{drawable(name)}: {count}" for name, _, count in backs]
+    texts = [f"{_within_legend(drawable(name))}: {count}" for name, _, count in backs]
     font_scale = LABEL_FONT_SCALE * scale * LEGEND_FONT_FACTOR
     stroke = max(1, round(LABEL_STROKE_PX * scale))
     text_width = max(

@@ -12,8 +12,10 @@ from vision.annotate import (
     FACE_DOWN_BGR,
     FACE_UP_BGR,
     LEGEND_BGR,
+    LEGEND_NAME_CHARS_MAX,
     UNNAMED_BGR,
     _free_place,
+    _within_legend,
     annotate,
     back_colours,
     drawable,
@@ -48,6 +50,20 @@ def test_the_legend_shows_each_reference_in_its_row_beside_the_photo() -> None:
     for first, last in ((rows[0].min(), rows[0].max()), (greens.min(), rows[1].max())):
         assert text[first : last + 1, columns.max() + 1 :].any()
     assert np.all(panel[-5:] == LEGEND_BGR)
+
+
+def test_a_long_back_name_is_cut_in_its_middle_in_the_legend() -> None:
+    photo = _plain((90, 90, 90), 720, 1280)
+    reference = _plain((30, 30, 200), 88, 63)
+    named = [
+        with_legend(photo, [(name, reference, 9)])
+        for name in ("x" * 15 + "..." + "x" * 14, "x" * 300)
+    ]
+    assert np.array_equal(named[0], named[1])  # the long name drawn as 32 characters
+    long_name = "kde-nicu-white__back_c1" * 2
+    assert _within_legend(long_name) == "kde-nicu-white_...white__back_c1"
+    assert len(_within_legend(long_name)) == LEGEND_NAME_CHARS_MAX == 32
+    assert _within_legend("a" * 32) == "a" * 32
 
 
 def test_many_backs_share_the_photo_height() -> None:
