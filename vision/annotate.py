@@ -52,6 +52,11 @@ LABEL_OUTLINE_PX = 4.0
 LABEL_STROKE_PX = 1.5
 
 
+def _drawing_scale(image: np.ndarray) -> float:
+    """How much larger than at `TEXT_SIZE_FOR_PX` lines and text are drawn on `image`."""
+    return max(MIN_SCALE, min(image.shape[:2]) / TEXT_SIZE_FOR_PX)
+
+
 def back_colours(names: list[str]) -> dict[str, BGR]:
     """Each back's colour in annotations (`BACK_BGR`), by its place in `names`."""
     return {name: BACK_BGR[number % len(BACK_BGR)] for number, name in enumerate(names)}
@@ -66,7 +71,7 @@ def annotate(
     ("?" after it when the card looks like a back not registered, or its back is in doubt).
     Confidences are left to --json: labels of fanned cards overlap enough as they are."""
     out = image.copy()
-    scale = max(MIN_SCALE, min(out.shape[:2]) / TEXT_SIZE_FOR_PX)
+    scale = _drawing_scale(out)
     line = max(1, round(LINE_PX * scale))
     backs = backs or {}
     # Every outline first, then every label, so that no card's outline crosses a label.
@@ -123,7 +128,7 @@ def mark_uncounted(image: np.ndarray, outlines: tuple[np.ndarray, ...]) -> np.nd
     out[inside > 0] = (out[inside > 0] * (1 - UNCOUNTED_TINT) + red * UNCOUNTED_TINT).astype(
         np.uint8
     )
-    scale = max(MIN_SCALE, min(out.shape[:2]) / TEXT_SIZE_FOR_PX)
+    scale = _drawing_scale(out)
     cv2.drawContours(out, list(outlines), -1, UNCOUNTED_BGR, max(1, round(LINE_PX * scale)))
     return out
 
@@ -188,7 +193,7 @@ def with_legend(
     reference as the count used it (a photo of a card cut to the card), so a person can check
     that the right card was taken for each back; framed in its colour in `colours`."""
     height = image.shape[0]
-    scale = max(MIN_SCALE, min(image.shape[:2]) / TEXT_SIZE_FOR_PX)
+    scale = _drawing_scale(image)
     margin = max(2, round(LEGEND_MARGIN_PX * scale))
     row = min(round(LEGEND_ROW_PX * scale), height // max(1, len(backs)))
     thumb_height = max(1, row - 2 * margin)
