@@ -18,7 +18,7 @@ from nerts.backs import back_references, photo_not_given, read_backs, registered
 from nerts.columns import left as padded
 from nerts.columns import shown_width
 from nerts.commands.identify import card_order, load_reader
-from nerts.errors import UserError, file_argument, refuse_overwriting
+from nerts.errors import FAILURE_STATUS, UserError, file_argument, refuse_overwriting
 from nerts.photos import (
     looks_like_a_photo,
     no_card_said,
@@ -75,6 +75,11 @@ With --left, each player's round points are printed too: +1 for each of their ca
 -2 for each card left in their Nerts pile, plus any --bonus. With --sheet, that round is added
 to a score sheet kept with 'nerts scores' (name each back as its player is named there); take
 a round back with 'nerts scores GAME undo', or correct it with 'fix'.
+
+Exit status: 0 when the photo was counted (and drawn); 1 when the --annotate picture could not
+be written (a full disk); 2 for a mistake in what was given (the photo or a reference missing
+or not a picture, an option, a sheet of other players); 3, with --strict or --sheet, for a
+count likely wrong (see --sheet), whatever else failed.
 """
 EPILOG = """\
 examples:
@@ -245,13 +250,10 @@ def run(args: argparse.Namespace) -> int:
             added = True
     if not_drawn:
         kept = f"; the round was added to {args.sheet}" if added else ""
-        failure = f"--annotate could not write {args.annotate} (said above){kept}"
-        if not (doubtful and (args.strict or sheet is not None)):
-            raise UserError(failure)
-        log.error("%s", failure)  # the doubt's status wins: it asks for another photo
+        log.error("--annotate could not write %s (said above)%s", args.annotate, kept)
     if doubtful and (args.strict or sheet is not None):
-        return DOUBTFUL_COUNT_STATUS
-    return 0
+        return DOUBTFUL_COUNT_STATUS  # it wins over a picture not drawn: it asks for a new photo
+    return FAILURE_STATUS if not_drawn else 0
 
 
 def _house_points(

@@ -16,7 +16,13 @@ from tqdm import tqdm
 
 from nerts.backs import back_references, photo_not_given, read_backs, registered_backs
 from nerts.columns import first_few, left, shown_width
-from nerts.errors import UserError, backs_go_after_backs, refuse_overwriting, shown_name
+from nerts.errors import (
+    FAILURE_STATUS,
+    UserError,
+    backs_go_after_backs,
+    refuse_overwriting,
+    shown_name,
+)
 from nerts.photos import (
     check_photo,
     no_card_said,
@@ -56,7 +62,11 @@ matches them; cards that look like no back given are warned of, and marked '?' w
 also tells apart the overlapping cards of a spread, which this command can report twice or
 merge. A path that does not exist, or is a folder, stops the command before any photo is
 read; of several photos, a file that cannot be read as a picture is named and skipped, as is
-an --annotate picture that cannot be written, and the command ends with exit status 2.
+an --annotate picture that cannot be written, and the command ends with an error.
+
+Exit status: 0 when every photo was read (and drawn); 1 when what was asked for could not be
+written (an --annotate picture, the output: a full disk); 2 for a mistake in what was given (a
+photo or reference missing or not a picture, an option).
 """
 
 
@@ -171,8 +181,7 @@ def run(args: argparse.Namespace) -> int:
         # nothing read nothing is printed, so that a script never takes `{}` for a bare table.
         if args.json and results:
             sys.stdout.write(json.dumps(results, indent=1) + "\n")
-    _refuse_what_failed(len(names), unread, not_drawn)
-    return 0
+    return _status_of_what_failed(len(names), unread, not_drawn)
 
 
 def _photos_given(args: argparse.Namespace) -> list[str]:
@@ -222,18 +231,21 @@ def _cards_in(
     return cards
 
 
-def _refuse_what_failed(total: int, unread: list[str], not_drawn: list[str]) -> None:
-    """A `UserError` naming the photos of `total` left unread and the pictures not drawn."""
-    failed = []
+def _status_of_what_failed(total: int, unread: list[str], not_drawn: list[str]) -> int:
+    """A `UserError` naming the photos of `total` left unread (and any pictures not drawn);
+    where only pictures could not be written (a full disk), they are said and the status is
+    `FAILURE_STATUS`, what was given being right."""
+    drawing = f"--annotate could not write {_listed(not_drawn)} (said above)"
     if unread:
-        failed.append(
+        also = f"; {drawing}" if not_drawn else ""
+        raise UserError(
             f"{len(unread)} of {total} photos could not be read and are left out "
-            f"(named above): {_listed(unread)}"
+            f"(named above): {_listed(unread)}{also}"
         )
     if not_drawn:
-        failed.append(f"--annotate could not write {_listed(not_drawn)} (said above)")
-    if failed:
-        raise UserError("; ".join(failed))
+        log.error("%s", drawing)
+        return FAILURE_STATUS
+    return 0
 
 
 def _refuse_backs_given_as_photos(names: list[str], backs: list[str] | None) -> None:
