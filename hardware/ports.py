@@ -151,8 +151,14 @@ def _check_network_url(url: str, scheme: str) -> None:
 
 def _answers_as_box(device: str) -> bool:
     try:
+        # A write timeout too: a port of another device, flow-controlled, could hold a
+        # handshake written to it for ever.
         port = serial.serial_for_url(
-            device, baudrate=BAUD_RATE, timeout=READ_POLL_S, exclusive=True
+            device,
+            baudrate=BAUD_RATE,
+            timeout=READ_POLL_S,
+            write_timeout=WRITE_TIMEOUT_S,
+            exclusive=True,
         )
     except PortError as error:
         log.debug("auto-detect: %s: %s", device, error)

@@ -20,7 +20,7 @@ from hardware.driver import BoxClosed, BoxDriver, CommandRejected
 from hardware.emulator import PtyEmulator, TcpEmulator
 from hardware.faults import FaultPlan, FaultyDevice
 from hardware.host_protocol import HANDSHAKE_SEQUENCE
-from hardware.ports import AUTO_URL, detect_box
+from hardware.ports import AUTO_URL, WRITE_TIMEOUT_S, detect_box
 from hardware.simavr import SimulatedBox
 
 # Faster than the protocol's 250 ms so that fault runs take seconds; the logic is the same
@@ -287,6 +287,31 @@ def test_auto_detection_finds_the_box_by_its_id(monkeypatch: pytest.MonkeyPatch)
         link = driver(AUTO_URL)
         link.send("PING").result(timeout=10)
         link.close()
+
+
+def test_auto_detection_passes_over_a_port_whose_writes_time_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Another device's port, flow-controlled: the handshake's write times out, not hangs."""
+    opened: list[dict[str, object]] = []
+
+    class HeldPort:
+        def write(self, data: bytes) -> int:
+            raise serial.SerialTimeoutException("Write timeout")
+
+        def close(self) -> None:
+            pass
+
+    def open_held(url: str, **options: object) -> HeldPort:
+        opened.append(options)
+        return HeldPort()
+
+    monkeypatch.setattr(serial, "serial_for_url", open_held)
+    monkeypatch.setattr(
+        serial.tools.list_ports, "comports", lambda: [SimpleNamespace(device="/dev/ttyS9")]
+    )
+    assert detect_box() is None
+    assert opened[0]["write_timeout"] == WRITE_TIMEOUT_S
 
 
 class Booting(BoxDevice):
