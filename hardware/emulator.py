@@ -164,9 +164,10 @@ class PtyEmulator(_Frontend):
         if data:
             log.debug("emulator -> %r", data)
             try:
-                os.write(self._master, data)
+                while data:  # a pty nearly full takes part of a write
+                    data = data[os.write(self._master, data) :]
             except BlockingIOError:
-                log.debug("emulator: pty full, output dropped")
+                log.debug("emulator: pty full, %d bytes of output dropped", len(data))
 
     def _serve(self) -> None:
         while not self._stopping.is_set():
