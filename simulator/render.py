@@ -10,6 +10,7 @@ only when frames are rendered in order (frame_index = previous + 1).
 
 from __future__ import annotations
 
+import errno
 import logging
 import math
 from collections.abc import Sequence
@@ -288,3 +289,23 @@ class VideoSink:
             self._writer.release()
             self._writer = None
             logger.debug("%s: %d frames written", self.path, self.frames_written)
+            # OpenCV's writer says nothing of a frame it could not write (a full disk): the
+            # file is read back, so that a video cut short is not announced as whole.
+            kept = _frames_in(self.path)
+            if exc_type is None and kept < self.frames_written:
+                # ENOSPC, the likeliest cause, so that the command line says it in one line.
+                raise OSError(
+                    errno.ENOSPC,
+                    f"only {kept} of {self.frames_written} frames could be written (is the disk "
+                    "full?)",
+                    str(self.path),
+                )
+
+
+def _frames_in(path: Path) -> int:
+    """How many frames the video file at `path` holds, by its container (0 if unreadable)."""
+    capture = cv2.VideoCapture(str(path))
+    try:
+        return int(capture.get(cv2.CAP_PROP_FRAME_COUNT)) if capture.isOpened() else 0
+    finally:
+        capture.release()

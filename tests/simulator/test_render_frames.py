@@ -216,6 +216,31 @@ def test_video_sink_keeps_frames_after_an_exception(tmp_path: Path) -> None:
         VideoSink(tmp_path / "odd.mp4", 30.0, (481, 270))
 
 
+class _DroppingWriter:
+    """A video writer that stops writing after `kept` frames, silently, as on a full disk."""
+
+    def __init__(self, writer: cv2.VideoWriter, kept: int) -> None:
+        self.writer, self.kept = writer, kept
+
+    def write(self, frame: np.ndarray) -> None:
+        if self.kept > 0:
+            self.writer.write(frame)
+            self.kept -= 1
+
+    def release(self) -> None:
+        self.writer.release()
+
+
+def test_video_sink_says_when_frames_were_not_written(tmp_path: Path) -> None:
+    frame = _renderer().render(Scene((), ()), 0)
+    path = tmp_path / "clip.mp4"
+    said = r"only 2 of 5 frames could be written \(is the disk full\?\): '.*clip.mp4'"
+    with pytest.raises(OSError, match=said), VideoSink(path, 30.0, (480, 270)) as sink:
+        sink._writer = _DroppingWriter(sink._writer, 2)  # type: ignore[arg-type,assignment]
+        for _ in range(5):
+            sink.write(frame)
+
+
 def test_moving_hand_is_blurred_and_a_jump_is_not() -> None:
     renderer = _renderer(replace(SMALL, table="plain", noise_sigma=0.0, exposure_jitter=0.0))
 
