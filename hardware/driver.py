@@ -200,6 +200,8 @@ class BoxDriver(Service):
                 except PortError as error:
                     # The resend timer retries; the reader sees a closed port and reconnects.
                     log.debug("box write failed: %s", error)
+                except Exception:  # a port's own bug must not end every later write unsaid
+                    log.exception("box write of %r failed", line)
 
     def _deliver(self, actions: Actions[Delivery]) -> None:
         """Outside the lock: settle futures and pass on button presses."""

@@ -279,10 +279,10 @@ COLOURLESS_SAMPLE_STEP = 4
 """Every this many rows and columns are looked at to tell a picture without colour."""
 
 
-COLOUR_SHOWN_BRIGHTNESS_MIN = 64
+COLOUR_SHOWN_BRIGHTNESS_MIN = DARK_PHOTO_MEAN_MAX
 """Brightness (0-255) some part of a picture must reach for a lack of colour to tell: a photo
-nearly black (a lens cap left on) is too dark, said so where no card is found, not black and
-white."""
+nearly black (a lens cap left on) is too dark, not black and white. Set to the mean below which
+a photo is said too dark (`no_card_said`), so that one of the two is always said."""
 
 
 def without_colour(image: np.ndarray) -> bool:

@@ -390,6 +390,9 @@ def _input_size(session: InferenceSession, path: Path) -> int:
     if isinstance(side, int):
         return side
     try:
-        return int(ast.literal_eval(session.get_modelmeta().custom_metadata_map["imgsz"])[0])
-    except (KeyError, ValueError, TypeError, SyntaxError, IndexError):
-        raise ModelFileError(f"{path}: its input size cannot be read. {MODEL_REMEDY}") from None
+        side = int(ast.literal_eval(session.get_modelmeta().custom_metadata_map["imgsz"])[0])
+    except (KeyError, ValueError, TypeError, SyntaxError, IndexError, OverflowError):
+        side = 0
+    if side <= 0:
+        raise ModelFileError(f"{path}: its input size cannot be read. {MODEL_REMEDY}")
+    return side

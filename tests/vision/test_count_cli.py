@@ -128,7 +128,7 @@ def test_count_cli_warns_of_a_black_and_white_photo(
     assert not without_colour(faded)
     # Nearly black is too dark to tell, not black and white; dim grey is black and white.
     assert not without_colour(np.full((72, 128, 3), 12, np.uint8))
-    assert without_colour(np.full((72, 128, 3), 70, np.uint8))
+    assert without_colour(np.full((72, 128, 3), 40, np.uint8))
 
 
 def test_count_cli_warns_when_cards_lie_mostly_under_others(

@@ -351,6 +351,8 @@ def test_an_export_whose_metadata_cannot_be_read_is_named(
         ({"index_window_mm": "26,x"}, _window_mm, "its index window"),
         ({}, _input_size, "its input size cannot be read"),
         ({"imgsz": "[]"}, _input_size, "its input size cannot be read"),
+        ({"imgsz": "[1e400]"}, _input_size, "its input size cannot be read"),
+        ({"imgsz": "[0, 0]"}, _input_size, "its input size cannot be read"),
     ],
 )
 def test_an_export_whose_window_or_size_cannot_be_read_is_named(

@@ -92,7 +92,10 @@ static unsigned long score_page_since_ms = 0;
 
 static void show_scores() {
   char text[SCORE_ROW_COLUMNS + 1];
+  uint8_t pages_before = score_pages;
   score_pages = score_page_text(scores, scored, SEATS, score_page, text);
+  // The first page is shown its full time once the scores outgrow the row.
+  if (pages_before < 2 && score_pages >= 2) score_page_since_ms = millis();
   lcd_show(1, text);
 }
 
@@ -108,6 +111,7 @@ static void clear_box() {
   buzzer_stop();
   lcd_show(0, "");
   memset(scored, 0, sizeof scored);
+  score_page = 0;
   show_scores();
 }
 
