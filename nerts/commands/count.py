@@ -479,19 +479,28 @@ def _add_round(path: Path, points: dict[str, int], photo: tuple[Path, str], quie
 
 TOTAL_ROW = "total"
 """The count table's last row's name: the name column is at least as wide."""
+TOTAL_ROW_BESIDE_A_BACK = "(all backs)"
+"""The last row's name where a back is named like `TOTAL_ROW`: two rows "total" read alike."""
+
+
+def _total_row(names: list[str]) -> str:
+    clash = any(same_name(name, TOTAL_ROW) for name in names)
+    return TOTAL_ROW_BESIDE_A_BACK if clash else TOTAL_ROW
 
 
 def _count_table(counts: dict[str, int]) -> str:
-    width = max(len(TOTAL_ROW), *map(shown_width, counts))
+    total_row = _total_row(list(counts))
+    width = max(len(total_row), *map(shown_width, counts))
     rows = [f"{padded(name, width)}  {count:>3}" for name, count in counts.items()]
-    return "\n".join([*rows, f"{TOTAL_ROW:<{width}}  {sum(counts.values()):>3}"]) + "\n"
+    return "\n".join([*rows, f"{total_row:<{width}}  {sum(counts.values()):>3}"]) + "\n"
 
 
 def _points_table(
     counts: dict[str, int], left: dict[str, int], bonus: dict[str, int], points: dict[str, int]
 ) -> str:
     """Each back's cards, cards left in its Nerts pile, bonus (if any is given) and points."""
-    width = max(len(TOTAL_ROW), *map(shown_width, counts))
+    total_row = _total_row(list(counts))
+    width = max(len(total_row), *map(shown_width, counts))
     bonus_title, total = ("  bonus" if bonus else ""), sum(counts.values())
     rows = [f"{'back':<{width}}  cards  left{bonus_title}  points"]
     for name, count in counts.items():
@@ -499,4 +508,4 @@ def _points_table(
         rows.append(
             f"{padded(name, width)}  {count:>5}  {left.get(name, 0):>4}{extra}  {points[name]:>+6d}"
         )
-    return "\n".join([*rows, f"{TOTAL_ROW:<{width}}  {total:>5}"]) + "\n"
+    return "\n".join([*rows, f"{total_row:<{width}}  {total:>5}"]) + "\n"

@@ -162,6 +162,11 @@ def test_the_table_shows_points_and_bonus_columns_only_when_asked() -> None:
         "ben       10     0      0     +10\n"
         "total     22\n"
     )
+    # A player named Total: the sum's row is named otherwise.
+    assert (
+        _count_table({"Total": 3, "ben": 2})
+        == "Total          3\nben            2\n(all backs)    5\n"
+    )
 
 
 @pytest.fixture
