@@ -72,11 +72,13 @@ def open_port(url: str) -> SerialPort:
         )
     except serial.SerialException as error:
         if EXCLUSIVE_LOCK_REFUSED in str(error):
-            raise serial.SerialException(f"{url} is in use by another program") from error
+            raise serial.SerialException(f"{url} {IN_USE_SAID}") from error
         raise
     return cast(SerialPort, port)
 
 
+IN_USE_SAID = "is in use by another program"
+"""Said of a port another program holds (`EXCLUSIVE_LOCK_REFUSED`)."""
 EXCLUSIVE_LOCK_REFUSED = "Could not exclusively lock port"
 """How pyserial says a device file is locked by another program: two programs on one port
 would each read half the box's replies and interleave their commands."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import codecs
+import errno
 import logging
 import math
 import os
@@ -17,7 +18,7 @@ from hardware.driver import BoxDriver, CommandRejected, Delivery
 from hardware.emulator import PtyEmulator, TcpEmulator
 from hardware.faults import FaultPlan, FaultyDevice
 from hardware.framing import check_command_text
-from hardware.ports import AUTO_URL, MAX_TCP_PORT, check_url
+from hardware.ports import AUTO_URL, IN_USE_SAID, MAX_TCP_PORT, check_url
 from hardware.terminal import TerminalDisplay, in_foreground, read_keys
 from nerts.columns import first_few
 from nerts.errors import FAILURE_STATUS, UserError, file_argument
@@ -287,6 +288,19 @@ UNANSWERED_LISTED = 5
 during a --file of 20,000 commands said 19,000 lines)."""
 
 
+NOT_A_TTY_SAID = os.strerror(errno.ENOTTY)
+"""How the system says a device is no terminal, so no serial port (/dev/null)."""
+
+
+def _open_hint(error: str) -> str:
+    """What to do about a port that could not be opened, by why (`BoxDriver.open_error`)."""
+    if error.endswith(IN_USE_SAID):
+        return "; close the other program using it (a serial monitor, another nerts)"
+    if NOT_A_TTY_SAID in error:
+        return f"; it is not a serial port ({USB_PORTS_SAID})"
+    return "; is the box plugged in (or its emulator, 'nerts box-emulator', running)?"
+
+
 def _wait_interruptibly(deliveries: list[Delivery], timeout: float) -> None:
     """`concurrent.futures.wait` in steps of `INTERRUPT_POLL_S`, so that Ctrl-C stops it at once."""
     deadline = time.monotonic() + timeout
@@ -326,11 +340,7 @@ def _report(
     if not driver.connections:  # one line, not one per command never sent
         # No reason yet: the first try to open it has not ended ('auto' asks every port).
         why = driver.open_error or f"still opening it after {timeout:g} s; --timeout gives more"
-        hint = (
-            "; is the box plugged in (or its emulator, 'nerts box-emulator', running)?"
-            if driver.open_error
-            else ""
-        )
+        hint = _open_hint(driver.open_error) if driver.open_error else ""
         log.error("could not open %s (%s): nothing was sent%s", driver.url, why, hint)
         return FAILURE_STATUS
     failed = 0

@@ -178,6 +178,31 @@ def test_commands_never_acknowledged_are_named_a_few_then_counted(
     ]
 
 
+def test_a_port_that_is_no_serial_port_or_is_in_use_is_told_so(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    arguments = ["box", "send", "--port", "/dev/null", "--timeout", "0.3", "PING"]
+    assert main(arguments) == 1
+    assert last_error_line(capsys).endswith(
+        "nothing was sent; it is not a serial port (a USB box is usually /dev/ttyUSB0 or "
+        "/dev/ttyACM0; --port auto looks for it)"
+    )
+
+    unlocked = serial.serial_for_url
+
+    def locked(url: str, **options: object) -> object:
+        if options.get("do_not_open"):  # the form of the URL checked first
+            return unlocked(url, **options)
+        raise serial.SerialException(f"Could not exclusively lock port {url}: [Errno 11]")
+
+    monkeypatch.setattr(serial, "serial_for_url", locked)
+    assert main(arguments) == 1
+    assert last_error_line(capsys).endswith(
+        "(/dev/null is in use by another program): nothing was sent; close the other program "
+        "using it (a serial monitor, another nerts)"
+    )
+
+
 def test_an_interrupted_send_names_the_commands_not_answered(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
