@@ -210,15 +210,13 @@ class BoxAnnouncer(Service):
 
     def announce(self, event: Mapping[str, object]) -> None:
         """Queue the box commands for one table event; returns at once."""
-        commands = [
-            command
-            for command in self.commands.for_event(event)
-            if self.seats is None or (_seat_of(command) or 0) < self.seats
-        ]
         box_seats = self.driver.identity.seats if self.driver.identity is not None else None
         sendable = []
-        for command in commands:
+        for command in self.commands.for_event(event):
             seat = _seat_of(command)
+            if self.seats is not None and seat is not None and seat >= self.seats:
+                self._not_shown(f"not sent: the table has {self.seats} seats: {command!r}")
+                continue
             if box_seats is not None and seat is not None and seat >= box_seats:
                 self._not_shown(f"not sent to the box, which has {box_seats} seats: {command!r}")
                 continue

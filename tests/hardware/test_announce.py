@@ -89,6 +89,11 @@ def test_seats_beyond_the_table_are_not_sent() -> None:
         assert [t for t in device.executed if t != "HELLO"] == [
             "BUZZ ROUND", "SCORE 0 12", "SCORE 1 -4", "SHOW Seat 2 leads 30",
         ]  # fmt: skip
+        # Not dropped unsaid: the announcements for seats 2 and 3 are told as not shown.
+        assert announcer.rejected == [
+            "not sent: the table has 2 seats: 'SCORE 2 30'",
+            "not sent: the table has 2 seats: 'SCORE 3 5'",
+        ]
 
 
 def test_rejected_announcements_are_warned_at_once_then_counted(
