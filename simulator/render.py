@@ -291,8 +291,8 @@ class VideoSink:
             logger.debug("%s: %d frames written", self.path, self.frames_written)
             # OpenCV's writer says nothing of a frame it could not write (a full disk): the
             # file is read back, so that a video cut short is not announced as whole.
-            kept = _frames_in(self.path)
-            if exc_type is None and kept < self.frames_written:
+            kept = self.frames_written if exc_type is not None else _frames_in(self.path)
+            if kept < self.frames_written:
                 # ENOSPC, the likeliest cause, so that the command line says it in one line.
                 raise OSError(
                     errno.ENOSPC,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from functools import partial
 from typing import NamedTuple
@@ -72,14 +72,19 @@ class CountResult(NamedTuple):
 
     @property
     def beyond_decks(self) -> list[str]:
-        """The backs counted more cards than a deck holds (`DECK_CARDS_MAX`)."""
-        return [name for name, count in self.counts.items() if count > DECK_CARDS_MAX]
+        """The backs counted more cards than a deck holds (`backs_beyond_decks`)."""
+        return backs_beyond_decks(self.counts)
 
     @property
     def parts_uncounted(self) -> bool:
         """Whether enough of the photo looks like cards outside the counted ones that cards
         were likely missed (`UNCOUNTED_CARDS_MAX`)."""
         return self.uncounted > UNCOUNTED_CARDS_MAX
+
+
+def backs_beyond_decks(counts: Mapping[str, int]) -> list[str]:
+    """The backs of `counts` counted more cards than a deck holds (`DECK_CARDS_MAX`)."""
+    return [name for name, count in counts.items() if count > DECK_CARDS_MAX]
 
 
 def count_backs(
@@ -228,10 +233,9 @@ def _matched(
     counted = [matches[n].name for n in cards_kept]
     # Beyond a deck the count is refused whatever else is in doubt, and comparing every card
     # with every other is what makes a photo of a patterned cloth's thousand "cards" slow.
-    beyond_decks = max(Counter(counted).values(), default=0) > DECK_CARDS_MAX
     also = (
         {}
-        if beyond_decks
+        if backs_beyond_decks(Counter(counted))
         else _doubted_backs(
             [features[n] for n in cards_kept],
             [distances[n] for n in cards_kept],
