@@ -298,6 +298,23 @@ def _given_as_a_file(word: str) -> str:
     return f"{word} is a file: give it as {quote('./' + word)}"
 
 
+def _command_position(parser: argparse.ArgumentParser, arguments: list[str], command: str) -> int:
+    """Where the command's name stands among the arguments: not where the same word is the value
+    of an option before it ('nerts --log-file demo --bogus demo')."""
+    takes_a_value = {
+        option for option, action in parser._option_string_actions.items() if action.nargs != 0
+    }
+    skip_next = False
+    for position, word in enumerate(arguments):
+        if skip_next:
+            skip_next = False
+        elif word == command:
+            return position
+        else:
+            skip_next = word in takes_a_value
+    return arguments.index(command)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     # Before the commands' modules import OpenCV, which reads it once: a photo too large to
     # use is refused from its header, not decoded into gigabytes first.
@@ -320,7 +337,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         # An option typed before the command is nerts' own mistake ('nerts --bogus demo');
         # after it, told with the command's own usage, as its other mistakes are.
-        before_command = arguments.index(args.command) > arguments.index(unknown[0])
+        before_command = _command_position(parser, arguments, args.command) > arguments.index(
+            unknown[0]
+        )
         owner = parser if before_command else args.command_parser
         files = [w for w in unknown if w.startswith("-") and names_a_file(w) and not before_command]
         hint = f" ({_given_as_a_file(files[0])})" if files else ""
