@@ -11,7 +11,9 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import wait
+from functools import partial
 
 from hardware.device import DEFAULT_SEATS, MAX_SEATS, BoxDevice
 from hardware.driver import BoxDriver, CommandRejected, Delivery
@@ -292,20 +294,35 @@ NOT_A_TTY_SAID = os.strerror(errno.ENOTTY)
 """How the system says a device is no terminal, so no serial port (/dev/null)."""
 
 
+ABSENT_HINT = "; is the box plugged in (or its emulator, 'nerts box-emulator', running)?"
+"""The hint for a port that could not be opened for no reason said more plainly."""
+
+
 def _open_hint(error: str) -> str:
     """What to do about a port that could not be opened, by why (`BoxDriver.open_error`)."""
     if error.endswith(IN_USE_SAID):
         return "; close the other program using it (a serial monitor, another nerts)"
     if NOT_A_TTY_SAID in error:
         return f"; it is not a serial port ({USB_PORTS_SAID})"
-    return "; is the box plugged in (or its emulator, 'nerts box-emulator', running)?"
+    return ABSENT_HINT
 
 
-def _wait_interruptibly(deliveries: list[Delivery], timeout: float) -> None:
-    """`concurrent.futures.wait` in steps of `INTERRUPT_POLL_S`, so that Ctrl-C stops it at once."""
+def _opened_never(driver: BoxDriver) -> bool:
+    """Whether the port failed to open for a reason trying again will not mend while these
+    commands wait: no serial port at all, or one another program holds (the person must close
+    it, and hears so at once rather than after --timeout)."""
+    error = driver.open_error
+    return not driver.connections and error is not None and _open_hint(error) != ABSENT_HINT
+
+
+def _wait_interruptibly(
+    deliveries: list[Delivery], timeout: float, hopeless: Callable[[], bool] = lambda: False
+) -> None:
+    """`concurrent.futures.wait` in steps of `INTERRUPT_POLL_S`, so that Ctrl-C stops it at once;
+    no longer once `hopeless()` says no answer can come."""
     deadline = time.monotonic() + timeout
     pending = [delivery for delivery in deliveries if not delivery.done()]
-    while pending and (left := deadline - time.monotonic()) > 0:
+    while pending and not hopeless() and (left := deadline - time.monotonic()) > 0:
         wait(pending, timeout=min(INTERRUPT_POLL_S, left))
         pending = [delivery for delivery in pending if not delivery.done()]
 
@@ -320,7 +337,7 @@ def _report(
     """Wait for the deliveries; say what failed, where it was given (`places`, "FILE:LINE: "
     for each text); 0 only if every command was acknowledged."""
     try:
-        _wait_interruptibly(deliveries, timeout)
+        _wait_interruptibly(deliveries, timeout, partial(_opened_never, driver))
     except KeyboardInterrupt:
         waiting = [
             f"{place}{text}"

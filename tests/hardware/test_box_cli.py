@@ -178,11 +178,14 @@ def test_commands_never_acknowledged_are_named_a_few_then_counted(
     ]
 
 
-def test_a_port_that_is_no_serial_port_or_is_in_use_is_told_so(
+def test_a_port_that_is_no_serial_port_or_is_in_use_is_told_so_at_once(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    arguments = ["box", "send", "--port", "/dev/null", "--timeout", "0.3", "PING"]
+    # Trying again cannot mend either: said after the first try, not after --timeout.
+    arguments = ["box", "send", "--port", "/dev/null", "--timeout", "60", "PING"]
+    started = time.monotonic()
     assert main(arguments) == 1
+    assert time.monotonic() - started < 30
     assert last_error_line(capsys).endswith(
         "nothing was sent; it is not a serial port (a USB box is usually /dev/ttyUSB0 or "
         "/dev/ttyACM0; --port auto looks for it)"
@@ -196,7 +199,9 @@ def test_a_port_that_is_no_serial_port_or_is_in_use_is_told_so(
         raise serial.SerialException(f"Could not exclusively lock port {url}: [Errno 11]")
 
     monkeypatch.setattr(serial, "serial_for_url", locked)
+    started = time.monotonic()
     assert main(arguments) == 1
+    assert time.monotonic() - started < 30
     assert last_error_line(capsys).endswith(
         "(/dev/null is in use by another program): nothing was sent; close the other program "
         "using it (a serial monitor, another nerts)"
@@ -206,7 +211,7 @@ def test_a_port_that_is_no_serial_port_or_is_in_use_is_told_so(
 def test_an_interrupted_send_names_the_commands_not_answered(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def interrupted(deliveries: list[object], timeout: float) -> None:
+    def interrupted(deliveries: list[object], timeout: float, hopeless: object) -> None:
         raise KeyboardInterrupt
 
     monkeypatch.setattr(box_command, "_wait_interruptibly", interrupted)
