@@ -5,8 +5,9 @@ soon as their frame is complete; `finish` returns the rest. Derived events in th
 (`pile_complete`, `round_end`, `game_end`) are dropped and made afresh, and verdicts are decided
 again, so feeding the referee's own output back gives the same result. Events a camera may
 report though they cannot happen (a take-back of a card not on its pile, a card played while it
-lies on a foundation) are ignored, and handed over once each by `pop_unmatched_take_backs`
-and `pop_repeated_plays` for a tool to warn of: one misread must not stop a game's refereeing.
+lies on a foundation, a seat not dealt in) are ignored, and handed over once each by
+`pop_unmatched_take_backs`, `pop_repeated_plays` and `pop_impossible_events` for a tool to warn
+of: one misread must not stop a game's refereeing.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from referee.events import (
     TakeBack,
 )
 from referee.options import RuleOptions
-from referee.round import RepeatedPlay, RoundReferee
+from referee.round import ImpossibleEvent, RepeatedPlay, RoundReferee
 from referee.scoring import game_winner
 
 DERIVED_TYPES = (PileComplete, RoundEnd, GameEnd)
@@ -41,12 +42,14 @@ class GameReferee:
         """Forgets everything, the frame order included: a new log."""
         self._new_game()
         self.round: RoundReferee | None = None
-        self._frame: int | None = None
+        self._frame: int | None = None  # the frame whose events are pending
+        self._read: int | None = None  # the last event's frame, derived events' too
         self._t = 0.0
         self._pending: list[Event] = []
         self._held: list[Event] = []
         self._unmatched: list[TakeBack] = []
         self._repeated: list[RepeatedPlay] = []
+        self._impossible: list[ImpossibleEvent] = []
 
     def _new_game(self) -> None:
         self.totals: dict[int, int] = {}
@@ -55,12 +58,13 @@ class GameReferee:
 
     def feed(self, event: Event) -> list[Event]:
         """Takes the next event; returns the refereed events of every frame now complete."""
-        if self._frame is not None and event.frame < self._frame:
+        if self._read is not None and event.frame < self._read:
             raise EventError(
-                f"{event.type_name} at frame {event.frame} comes after frame {self._frame}: "
+                f"{event.type_name} at frame {event.frame} comes after frame {self._read}: "
                 "events must be in frame order"
             )
         self._check_time(event)
+        self._read = event.frame
         if isinstance(event, DERIVED_TYPES):
             return []
         out: list[Event] = []
@@ -73,16 +77,16 @@ class GameReferee:
     def _check_time(self, event: Event) -> None:
         """A frame has one timestamp, and time does not run backwards (the Nerts call's grace
         is measured in it)."""
-        if event.frame == self._frame and event.t != self._t:
+        if event.frame == self._read and event.t != self._t:
             raise EventError(
                 f"{event.type_name} at frame {event.frame} has t {event.t}, another event of that "
                 f"frame {self._t}: a frame has one timestamp",
                 event,
             )
-        if self._frame is not None and event.t < self._t:
+        if self._read is not None and event.t < self._t:
             raise EventError(
                 f"{event.type_name} at frame {event.frame} has t {event.t}, before frame "
-                f"{self._frame}'s {self._t}: timestamps must not go back",
+                f"{self._read}'s {self._t}: timestamps must not go back",
                 event,
             )
         self._t = event.t
@@ -113,6 +117,15 @@ class GameReferee:
         if self.round is not None:
             found += self.round.repeated_plays
             self.round.repeated_plays = []
+        return found
+
+    def pop_impossible_events(self) -> list[ImpossibleEvent]:
+        """The events judged since the last call that cannot be so at their table (a seat not
+        dealt in, more cards left than a Nerts pile held): ignored, for a tool to warn of."""
+        found, self._impossible = self._impossible, []
+        if self.round is not None:
+            found += self.round.impossible_events
+            self.round.impossible_events = []
         return found
 
     def finish(self) -> list[Event]:
@@ -209,6 +222,7 @@ class GameReferee:
         if self.round is not None:
             self._unmatched += self.round.unmatched_take_backs
             self._repeated += self.round.repeated_plays
+            self._impossible += self.round.impossible_events
         self.round = RoundReferee(start, self.options)
         out.append(start)
         return out

@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from referee.cards import Suit
-from referee.errors import EventError
 from referee.events import (
     Event,
     IllegalReason,
@@ -56,6 +55,17 @@ class RepeatedPlay:
     lies_on: str
 
 
+@dataclass(frozen=True)
+class ImpossibleEvent:
+    """An event of the log that cannot be so at this table (`why`): a seat not dealt in, more
+    cards left than its Nerts pile held. A camera (or a tool writing the log) misread something;
+    the event is ignored, left out of the refereed events, and given back for a tool to warn of,
+    so that one misread does not end a live game's refereeing."""
+
+    event: Event
+    why: str
+
+
 def judging_key(event: Event) -> tuple[object, ...]:
     """Where `event` comes in the order a frame's events are judged in. Nerts counts first (a
     call needs its empty pile counted; a seat's smaller count last), then plays by rank (cards
@@ -91,6 +101,8 @@ class RoundReferee:
         self.unmatched_take_backs: list[TakeBack] = []
         # Plays of a card of theirs already on a foundation: impossible, so ignored.
         self.repeated_plays: list[RepeatedPlay] = []
+        # Events that cannot be so at this table (a seat not dealt in): ignored.
+        self.impossible_events: list[ImpossibleEvent] = []
         self.foundation = dict.fromkeys(self.seats, 0)
         # Late and illegal cards still lying on a pile, waiting for their owner to take them back.
         self.awaiting_take_back: Counter[tuple[int, str, str]] = Counter()
@@ -126,7 +138,7 @@ class RoundReferee:
         # A frame of types the referee does not know (a live log's ticks), or of plays it
         # ignores, moves nothing: the round's end keeps the frame of its last event that
         # counts, so a log ends its rounds alike with ticks or none, and fed back from --out.
-        seen_before, ignored_before = self.last_seen, len(self.repeated_plays)
+        seen_before, ignored_before = self.last_seen, self._ignored_count()
         if self.ended is None:
             self.last_seen = (events[0].frame, events[0].t)
         self._results = [[] for _ in events]
@@ -139,10 +151,14 @@ class RoundReferee:
         for index in order:
             self._handle(events[index], self._results[index], index)
         known = sum(not isinstance(event, OtherEvent) for event in events)
-        if self.ended is None and known == len(self.repeated_plays) - ignored_before:
+        if self.ended is None and known == self._ignored_count() - ignored_before:
             self.last_seen = seen_before
         last: list[Event] = [] if self._ended_this_frame is None else [self._ended_this_frame]
         return first + [event for result in self._results for event in result] + last
+
+    def _ignored_count(self) -> int:
+        """How many events of the log this round has ignored as impossible, in all."""
+        return len(self.repeated_plays) + len(self.impossible_events)
 
     def finish(self) -> RoundEnd | None:
         """At the end of the input: ends a round whose Nerts call was made; else none."""
@@ -157,18 +173,19 @@ class RoundReferee:
     # ---- events ----------------------------------------------------------------------------
 
     def _handle(self, event: Event, out: list[Event], index: int) -> None:
+        if isinstance(event, (Play, TakeBack, NertsCount, NertsCall)) and not self._at_table(
+            event.seat, event
+        ):
+            return
         if isinstance(event, Play):
-            self._check_seat(event.seat, event)
             self._play(event, out, index)
         elif isinstance(event, TakeBack):
-            self._check_seat(event.seat, event)
             self._take_back(event)
             out.append(event)
         elif isinstance(event, NertsCount):
-            self._nerts_count(event)
-            out.append(event)
+            if self._nerts_count(event):
+                out.append(event)
         elif isinstance(event, NertsCall):
-            self._check_seat(event.seat, event)
             out.append(self._nerts_call(event))
         elif isinstance(event, Stuck):
             out.append(event)
@@ -179,13 +196,18 @@ class RoundReferee:
         else:
             out.append(event)
 
-    def _check_seat(self, seat: int, event: Event) -> None:
-        if seat not in self.nerts_left:
-            raise EventError(
-                f"{event.TYPE} at frame {event.frame}: seat {seat} is not at the table "
-                f"(round {self.round_number} has seats {', '.join(map(str, self.seats))})",
+    def _at_table(self, seat: int, event: Event) -> bool:
+        """Whether `seat` was dealt in this round; if not, `event` is ignored as impossible."""
+        if seat in self.nerts_left:
+            return True
+        self.impossible_events.append(
+            ImpossibleEvent(
                 event,
+                f"seat {seat} is not at the table (round {self.round_number} has seats "
+                f"{', '.join(map(str, self.seats))})",
             )
+        )
+        return False
 
     def _play(self, play: Play, out: list[Event], index: int) -> None:
         repeated = self._already_down(play)
@@ -292,19 +314,24 @@ class RoundReferee:
         if pile.empty:
             del self.piles[event.pile]
 
-    def _nerts_count(self, event: NertsCount) -> None:
-        self._check_seat(event.seat, event)
+    def _nerts_count(self, event: NertsCount) -> bool:
+        """Takes a seat's new count; False, ignoring it as impossible, where it is more than
+        the seat's Nerts pile held."""
         size = self.start.pile_size(event.seat)
         if event.remaining > size:
-            raise EventError(
-                f"nerts_count at frame {event.frame}: seat {event.seat} has {event.remaining} "
-                f"cards left of a {size}-card Nerts pile",
-                event,
+            self.impossible_events.append(
+                ImpossibleEvent(
+                    event,
+                    f"seat {event.seat} has {event.remaining} cards left of a {size}-card "
+                    "Nerts pile",
+                )
             )
+            return False
         if self.ended is None:
             if event.remaining < self.nerts_left[event.seat]:
                 self.stuck_without_progress = False
             self.nerts_left[event.seat] = event.remaining
+        return True
 
     def _nerts_call(self, call: NertsCall) -> NertsCall:
         # Valid only with an empty Nerts pile, and only while there is a round to end: a call

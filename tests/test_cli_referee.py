@@ -278,21 +278,21 @@ STUCK = '{"frame": 9, "t": 0.3, "type": "stuck"}'
 
 
 @pytest.mark.parametrize(
-    ("lines", "where"),
-    [
-        ([ROUND_OF_TWO, STRANGER, STUCK, STUCK], ":2: play at frame 5: seat 7 is not at the"),
-        ([ROUND_OF_TWO, STRANGER], ":2: play at frame 5: seat 7 is not at the"),
-        ([PLAY_BEFORE_ROUND, STUCK], ":1: play at frame 5 comes before any round_start"),
+    ("lines", "where", "status"),
+    [  # a stranger's play is ignored with a warning; a play before any deal is refused
+        ([ROUND_OF_TWO, STRANGER, STUCK, STUCK], ":2: play at frame 5: seat 7 is not at the", 0),
+        ([ROUND_OF_TWO, STRANGER], ":2: play at frame 5: seat 7 is not at the", 0),
+        ([PLAY_BEFORE_ROUND, STUCK], ":1: play at frame 5 comes before any round_start", 2),
     ],
 )
 def test_referee_names_the_line_of_the_event_at_fault(
-    lines: list[str], where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    lines: list[str], where: str, status: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The referee decides a frame once the next begins, after reading the next line."""
     log = tmp_path / "log.jsonl"
     log.write_text("\n".join(lines) + "\n")
-    status, _, err = run(capsys, "referee", str(log))
-    assert status == 2 and f"{log}{where}" in err
+    told, _, err = run(capsys, "referee", str(log))
+    assert told == status and f"{log}{where}" in err
 
 
 def test_a_log_saved_with_a_byte_order_mark_reads_as_without(
@@ -386,6 +386,16 @@ def test_an_empty_log_is_said_to_hold_no_events_and_makes_no_out_file(
             '{"frame": 85, "t": 2.8333, "type": "play", "seat": 0, "card": "AH", "pile": "F3"}',
             "seat 0's AH played on pile F3 already lies on pile F0, and a deck holds each card "
             'once: ignored (a misread card? a joker played for it needs "joker": true)',
+        ),
+        (
+            '{"frame": 85, "t": 2.8333, "type": "play", "seat": 9, "card": "3S", "pile": "F0"}',
+            "play at frame 85: seat 9 is not at the table (round 1 has seats 0, 1, 2): "
+            "ignored (a misread?)",
+        ),
+        (
+            '{"frame": 85, "t": 2.8333, "type": "nerts_count", "seat": 2, "remaining": 14}',
+            "nerts_count at frame 85: seat 2 has 14 cards left of a 13-card Nerts pile: "
+            "ignored (a misread?)",
         ),
     ],
 )

@@ -12,6 +12,7 @@ from referee.events import (
     Event,
     GameEnd,
     NertsCall,
+    NertsCount,
     OtherEvent,
     PileComplete,
     RoundEnd,
@@ -288,18 +289,40 @@ def test_handicap_pile_size() -> None:
     out = referee([handicap, call(1, 1), count(2, 1, 0), call(3, 1)])
     assert [e.valid for e in out if isinstance(e, NertsCall)] == [False, True]
     assert round_ends(out)[0].nerts_left == {0: 13, 1: 0}
-    with pytest.raises(EventError, match="9 cards left of a 8-card"):
-        referee([handicap, count(1, 1, 9)])
+    game = GameReferee()
+    out = game.referee_all([handicap, count(1, 1, 9), count(2, 1, 0), call(3, 1)])
+    assert [(e.event.frame, e.why) for e in game.pop_impossible_events()] == [
+        (1, "seat 1 has 9 cards left of a 8-card Nerts pile")
+    ]
+    assert [e.frame for e in out if isinstance(e, NertsCount)] == [2]
+    assert round_ends(out)[0].nerts_left == {0: 13, 1: 0}
 
 
-def test_seat_not_at_table_is_an_input_error() -> None:
-    with pytest.raises(EventError, match="seat 5 is not at the table"):
-        referee([start(), play(1, 5, "AH")])
+def test_an_event_of_a_seat_not_at_the_table_is_ignored_and_told() -> None:
+    """A camera's misread must not end the game's refereeing: the event is left out, the rest
+    judged as if it had not come."""
+    game = GameReferee()
+    events = [start(), play(1, 5, "AH"), take_back(2, 5, "AH"), count(3, 5, 0), call(4, 5)]
+    out = game.referee_all([*events, play(5, 0, "AS"), count(6, 0, 0), call(7, 0)])
+    why = "seat 5 is not at the table (round 1 has seats 0, 1)"
+    assert [(e.event, e.why) for e in game.pop_impossible_events()] == [
+        (event, why) for event in events[1:]
+    ]
+    assert game.pop_impossible_events() == []
+    assert verdicts(out) == ["0:AS:accepted"]
+    assert not any(getattr(e, "seat", 0) == 5 for e in out)
+    assert round_ends(out)[0].frame == 7
 
 
 def test_events_out_of_frame_order_are_an_input_error() -> None:
     with pytest.raises(EventError, match="frame 3 comes after frame 9"):
         referee([start(), play(9, 0, "AH"), play(3, 1, "AS")])
+    # Derived events (made afresh, so dropped) keep their place in the order all the same.
+    complete = PileComplete(9, 0.9, "F0", Suit.HEARTS)
+    with pytest.raises(EventError, match="pile_complete at frame 3 comes after frame 5"):
+        referee([start(), play(5, 0, "AH"), replace(complete, frame=3)])
+    with pytest.raises(EventError, match="play at frame 5 comes after frame 9"):
+        referee([start(), play(5, 0, "AH"), complete, play(5, 1, "AS")])
 
 
 def test_time_running_back_or_two_times_in_a_frame_are_input_errors() -> None:

@@ -42,8 +42,9 @@ acknowledged within --box-wait, refused, or for a seat the box lacks (the scoreb
 printed all the same). A seat's Nerts! button on the box is that seat's Nerts call, in the
 frame being read when it is pressed: it is refereed and written to --out as a nerts_call of
 the log would be. What cannot happen but a camera may report (a card played while it lies on
-a foundation, a take-back of a card not on top of its pile) is warned of by its line and
-ignored, and refereeing goes on.
+a foundation, a take-back of a card not on top of its pile, an event of a seat not dealt in, a
+count of more cards than a Nerts pile held) is warned of by its line and ignored, and
+refereeing goes on.
 
 A frame is decided once an event of a later frame arrives, as more events of it may still come.
 A live log (LOG '-', piped in) whose writer sends events only when something happens would hold
@@ -329,7 +330,8 @@ class _NertsButtons:
 def _tell_ignored(referee: GameReferee, log_name: str, held: list[tuple[Event, int]]) -> None:
     """Warns of each event just judged that the rules ignore as impossible, though the camera
     (or whoever wrote the log) saw it: a take-back of a card not on its pile, a play of a card
-    already on a foundation. Refereeing goes on: one misread must not end a live game's."""
+    already on a foundation, an event of a seat not dealt in, a count over a Nerts pile.
+    Refereeing goes on: one misread must not end a live game's."""
 
     def where(about: Event) -> str:
         line = next((number for event, number in held if event is about), None)
@@ -354,6 +356,14 @@ def _tell_ignored(referee: GameReferee, log_name: str, held: list[tuple[Event, i
             play.card,
             play.pile,
             repeated.lies_on,
+        )
+    for impossible in referee.pop_impossible_events():
+        log.warning(
+            "%s: %s at frame %d: %s: ignored (a misread?)",
+            where(impossible.event),
+            impossible.event.type_name,
+            impossible.event.frame,
+            impossible.why,
         )
 
 
