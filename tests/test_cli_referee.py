@@ -76,7 +76,7 @@ def test_bad_line_names_file_and_line_and_keeps_what_was_decided(
     assert status == 2
     assert f"{log}:6: play: 'card': not a card: '1H'" in err
     assert "Traceback" not in err
-    assert len(out.read_text().splitlines()) == 4  # the frames decided before the bad line
+    assert len(out.read_text().splitlines()) == 5  # every frame before the bad line, decided
 
 
 def test_a_cut_short_last_line_is_left_out_with_a_warning(
@@ -477,3 +477,26 @@ def test_ctrl_c_while_a_frame_is_judged_keeps_what_was_decided(
     status, out, err = run(capsys, "referee", str(example))
     assert status == 130 and err.endswith("nerts: interrupted\n")
     assert out.startswith("Round 1 (") and "(not scored" in out
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [
+        '{"frame": 86, "t": 2.8667, "type": "play", "seat": 0',  # cut short mid-file
+        '{"frame": 3, "t": 0.1, "type": "stuck"}',  # out of frame order
+    ],
+)
+def test_a_line_that_stops_the_log_keeps_every_frame_before_it_decided(
+    broken: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As at the log's end, or at Ctrl-C: the frames read before the bad line are decided and
+    written to --out, then the line is told."""
+    lines = (GOLDEN / "races.input.jsonl").read_text().splitlines()
+    before, whole = tmp_path / "before.jsonl", tmp_path / "whole.jsonl"
+    before.write_text("\n".join(lines[:7]) + "\n")
+    whole.write_text("\n".join([*lines[:7], broken, *lines[7:]]) + "\n")
+    kept, expected = tmp_path / "kept.jsonl", tmp_path / "expected.jsonl"
+    status, out, err = run(capsys, "referee", str(whole), "--out", str(kept))
+    assert (status, out) == (2, "") and f"{whole}:8: " in err.splitlines()[-1]
+    assert run(capsys, "referee", str(before), "--out", str(expected))[0] == 0
+    assert kept.read_text() == expected.read_text() and len(expected.read_text().splitlines()) > 5

@@ -51,7 +51,9 @@ A live log (LOG '-', piped in) whose writer sends events only when something hap
 a late play's buzz until the next event: such a writer should send a line for every frame, of
 a type of its own (e.g. {"frame": 1234, "t": 41.13, "type": "tick"}), which the referee
 ignores but which decides the frames before it. Ctrl-C ends a live log: the frames read are
-decided and the scoreboard printed.
+decided and the scoreboard printed. A line that cannot be refereed (not JSON, out of frame
+order) ends the run with status 2, naming it; the frames before it are decided and written to
+--out first.
 """
 BOX_WAIT_DEFAULT_S = 10.0
 """How long the box is waited for once the log is refereed: a sound link acknowledges a round's
@@ -202,12 +204,18 @@ def referee_log(
         held: list[tuple[Event, int]] = []  # the events not yet decided, with their lines
         logged_end: int | None = None  # the line of the log's own first game end, if any
         reading, interrupted, judged_whole = iter(events), False, True
+        # A line the log cannot be read past: the frames before it are still decided and
+        # written, as at the log's end, before it is told.
+        stopped_by: UserError | None = None
         buttons = None if box is None else _NertsButtons(box)
         while True:
             try:
                 numbered = next(reading, None)
             except KeyboardInterrupt:  # a live log stopped with Ctrl-C: as if it ended here
                 interrupted = True
+                break
+            except UserError as error:  # a line that is no event
+                stopped_by = error
                 break
             if numbered is None:
                 break
@@ -221,7 +229,8 @@ def referee_log(
                 try:
                     decisions += referee.feed(event)
                 except RefereeInputError as error:
-                    raise UserError(f"{_where(name, error, held)}: {error}") from None
+                    stopped_by = UserError(f"{_where(name, error, held)}: {error}")
+                    break
                 _tell_ignored(referee, name, held)
                 if held[0][0].frame != event.frame:  # the frames before it are decided now
                     held = [held[-1]]
@@ -237,10 +246,13 @@ def referee_log(
             try:
                 finished += referee.finish()
             except RefereeInputError as error:  # the log's last frame, decided once it ends
-                raise UserError(f"{_where(name, error, held)}: {error}") from None
+                # After an error, the frame that raised it may raise it again: told once.
+                stopped_by = stopped_by or UserError(f"{_where(name, error, held)}: {error}")
             _tell_ignored(referee, name, held)
             for out in finished:
                 publish(out)
+    if stopped_by is not None:
+        raise stopped_by
     if interrupted:
         raise RefereeingInterrupted(decided)
     if logged_end is not None and not any(isinstance(out, GameEnd) for out in decided):
