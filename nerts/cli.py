@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import errno
 import importlib
 import logging
 import os
@@ -19,6 +18,7 @@ from shlex import quote
 from typing import Any
 
 from nerts.errors import (
+    DISK_FULL_ERRNOS,
     FAILURE_STATUS,
     USER_ERROR_STATUS,
     UserError,
@@ -247,8 +247,6 @@ def configure_logging(verbosity: int, log_file: Path | None) -> None:
 
 BROKEN_PIPE_STATUS = 141
 """Exit status when the output's reader went away, as a shell reports a process SIGPIPE ended."""
-DISK_FULL_ERRNOS = (errno.ENOSPC, errno.EDQUOT)
-"""Write errors that are the machine's state, not a fault of the command: said in one line."""
 
 
 def _stdout_to_devnull() -> None:
@@ -373,7 +371,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as error:
         if error.errno not in DISK_FULL_ERRNOS:
             raise
-        _stdout_to_devnull()
+        if error.filename is None:  # the output itself, not a file named
+            _stdout_to_devnull()
         sys.stderr.write(
             f"nerts {args.command}: error: cannot write {error.filename or 'the output'}: "
             f"{error.strerror}\n"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import os
 import shlex
 from pathlib import Path
@@ -18,6 +19,17 @@ FAILURE_STATUS = 1
 disk, a box that did not take a command)."""
 USER_ERROR_STATUS = 2
 """The exit status of a mistake in what a command was given (a `UserError`, or argparse's)."""
+DISK_FULL_ERRNOS = (errno.ENOSPC, errno.EDQUOT)
+"""Write errors that are the machine's state, not a fault of the command: said in one line."""
+
+
+def cannot_write(path: Path, error: OSError) -> Exception:
+    """What to raise where `path` could not be written: for a full disk, the error itself
+    naming the file (the work failed, though what was given was right: `FAILURE_STATUS`);
+    else a `UserError` (a place given that cannot be written)."""
+    if error.errno in DISK_FULL_ERRNOS:
+        return OSError(error.errno, error.strerror, str(path))
+    return UserError(f"cannot write {path}: {error.strerror or error}")
 
 
 def folder_argument(text: str) -> Path:

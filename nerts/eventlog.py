@@ -14,7 +14,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
-from nerts.errors import UserError, make_folder
+from nerts.errors import UserError, cannot_write, make_folder
 from referee.errors import RefereeInputError
 from referee.events import EVENT_TYPES, Event, OtherEvent, Play, event_from_dict
 
@@ -344,15 +344,19 @@ class EventWriter:
             try:
                 self._stream = self.path.open("w", encoding="utf-8")
             except OSError as error:
-                raise UserError(f"cannot write {self.path}: {error.strerror or error}") from None
+                raise self._cannot_write(error) from None
         return self
+
+    def _cannot_write(self, error: OSError) -> Exception:
+        """The error to raise for `error`, met writing the file (`nerts.errors.cannot_write`)."""
+        return cannot_write(Path(str(self.path)), error)
 
     def write(self, event: Event) -> None:
         if self._stream is not None:
             try:
                 self._stream.write(event_line(event))
             except OSError as error:  # a full disk: said naming the file, not a traceback
-                raise UserError(f"cannot write {self.path}: {error.strerror or error}") from None
+                raise self._cannot_write(error) from None
         self.count += 1
 
     def write_all(self, events: Iterable[Event]) -> None:
@@ -366,7 +370,7 @@ class EventWriter:
             try:
                 self._stream.flush()
             except OSError as error:
-                raise UserError(f"cannot write {self.path}: {error.strerror or error}") from None
+                raise self._cannot_write(error) from None
 
     def __exit__(
         self,
@@ -380,6 +384,6 @@ class EventWriter:
             self._stream.close()
         except OSError as error:
             if exc is None:  # else the error that stopped the run is the one to tell
-                raise UserError(f"cannot write {self.path}: {error.strerror or error}") from None
+                raise self._cannot_write(error) from None
             return
         log.info("wrote %d events to %s", self.count, self.path)

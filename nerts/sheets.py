@@ -14,7 +14,7 @@ from shlex import quote
 from typing import Any
 
 from nerts.columns import right, shown_width
-from nerts.errors import UserError
+from nerts.errors import UserError, cannot_write
 from nerts.eventlog import blank_line, json_line, looks_like_event
 from referee.errors import RefereeInputError
 from referee.scoresheet import Scoresheet
@@ -88,7 +88,7 @@ def start_sheet(path: Path, entry: dict[str, Any]) -> None:
                 raise UserError(f"{path} already exists; choose another name or delete it first")
             handle.write((json.dumps(entry) + "\n").encode("utf-8"))
     except OSError as error:
-        raise UserError(f"cannot write {path}: {error.strerror or error}") from None
+        raise cannot_write(path, error) from None
 
 
 FINGERPRINT_HEX_DIGITS = 16
@@ -153,7 +153,7 @@ def append_entries(path: Path, entries: list[dict[str, Any]]) -> None:
                     lines = "\n" + lines
             handle.write(lines.encode("utf-8"))
     except OSError as error:
-        raise UserError(f"cannot write {path}: {error.strerror or error}") from None
+        raise cannot_write(path, error) from None
 
 
 SHEET_COLUMN_MIN = 6
