@@ -16,7 +16,14 @@ from typing import IO, Any
 
 from nerts.errors import UserError, cannot_write, make_folder
 from referee.errors import RefereeInputError
-from referee.events import EVENT_TYPES, Event, OtherEvent, Play, event_from_dict
+from referee.events import (
+    EVENT_TYPES,
+    Event,
+    OtherEvent,
+    Play,
+    event_from_dict,
+    set_aside_keys,
+)
 
 log = logging.getLogger(__name__)
 
@@ -114,6 +121,7 @@ def read_numbered_events(path: Path, live: bool = False) -> Iterator[tuple[int, 
     except OSError as error:
         raise UserError(f"cannot read {name}: {error.strerror or error}") from None
     told: set[str] = set()
+    told_keys: set[tuple[str, str]] = set()  # (type, key) of extension keys set aside
     checked = False
     with handle:
         # Decoded line by line, not by the text reader's chunks, so that an error names its line.
@@ -149,6 +157,17 @@ def read_numbered_events(path: Path, live: bool = False) -> Iterator[tuple[int, 
             if isinstance(event, OtherEvent) and event.type not in told:
                 told.add(event.type)
                 _tell_if_mistyped(event.type, f"{name}:{line_number}")
+            for key in set_aside_keys(event):
+                if (event.type_name, key) not in told_keys:
+                    told_keys.add((event.type_name, key))
+                    log.warning(
+                        "%s:%d: %s's %r is not in the form this referee writes it: kept as "
+                        "another tool's key, and not judged",
+                        name,
+                        line_number,
+                        event.type_name,
+                        key,
+                    )
             yield line_number, event
 
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
+from functools import partial
 from types import MappingProxyType
 from typing import Any, ClassVar, TypeVar
 
@@ -250,6 +251,7 @@ class OtherEvent(Event):
 
 
 E = TypeVar("E", bound=enum.Enum)
+T = TypeVar("T")
 
 
 class _Reader:
@@ -258,6 +260,21 @@ class _Reader:
     def __init__(self, data: Mapping[str, Any], kind: str) -> None:
         self.data = data
         self.kind = kind
+        self.set_aside: set[str] = set()
+        """Extension keys whose values are not this version's: kept as extras."""
+
+    def extension(self, key: str, read: Callable[[str], T]) -> T | None:
+        """An extension key's value (one of this project's keys beyond the contract), or None
+        where it is missing or not of the form this version writes: the contract has readers
+        ignore keys they do not know, so another tool's key of that name is kept as an extra
+        (`set_aside`), not refused."""
+        if self.data.get(key) is None:
+            return None
+        try:
+            return read(key)
+        except EventError:
+            self.set_aside.add(key)
+            return None
 
     def fail(self, key: str, expected: str) -> EventError:
         if key not in self.data:
@@ -340,8 +357,9 @@ def _seat_info(item: Any) -> SeatInfo:
     if not isinstance(item, Mapping):
         raise EventError(f"round_start: each of 'seats' must be an object, got {json_text(item)}")
     reader = _Reader(item, "round_start seat")
-    pile = None if item.get("nerts_pile") is None else reader.integer("nerts_pile", minimum=1)
-    unknown = {key: value for key, value in item.items() if key not in SEAT_KEYS}
+    pile = reader.extension("nerts_pile", partial(reader.integer, minimum=1))
+    known = SEAT_KEYS - reader.set_aside
+    unknown = {key: value for key, value in item.items() if key not in known}
     extras = MappingProxyType(unknown) if unknown else None
     return SeatInfo(reader.integer("seat"), reader.text("back"), pile, extras=extras)
 
@@ -370,7 +388,7 @@ def _play(r: _Reader, frame: int, t: float) -> Play:
         r.text("pile"),
         r.choice("verdict", Verdict),
         None if r.data.get("reason") in RETIRED_REASONS else r.choice("reason", IllegalReason),
-        bool(r.optional_bool("joker")),
+        bool(r.extension("joker", r.optional_bool)),
     )
 
 
@@ -387,7 +405,6 @@ def _game_end(r: _Reader, frame: int, t: float) -> GameEnd:
 
 
 def _round_end(r: _Reader, frame: int, t: float) -> RoundEnd:
-    bonus = r.by_seat("bonus") if "bonus" in r.data else {}
     return RoundEnd(
         frame,
         t,
@@ -395,9 +412,9 @@ def _round_end(r: _Reader, frame: int, t: float) -> RoundEnd:
         r.by_seat("scores"),
         r.by_seat("foundation"),
         r.by_seat("nerts_left"),
-        bonus,
-        r.choice("ended_by", RoundEndCause),
-        r.integer("caller") if r.data.get("caller") is not None else None,
+        r.extension("bonus", r.by_seat) or {},
+        r.extension("ended_by", partial(r.choice, kind=RoundEndCause)),
+        r.extension("caller", r.integer),
     )
 
 
@@ -422,6 +439,22 @@ _KEYS = {
     )
 }  # fmt: skip
 """Each type's keys in the contract (and this version's extension keys): the rest are extras."""
+
+
+def set_aside_keys(event: Event) -> list[str]:
+    """The extension keys of `event` (and of its deal's seats, "seats[i].key") whose values
+    this version could not read, so kept as another tool's keys (`_Reader.extension`)."""
+    keys = [key for key in event.extras or () if key in _KEYS.get(event.type_name, ())]
+    if isinstance(event, RoundStart):
+        keys += [
+            f"seats[{number}].{key}"
+            for number, seat in enumerate(event.seats)
+            for key in seat.extras or ()
+            if key in SEAT_KEYS
+        ]
+    return keys
+
+
 EVENT_TYPES = frozenset(_PARSERS)
 """The event types this version referees; any other is an `OtherEvent`."""
 
@@ -439,7 +472,7 @@ def event_from_dict(data: Any) -> Event:
     if parser is None:
         return OtherEvent(frame, t, kind, dict(data))
     event = parser(reader, frame, t)
-    known = _KEYS[kind]
+    known = _KEYS[kind] - reader.set_aside
     if data.keys() <= known:  # the usual case, checked at C speed
         return event
     extras = {key: data[key] for key in data if key not in known}

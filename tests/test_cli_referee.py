@@ -500,3 +500,24 @@ def test_a_line_that_stops_the_log_keeps_every_frame_before_it_decided(
     assert (status, out) == (2, "") and f"{whole}:8: " in err.splitlines()[-1]
     assert run(capsys, "referee", str(before), "--out", str(expected))[0] == 0
     assert kept.read_text() == expected.read_text() and len(expected.read_text().splitlines()) > 5
+
+
+def test_an_extension_key_in_another_form_is_warned_of_once_and_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Another tool's "joker": 1 is not refused (the contract has readers ignore keys they do
+    not know), nor taken for a joker: warned of once, by its first line, and written back."""
+    lines = (GOLDEN / "races.input.jsonl").read_text().splitlines()
+    marked = [line.replace('"pile": "F0"}', '"pile": "F0", "joker": 1}') for line in lines]
+    log, out_path = tmp_path / "marked.jsonl", tmp_path / "out.jsonl"
+    log.write_text("\n".join(marked) + "\n")
+    status, out, err = run(capsys, "referee", str(log), "--out", str(out_path))
+    assert (status, out.splitlines()[:-1]) == (
+        0,
+        run(capsys, "referee", str(GOLDEN / "races.input.jsonl"))[1].splitlines(),
+    )
+    assert [line for line in err.splitlines() if line.startswith("warning: ")] == [
+        f"warning: {log}:2: play's 'joker' is not in the form this referee writes it: kept as "
+        "another tool's key, and not judged"
+    ]
+    assert out_path.read_text().count('"joker": 1') == sum('"joker": 1' in line for line in marked)
