@@ -230,7 +230,8 @@ warned of: other types are ignored quietly, as the contract lets tools add their
 def _tell_if_mistyped(kind: str, where: str) -> None:
     """Warns where an unknown event type looks like a typo of a known one: ignored as the
     contract says, it would change the verdicts without a word."""
-    near = difflib.get_close_matches(kind, EVENT_TYPES, n=1, cutoff=MISTYPED_SIMILARITY_MIN)
+    # Compared in lower case: 'PLAY' is as sure a slip as 'plya'.
+    near = difflib.get_close_matches(kind.lower(), EVENT_TYPES, n=1, cutoff=MISTYPED_SIMILARITY_MIN)
     if near:
         log.warning(
             "%s: event type %r is not one the referee knows, so every event of it is ignored: "

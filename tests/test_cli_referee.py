@@ -521,3 +521,29 @@ def test_an_extension_key_in_another_form_is_warned_of_once_and_kept(
         "another tool's key, and not judged"
     ]
     assert out_path.read_text().count('"joker": 1') == sum('"joker": 1' in line for line in marked)
+
+
+def test_a_log_of_no_type_the_referee_knows_is_warned_of(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A tool writing the types in capitals: each is told as a slip, and the whole log too."""
+    events = [json.loads(line) for line in (GOLDEN / "races.input.jsonl").read_text().splitlines()]
+    for event in events:
+        event["type"] = event["type"].upper()
+    events[0]["type"] = "Round_Start"
+    log = tmp_path / "capitals.jsonl"
+    log.write_text("".join(json.dumps(event) + "\n" for event in events))
+    status, _, err = run(capsys, "referee", str(log))
+    warnings = [line for line in err.splitlines() if line.startswith("warning: ")]
+    assert status == 0 and warnings[:2] == [
+        f"warning: {log}:1: event type 'Round_Start' is not one the referee knows, so every event "
+        "of it is ignored: did you mean 'round_start'?",
+        f"warning: {log}:2: event type 'PLAY' is not one the referee knows, so every event of it "
+        "is ignored: did you mean 'play'?",
+    ]
+    assert len(warnings) == len({event["type"] for event in events}) + 1
+    assert warnings[-1] == (
+        f"warning: {log}: no event in it is of a type the referee knows (game_end, nerts_call, "
+        "nerts_count, pile_complete, play, round_end, round_start, stuck, take_back): nothing was "
+        "refereed"
+    )

@@ -18,7 +18,7 @@ from nerts.errors import FAILURE_STATUS, UserError, file_argument, refuse_overwr
 from nerts.eventlog import STANDARD_INPUT, EventWriter, log_name, read_numbered_events
 from nerts.scoreboard import format_scoreboard
 from referee.errors import EventError, RefereeInputError
-from referee.events import Event, GameEnd, NertsCall, RoundStart
+from referee.events import EVENT_TYPES, Event, GameEnd, NertsCall, OtherEvent, RoundStart
 from referee.game import GameReferee
 from referee.options import (
     CALLER_BONUS_MAX,
@@ -207,6 +207,7 @@ def referee_log(
         # A line the log cannot be read past: the frames before it are still decided and
         # written, as at the log's end, before it is told.
         stopped_by: UserError | None = None
+        known_read = False  # whether any event read is of a type the referee knows
         buttons = None if box is None else _NertsButtons(box)
         while True:
             try:
@@ -220,6 +221,7 @@ def referee_log(
             if numbered is None:
                 break
             line_number, event = numbered
+            known_read = known_read or not isinstance(event, OtherEvent)
             held.append((event, line_number))
             deals.read(event, line_number)
             if logged_end is None and isinstance(event, GameEnd):
@@ -251,6 +253,12 @@ def referee_log(
             _tell_ignored(referee, name, held)
             for out in finished:
                 publish(out)
+    if not known_read:
+        log.warning(
+            "%s: no event in it is of a type the referee knows (%s): nothing was refereed",
+            name,
+            ", ".join(sorted(EVENT_TYPES)),
+        )
     if stopped_by is not None:
         raise stopped_by
     if interrupted:
