@@ -17,7 +17,8 @@ from typing import Any, ClassVar, TypeVar
 
 from referee.cards import Card, Suit
 from referee.errors import EventError, InvalidCardError, json_kind, json_text
-from referee.numbers import plain_number
+from referee.numbers import PLAIN_DIGITS_MAX, plain_number
+from referee.options import NERTS_PILE_SIZE_MAX
 
 
 class Verdict(enum.Enum):
@@ -250,6 +251,10 @@ class OtherEvent(Event):
 # ---- parsing -------------------------------------------------------------------------------
 
 
+SEAT_MAX = 10**PLAIN_DIGITS_MAX - 1
+"""The highest seat number read: seats key the scores of a round's end, where a seat is written
+in at most `PLAIN_DIGITS_MAX` digits, so the referee's own output reads back."""
+
 E = TypeVar("E", bound=enum.Enum)
 T = TypeVar("T")
 
@@ -291,6 +296,17 @@ class _Reader:
         if type(value) is not int or value < minimum:
             raise self.fail(key, f"an integer >= {minimum}")
         return value
+
+    def bounded(self, key: str, minimum: int, maximum: int) -> int:
+        """An integer from `minimum` to `maximum`."""
+        value = self.data.get(key)
+        if type(value) is not int or not minimum <= value <= maximum:
+            raise self.fail(key, f"an integer from {minimum} to {maximum}")
+        return value
+
+    def seat(self, key: str) -> int:
+        """A seat number, at most `SEAT_MAX`: one the writer can also key scores by."""
+        return self.bounded(key, 0, SEAT_MAX)
 
     def number(self, key: str) -> float:
         """A finite number, not negative (times are seconds from the first frame)."""
@@ -357,11 +373,13 @@ def _seat_info(item: Any) -> SeatInfo:
     if not isinstance(item, Mapping):
         raise EventError(f"round_start: each of 'seats' must be an object, got {json_text(item)}")
     reader = _Reader(item, "round_start seat")
-    pile = reader.extension("nerts_pile", partial(reader.integer, minimum=1))
+    pile = reader.extension(
+        "nerts_pile", partial(reader.bounded, minimum=1, maximum=NERTS_PILE_SIZE_MAX)
+    )
     known = SEAT_KEYS - reader.set_aside
     unknown = {key: value for key, value in item.items() if key not in known}
     extras = MappingProxyType(unknown) if unknown else None
-    return SeatInfo(reader.integer("seat"), reader.text("back"), pile, extras=extras)
+    return SeatInfo(reader.seat("seat"), reader.text("back"), pile, extras=extras)
 
 
 SEAT_KEYS = frozenset({"seat", "back", "nerts_pile"})
@@ -376,14 +394,16 @@ def _round_start(r: _Reader, frame: int, t: float) -> RoundStart:
     numbers = [info.seat for info in infos]
     if len(set(numbers)) != len(numbers):
         raise r.fail("seats", "a list of distinct seats")
-    return RoundStart(frame, t, r.integer("round", 1), infos, r.integer("nerts_pile", 1))
+    return RoundStart(
+        frame, t, r.integer("round", 1), infos, r.bounded("nerts_pile", 1, NERTS_PILE_SIZE_MAX)
+    )
 
 
 def _play(r: _Reader, frame: int, t: float) -> Play:
     return Play(
         frame,
         t,
-        r.integer("seat"),
+        r.seat("seat"),
         r.card("card"),
         r.text("pile"),
         r.choice("verdict", Verdict),
@@ -401,7 +421,7 @@ def _pile_complete(r: _Reader, frame: int, t: float) -> PileComplete:
 
 
 def _game_end(r: _Reader, frame: int, t: float) -> GameEnd:
-    return GameEnd(frame, t, r.by_seat("totals"), r.integer("winner"))
+    return GameEnd(frame, t, r.by_seat("totals"), r.seat("winner"))
 
 
 def _round_end(r: _Reader, frame: int, t: float) -> RoundEnd:
@@ -414,20 +434,18 @@ def _round_end(r: _Reader, frame: int, t: float) -> RoundEnd:
         r.by_seat("nerts_left"),
         r.extension("bonus", r.by_seat) or {},
         r.extension("ended_by", partial(r.choice, kind=RoundEndCause)),
-        r.extension("caller", r.integer),
+        r.extension("caller", r.seat),
     )
 
 
 _PARSERS = {
     RoundStart.TYPE: _round_start,
     Play.TYPE: _play,
-    TakeBack.TYPE: lambda r, f, t: TakeBack(
-        f, t, r.integer("seat"), r.card("card"), r.text("pile")
-    ),
+    TakeBack.TYPE: lambda r, f, t: TakeBack(f, t, r.seat("seat"), r.card("card"), r.text("pile")),
     PileComplete.TYPE: _pile_complete,
-    NertsCount.TYPE: lambda r, f, t: NertsCount(f, t, r.integer("seat"), r.integer("remaining")),
+    NertsCount.TYPE: lambda r, f, t: NertsCount(f, t, r.seat("seat"), r.integer("remaining")),
     Stuck.TYPE: lambda r, f, t: Stuck(f, t),
-    NertsCall.TYPE: lambda r, f, t: NertsCall(f, t, r.integer("seat"), r.optional_bool("valid")),
+    NertsCall.TYPE: lambda r, f, t: NertsCall(f, t, r.seat("seat"), r.optional_bool("valid")),
     RoundEnd.TYPE: _round_end,
     GameEnd.TYPE: _game_end,
 }

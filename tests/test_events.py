@@ -60,7 +60,9 @@ def test_unknown_keys_are_kept_and_written_back_but_never_judged() -> None:
         ({"t": 10**400}, "'t' must be a finite number"),  # too large for a float
         ({"t": -0.5}, "'t' must be a finite number >= 0"),
         ({"card": "11H"}, "play: 'card': not a card: '11H'"),
-        ({"seat": None}, "'seat' must be an integer >= 0, got null"),
+        ({"seat": None}, "'seat' must be an integer from 0 to 999999999, got null"),
+        # Seats key a round end's scores, where a seat is written in at most 9 digits.
+        ({"seat": 10**9}, "'seat' must be an integer from 0 to 999999999, got 1000000000"),
         ({"frame": "1"}, "'frame' must be an integer >= 0, got \"1\""),
         ({"verdict": "maybe"}, "'verdict' must be one of"),
         ({"pile": ""}, "'pile' must be a non-empty string"),
@@ -73,7 +75,9 @@ def test_bad_events_name_key_and_value(change: dict[str, Any], message: str) -> 
 
 def test_a_missing_key_is_named_missing() -> None:
     without_seat = {key: value for key, value in PLAY.items() if key != "seat"}
-    with pytest.raises(EventError, match=r"^play: 'seat' is missing; it must be an integer >= 0$"):
+    with pytest.raises(
+        EventError, match=r"^play: 'seat' is missing; it must be an integer from 0 to 999999999$"
+    ):
         event_from_dict(without_seat)
 
 
