@@ -162,3 +162,12 @@ def test_a_seats_pile_size_in_another_form_is_another_tools_key() -> None:
 def test_a_reason_of_earlier_versions_is_read_as_none() -> None:
     old = {**PLAY, "verdict": "illegal", "reason": "round_over"}
     assert event_from_dict(old).to_dict() == {**PLAY, "verdict": "illegal"}
+
+
+def test_a_nerts_pile_holds_at_most_a_deck() -> None:
+    """As `--nerts-pile` options allow: more is a slip, refused where it is read."""
+    deal = {"frame": 0, "t": 0.0, "type": "round_start", "round": 1, "nerts_pile": 53}
+    deal |= {"seats": [{"seat": 0, "back": "red"}]}
+    with pytest.raises(EventError, match="'nerts_pile' must be an integer from 1 to 52, got 53"):
+        event_from_dict(deal)
+    assert isinstance(event_from_dict({**deal, "nerts_pile": 52}), RoundStart)
