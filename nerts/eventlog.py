@@ -277,6 +277,11 @@ def json_line(raw: bytes, name: str, line_number: int) -> object:
     except json.JSONDecodeError as error:
         # A pretty-printed file or a JSON array opens with a bracket alone on its line.
         hint = f"; {JSON_LINES_SAID}" if line.strip() in ("{", "[") else ""
+        if "\r" in line.rstrip("\r\n"):  # lines ended by a carriage return alone read as one
+            hint = (
+                "; its lines end in a carriage return alone (classic Mac OS): save it with "
+                "Unix (LF) or Windows (CR LF) line ends"
+            )
         raise UserError(f"{name}:{line_number}: not valid JSON ({error.msg}){hint}") from None
     except RecursionError:
         raise UserError(f"{name}:{line_number}: JSON nested too deeply") from None

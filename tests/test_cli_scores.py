@@ -197,6 +197,13 @@ def test_scores_from_refereed_events(tmp_path: Path, capsys: pytest.CaptureFixtu
         f"{judged}: no round ended in this log (it stops before a valid Nerts call or a final "
         "stuck): nothing to add yet"
     )
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n")
+    status, _, err = run(capsys, "scores", short, "add", "--from", str(empty))
+    assert (status, err.splitlines()[-1]) == (
+        2,
+        f"nerts scores: error: {empty} holds no events: nothing to add",
+    )
     # A sheet given where a log of table events belongs is named as what it is.
     message = f"{game} is a score sheet ('nerts scores'), not a log of table events"
     for arguments in (["referee", game], ["scores", game, "add", "--from", game]):

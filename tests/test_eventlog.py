@@ -3,9 +3,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from nerts.errors import UserError
 from nerts.eventlog import EventWriter, event_line, read_events
 from referee.cards import Card, Rank, Suit
 from referee.events import IllegalReason, NertsCall, Play, Verdict
@@ -50,3 +52,18 @@ def test_written_events_read_back_the_same(tmp_path: Path) -> None:
         for play in plays:
             writer.write(play)
     assert list(read_events(path)) == plays
+
+
+def test_lines_ended_by_a_carriage_return_alone_are_said_so(tmp_path: Path) -> None:
+    log = tmp_path / "mac.jsonl"
+    log.write_bytes(
+        b'{"frame": 0, "t": 0.0, "type": "stuck"}\r{"frame": 1, "t": 0.1, "type": "stuck"}\r'
+    )
+    with pytest.raises(UserError) as refused:
+        list(read_events(log))
+    assert str(refused.value) == (
+        f"{log}:1: not valid JSON (Extra data); its lines end in a carriage return alone "
+        "(classic Mac OS): save it with Unix (LF) or Windows (CR LF) line ends"
+    )
+    log.write_bytes(log.read_bytes().replace(b"\r", b"\r\n"))  # Windows line ends read well
+    assert len(list(read_events(log))) == 2

@@ -188,7 +188,9 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
         raise UserError("add takes either --from EVENTS.jsonl or SEAT=POINTS, not both")
     entries: list[dict[str, Any]] = []
     if args.action == "add" and args.from_events:
-        rounds, refereed = _round_ends(args.from_events)
+        rounds, refereed, read = _round_ends(args.from_events)
+        if not read:
+            raise UserError(f"{args.from_events} holds no events: nothing to add")
         if not rounds and refereed:
             raise UserError(
                 f"{args.from_events}: no round ended in this log (it stops before a valid Nerts "
@@ -235,9 +237,10 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
     return sheet
 
 
-def _round_ends(path: Path) -> tuple[list[RoundEnd], bool]:
-    """The rounds an events file scored, and whether it may have been refereed (no play lacks
-    a verdict: a log of no play at all has nothing for a referee to add either);
+def _round_ends(path: Path) -> tuple[list[RoundEnd], bool, bool]:
+    """The rounds an events file scored, whether it may have been refereed (no play lacks
+    a verdict: a log of no play at all has nothing for a referee to add either), and whether
+    it holds any event;
     a `UserError` naming the line of a round whose scores are not its centre cards less twice
     its Nerts cards, or that gives a bonus to more than one seat or a negative one (a line
     edited by hand, or another tool's)."""
@@ -249,7 +252,9 @@ def _round_ends(path: Path) -> tuple[list[RoundEnd], bool]:
     # The seats whose Nerts call the referee judged valid this round: a caller's last Nerts
     # card, late and taken back after the call, leaves it one Nerts card and its bonus.
     called: set[int] = set()
+    read = False
     for line, event in read_numbered_events(path):
+        read = True
         refereed = refereed and not (isinstance(event, Play) and event.verdict is None)
         if isinstance(event, RoundStart):
             called = set()
@@ -282,7 +287,7 @@ def _round_ends(path: Path) -> tuple[list[RoundEnd], bool]:
                     f"{ROUND_POINTS_MAX}; {again}"
                 )
         rounds.append(event)
-    return rounds, refereed
+    return rounds, refereed, read
 
 
 USUAL_ROUND_POINTS = (-26, 64)
