@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import json
@@ -11,7 +12,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 from shlex import quote
-from typing import Any
+from typing import Any, BinaryIO
 
 from nerts.columns import right, shown_width
 from nerts.errors import UserError, cannot_write
@@ -81,12 +82,12 @@ def start_sheet(path: Path, entry: dict[str, Any]) -> None:
     nothing to lose). Checked under the sheet's lock, so two starts at once make one sheet."""
     _refuse_special_file(path)
     try:
-        with path.open("ab+") as handle:
+        with path.open("ab+", buffering=0) as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
             handle.seek(0)
             if not blank_line(handle.read()):
                 raise UserError(f"{path} already exists; choose another name or delete it first")
-            handle.write((json.dumps(entry) + "\n").encode("utf-8"))
+            _append_whole(handle, (json.dumps(entry) + "\n").encode("utf-8"))
     except OSError as error:
         raise cannot_write(path, error) from None
 
@@ -146,14 +147,30 @@ def append_entries(path: Path, entries: list[dict[str, Any]]) -> None:
     own also where the file's last line has no line end (an editor may save it so)."""
     lines = "".join(json.dumps(entry) + "\n" for entry in entries)
     try:
-        with path.open("ab+") as handle:
+        with path.open("ab+", buffering=0) as handle:
             if handle.seek(0, os.SEEK_END) > 0:
                 handle.seek(-1, os.SEEK_END)
                 if handle.read(1) != b"\n":
                     lines = "\n" + lines
-            handle.write(lines.encode("utf-8"))
+            _append_whole(handle, lines.encode("utf-8"))
     except OSError as error:
         raise cannot_write(path, error) from None
+
+
+def _append_whole(handle: BinaryIO, data: bytes) -> None:
+    """Appends all of `data` to the sheet, or nothing: a write that fails part way (a full
+    disk) is cut off again, since half a line would leave the sheet unreadable."""
+    start = handle.seek(0, os.SEEK_END)
+    try:
+        view = memoryview(data)
+        while view:
+            written = handle.write(view)
+            if not written:  # a file system that takes nothing and says no error
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            view = view[written:]
+    except OSError:
+        handle.truncate(start)
+        raise
 
 
 SHEET_COLUMN_MIN = 6

@@ -6,6 +6,9 @@ from __future__ import annotations
 import codecs
 import json
 import shutil
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -332,3 +335,37 @@ def test_a_log_of_no_play_is_said_to_end_no_round_not_to_want_refereeing(
         f"{events}: no round ended in this log (it stops before a valid Nerts call or a final "
         "stuck): nothing to add yet\n"
     )
+
+
+FULL_DISK_APPEND = """
+import resource, signal, sys
+from pathlib import Path
+from nerts.sheets import append_entries
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG) instead
+sheet = Path(sys.argv[1])
+room = sheet.stat().st_size + 20
+resource.setrlimit(resource.RLIMIT_FSIZE, (room, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+try:
+    append_entries(sheet, [{"type": "round", "points": {"0": 1, "1": 2}, "note": "x" * 100}])
+except Exception as error:
+    print(type(error).__name__)
+"""
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGXFSZ"), reason="needs POSIX file size limits")
+def test_a_round_that_cannot_be_written_whole_leaves_the_sheet_as_it_was(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Half a line would make the sheet unreadable for good: the write is cut off again."""
+    sheet = tmp_path / "club.jsonl"
+    assert run(capsys, "scores", str(sheet), "new", "--players", "Anna", "Ben")[0] == 0
+    before = sheet.read_bytes()
+    done = subprocess.run(
+        [sys.executable, "-c", FULL_DISK_APPEND, str(sheet)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).parent.parent,
+    )
+    assert done.stdout == "UserError\n" and sheet.read_bytes() == before
+    assert run(capsys, "scores", str(sheet), "add", "Anna=3", "Ben=4")[0] == 0
