@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import copy
 import importlib
+import itertools
 import logging
 import os
 import re
@@ -341,10 +342,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         owner = parser if before_command else args.command_parser
         files = [w for w in unknown if w.startswith("-") and names_a_file(w) and not before_command]
         hint = f" ({_given_as_a_file(files[0])})" if files else ""
-        backs = [word for word in unknown if "=" in word and not word.startswith("-")]
+        # The words before any unknown option: those after one are likely its values.
+        loose = list(itertools.takewhile(lambda word: not word.startswith("-"), unknown))
+        backs = [word for word in loose if "=" in word]
         if backs and not hint and hasattr(args, "backs"):  # none given, or one by --backs=...
             every = [*(args.backs or []), *backs]
             hint = f" ({backs_go_after_backs(every)})"
+        photos = [word for word in loose if names_a_file(word)]
+        if photos and not hint and isinstance(getattr(args, "image", None), Path):
+            hint = f" ({args.command} reads one photo: run it once for each)"
         owner.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
     try:
         if args.log_file is not None:

@@ -184,6 +184,29 @@ def test_backs_given_without_backs_are_told_where_they_go(
     )
 
 
+def test_values_of_an_unknown_option_are_not_taken_for_backs(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):  # identify has no --left: its value is no back
+        main(["identify", "x.jpg", "--backs", "Anna=a.jpg", "--left", "Anna=3"])
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "nerts identify: error: unrecognized arguments: --left Anna=3"
+    )
+
+
+def test_a_second_photo_to_count_is_told_to_be_counted_by_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "b.jpg").write_bytes(b"")
+    with pytest.raises(SystemExit):
+        main(["count", "a.jpg", "b.jpg", "--backs", "Anna=a.png"])
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "nerts count: error: unrecognized arguments: b.jpg (count reads one photo: run it once "
+        "for each)"
+    )
+
+
 def test_backs_among_identify_photos_are_told_where_they_go(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
