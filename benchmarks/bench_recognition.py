@@ -453,9 +453,10 @@ def _time_reading(
     )
 
 
-def main() -> None:
+def main(prog: str | None = None) -> None:
+    """`prog`: the command its usage names (`python -m models.evaluate` runs it too)."""
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument(
         "--metrics",

@@ -28,7 +28,9 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(f"models.evaluate: {BENCHMARK} is missing (it ships with the repository)")
     sys.argv = [str(BENCHMARK), *arguments]
     sys.path.insert(0, str(BENCHMARK.parent))  # as running the script does: its helpers beside it
-    runpy.run_path(str(BENCHMARK), run_name="__main__")
+    runpy.run_path(str(BENCHMARK), run_name="bench_recognition")["main"](
+        prog="python -m models.evaluate"
+    )
 
 
 if __name__ == "__main__":

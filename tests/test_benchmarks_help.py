@@ -53,5 +53,5 @@ def test_models_evaluate_runs_the_recognition_benchmark_writing_its_figures() ->
         cwd=Path(__file__).resolve().parents[1],
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("usage: bench_recognition.py")
+    assert done.stdout.startswith("usage: python -m models.evaluate ")  # the command typed
     assert "--metrics FILE.json" in done.stdout
