@@ -369,3 +369,44 @@ def test_a_round_that_cannot_be_written_whole_leaves_the_sheet_as_it_was(
     )
     assert done.stdout == "UserError\n" and sheet.read_bytes() == before
     assert run(capsys, "scores", str(sheet), "add", "Anna=3", "Ben=4")[0] == 0
+
+
+def test_a_log_of_several_games_adds_the_one_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The referee starts a new game after one ends; a sheet keeps one game."""
+    events = tmp_path / "evening.jsonl"
+    assert run(capsys, "referee", str(GOLDEN / "game_to_target.input.jsonl"), "--target", "5",
+               "--out", str(events))[0] == 0  # fmt: skip
+    ends = [n for n, line in enumerate(events.read_text().splitlines(), 1) if "game_end" in line]
+    rounds_by_game = _rounds_between(events, ends)
+    assert len(ends) >= 2, "the golden game must end more than once at --target 5"
+    sheet = tmp_path / "sheet.jsonl"
+    run(capsys, "scores", str(sheet), "new", "--players", "A", "B", "C", "--target", "5")
+    status, _, err = run(capsys, "scores", str(sheet), "add", "--from", str(events))
+    games = len(rounds_by_game)
+    assert (status, err.splitlines()[-1]) == (
+        2,
+        f"nerts scores: error: {events} holds {games} games (game_end on lines "
+        f"{', '.join(map(str, ends))}), and a sheet keeps one: give --game 1 to --game {games}, "
+        "each to a sheet of its own",
+    )
+    status, _, err = run(capsys, "scores", str(sheet), "add", "--from", str(events), "--game", "2")
+    assert status == 0 and len(load_sheet(sheet).rounds) == rounds_by_game[1]
+    status, _, err = run(capsys, "scores", str(sheet), "add", "--from", str(events), "--game", "9")
+    assert (status, err.splitlines()[-1]) == (
+        2,
+        f"nerts scores: error: --game 9: {events} holds {games} games",
+    )
+
+
+def _rounds_between(events: Path, ends: list[int]) -> list[int]:
+    """How many rounds each game of a refereed log holds, by the lines of its game ends."""
+    lines = events.read_text().splitlines()
+    counts, start = [], 0
+    for end in [*ends, len(lines)]:
+        rounds = sum('"round_end"' in line for line in lines[start:end])
+        if rounds:
+            counts.append(rounds)
+        start = end
+    return counts

@@ -8,7 +8,7 @@ import logging
 import sys
 from pathlib import Path
 from shlex import quote
-from typing import Any
+from typing import Any, NamedTuple
 
 from nerts.errors import UserError, file_argument, make_folder
 from nerts.eventlog import blank_line, read_numbered_events
@@ -22,7 +22,7 @@ from nerts.sheets import (
     start_sheet,
 )
 from referee.errors import RefereeInputError
-from referee.events import NertsCall, Play, RoundEnd, RoundStart
+from referee.events import GameEnd, NertsCall, Play, RoundEnd, RoundStart
 from referee.numbers import plain_number
 from referee.options import DEFAULT_TARGET_SCORE
 from referee.scoresheet import ROUND_POINTS_MAX, Scoresheet, control_character
@@ -35,7 +35,8 @@ is appended as one line, so nothing is ever overwritten and every correction sta
 actions:
   new --players NAME NAME...   start a sheet (seats 0, 1, ... in that order)
   add SEAT=POINTS ...          append a round (SEAT is a seat number or a player's name)
-  add --from EVENTS.jsonl      append every round a refereed events file scored
+  add --from EVENTS.jsonl      append every round a refereed events file scored (--game N:
+                               those of its Nth game, where it holds more than one)
   undo                         take back the last round added (undo is not for a fix: to
                                take back a fix, fix the round again)
   fix ROUND SEAT=POINTS ...    correct one round's numbers
@@ -88,7 +89,22 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="EVENTS.jsonl",
         help="for add: take the rounds from a refereed events file",
     )
+    parser.add_argument(
+        "--game",
+        dest="game_number",
+        type=_game_number,
+        metavar="N",
+        help="for add --from: the log's Nth game, where it holds more than one (the referee "
+        "starts a new game after one ends: a sheet keeps one game)",
+    )
     parser.set_defaults(handler=run)
+
+
+def _game_number(text: str) -> int:
+    number = plain_number(text)
+    if number is None or number < 1:
+        raise argparse.ArgumentTypeError(f"give a game's number from 1, got {text!r}")
+    return number
 
 
 def run(args: argparse.Namespace) -> int:
@@ -184,11 +200,14 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
         )
     if args.from_events and args.action != "add":
         raise UserError(f"--from is for add, not {args.action}")
+    if args.game_number is not None and not args.from_events:
+        raise UserError("--game picks a game of the log given by --from: give it too")
     if args.action == "add" and args.from_events and args.values:
         raise UserError("add takes either --from EVENTS.jsonl or SEAT=POINTS, not both")
     entries: list[dict[str, Any]] = []
     if args.action == "add" and args.from_events:
-        rounds, refereed, read = _round_ends(args.from_events)
+        games, refereed, read = _round_ends(args.from_events)
+        rounds = _rounds_of_game(games, args.from_events, args.game_number)
         if not read:
             raise UserError(f"{args.from_events} holds no events: nothing to add")
         if not rounds and refereed:
@@ -237,16 +256,40 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
     return sheet
 
 
-def _round_ends(path: Path) -> tuple[list[RoundEnd], bool, bool]:
-    """The rounds an events file scored, whether it may have been refereed (no play lacks
-    a verdict: a log of no play at all has nothing for a referee to add either), and whether
-    it holds any event;
+def _rounds_of_game(games: list[LoggedGame], log_path: Path, number: int | None) -> list[RoundEnd]:
+    """The rounds of the log's game `number` (None: its only one); a `UserError` where that
+    leaves a choice to make, or names no game of it."""
+    if number is None and len(games) > 1:
+        ends = [str(game.end_line) for game in games if game.end_line is not None]
+        raise UserError(
+            f"{log_path} holds {len(games)} games (game_end on line{'s' * (len(ends) > 1)} "
+            f"{', '.join(ends)}), and a sheet keeps one: give --game 1 to --game {len(games)}, "
+            "each to a sheet of its own"
+        )
+    if number is not None and number > len(games):
+        held = f"{len(games)} game{'s' * (len(games) != 1)}"
+        raise UserError(f"--game {number}: {log_path} holds {held}")
+    return games[(number or 1) - 1].rounds if games else []
+
+
+class LoggedGame(NamedTuple):
+    """A game's rounds in a log, and the line of its `game_end` (None: a game not over)."""
+
+    rounds: list[RoundEnd]
+    end_line: int | None
+
+
+def _round_ends(path: Path) -> tuple[list[LoggedGame], bool, bool]:
+    """The rounds an events file scored, game by game; whether it may have been refereed (no
+    play lacks a verdict: a log of no play at all has nothing for a referee to add either); and
+    whether it holds any event;
     a `UserError` naming the line of a round whose scores are not its centre cards less twice
     its Nerts cards, or that gives a bonus to more than one seat or a negative one (a line
     edited by hand, or another tool's)."""
     again = (
         f"nothing added. Referee the log again: nerts referee {quote(str(path))} --out EVENTS.jsonl"
     )
+    games: list[LoggedGame] = []
     rounds: list[RoundEnd] = []
     refereed = True  # until a play without a verdict shows it was not
     # The seats whose Nerts call the referee judged valid this round: a caller's last Nerts
@@ -260,6 +303,9 @@ def _round_ends(path: Path) -> tuple[list[RoundEnd], bool, bool]:
             called = set()
         elif isinstance(event, NertsCall) and event.valid:
             called.add(event.seat)
+        elif isinstance(event, GameEnd) and rounds:  # the next round begins a new game
+            games.append(LoggedGame(rounds, line))
+            rounds = []
         if not isinstance(event, RoundEnd):
             continue
         for seat, score in sorted(event.scores.items()):
@@ -287,7 +333,9 @@ def _round_ends(path: Path) -> tuple[list[RoundEnd], bool, bool]:
                     f"{ROUND_POINTS_MAX}; {again}"
                 )
         rounds.append(event)
-    return rounds, refereed, read
+    if rounds:
+        games.append(LoggedGame(rounds, None))
+    return games, refereed, read
 
 
 USUAL_ROUND_POINTS = (-26, 64)
