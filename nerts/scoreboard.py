@@ -15,6 +15,7 @@ from referee.events import (
     RoundEndCause,
     RoundStart,
     Stuck,
+    Verdict,
 )
 from referee.scoresheet import without_controls
 
@@ -120,3 +121,30 @@ def _round_summary(verdicts: Counter[str], false_calls: int, stucks: int) -> str
     extra = f", {false_calls} false Nerts {calls}" if false_calls else ""
     extra += f", stuck {stucks}x" if stucks else ""
     return "  plays: " + ", ".join(parts) + extra
+
+
+def as_it_happens(event: Event) -> str | None:
+    """One line telling a decided event worth hearing at once, as a live game is refereed:
+    a play that does not simply stay (late, illegal, tie), a Nerts call, a round's end, the
+    game's end; None for the rest (accepted plays, counts, ticks)."""
+    when = f"{event.t:7.1f} s  frame {event.frame:>6}:"
+    verdict = event.verdict if isinstance(event, Play) else None
+    if isinstance(event, Play) and verdict is not None and verdict is not Verdict.ACCEPTED:
+        reason = f" ({event.reason.value.replace('_', ' ')})" if event.reason else ""
+        return (
+            f"{when} seat {event.seat}'s {event.card} on {without_controls(event.pile)}: "
+            f"{verdict.value}{reason}"
+        )
+    if isinstance(event, NertsCall):
+        return f"{when} seat {event.seat} calls Nerts: {'valid' if event.valid else 'not valid'}"
+    if isinstance(event, RoundEnd):
+        points = ", ".join(
+            f"seat {seat} {event.scores[seat] + event.bonus.get(seat, 0):+d}"
+            for seat in sorted(event.scores)
+        )
+        return f"{when} round {event.round} ends: {points}"
+    if isinstance(event, GameEnd):
+        return (
+            f"{when} GAME OVER: seat {event.winner} wins with {event.totals[event.winner]} points"
+        )
+    return None

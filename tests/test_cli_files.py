@@ -291,9 +291,14 @@ def test_a_log_file_gathers_the_runs_logged_to_it(
         arguments = ["--log-file", str(log), "demo", "--example", "--out", str(tmp_path)]
         assert run(capsys, *arguments)[0] == 0
         lines = log.read_text().splitlines()
-        assert len(lines) == run_number
-        assert lines[-1].endswith(
+        said = [line for line in lines if " DEBUG " not in line]
+        assert len(said) == run_number
+        assert said[-1].endswith(
             f"INFO nerts.eventlog: wrote 101 events to {tmp_path}/events.jsonl"
+        )
+        # and at debug level, every event the referee decided
+        assert sum(" DEBUG nerts.commands.referee: decided: " in line for line in lines) == (
+            101 * run_number
         )
 
 
@@ -374,6 +379,17 @@ def test_referee_reads_a_log_piped_in_and_names_its_lines(tmp_path: Path) -> Non
     )
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "ev.jsonl").read_text() == (GOLDEN / "races.expected.jsonl").read_text()
+    # A live log's players hear what matters as it is decided, before the scoreboard.
+    told = done.stdout.splitlines()[:6]
+    assert told == [
+        "    2.1 s  frame     62: seat 2's 2H on F0: late",
+        "    3.0 s  frame     90: seat 0's 3H on F0: tie",
+        "    3.0 s  frame     90: seat 2's 3H on F0: tie",
+        "    5.0 s  frame    151: seat 1's 2S on F1: late",
+        "    5.1 s  frame    153: seat 2's 2S on F1: late",
+        "Round 1 (not scored: no valid Nerts call and no final stuck by the log's end, frame 171, "
+        "5.7 s)",
+    ]
     bad = RACES.read_text() + "{oops\n"
     done = subprocess.run(
         command, input=bad, capture_output=True, text=True, timeout=120, check=False

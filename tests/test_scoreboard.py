@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
-from nerts.scoreboard import _round_summary, format_scoreboard
+from nerts.scoreboard import _round_summary, as_it_happens, format_scoreboard
 from referee.events import Event, event_from_dict
 from referee.game import GameReferee
 
@@ -194,3 +195,25 @@ def test_of_two_valid_calls_in_one_frame_the_one_judged_first_is_the_callers() -
 def test_false_calls_are_counted_in_words() -> None:
     assert _round_summary(Counter(), 1, 0).endswith(", 1 false Nerts call")
     assert _round_summary(Counter(), 2, 3).endswith(", 2 false Nerts calls, stuck 3x")
+
+
+def test_what_a_live_game_hears_at_once() -> None:
+    events: list[dict[str, Any]] = [
+        {"type": "play", "seat": 1, "card": "5C", "pile": "F2", "verdict": "illegal",
+         "reason": "wrong_suit"},
+        {"type": "play", "seat": 0, "card": "AS", "pile": "F3", "verdict": "accepted"},
+        {"type": "nerts_call", "seat": 2, "valid": False},
+        {"type": "round_end", "round": 3, "scores": {"0": 8, "1": -4}, "foundation": {"0": 8,
+         "1": 0}, "nerts_left": {"0": 0, "1": 2}, "bonus": {"0": 10}},
+        {"type": "game_end", "totals": {"0": 104, "1": 40}, "winner": 0},
+        {"type": "stuck"},
+    ]  # fmt: skip
+    said = [as_it_happens(event_from_dict({"frame": 1234, "t": 41.13, **e})) for e in events]
+    assert said == [
+        "   41.1 s  frame   1234: seat 1's 5C on F2: illegal (wrong suit)",
+        None,
+        "   41.1 s  frame   1234: seat 2 calls Nerts: not valid",
+        "   41.1 s  frame   1234: round 3 ends: seat 0 +18, seat 1 -4",
+        "   41.1 s  frame   1234: GAME OVER: seat 0 wins with 104 points",
+        None,
+    ]

@@ -8,7 +8,7 @@ import itertools
 import logging
 import math
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from tqdm import tqdm
@@ -16,7 +16,7 @@ from tqdm import tqdm
 from hardware.announce import BoxAnnouncer
 from nerts.errors import FAILURE_STATUS, UserError, file_argument, refuse_overwriting
 from nerts.eventlog import STANDARD_INPUT, EventWriter, log_name, read_numbered_events
-from nerts.scoreboard import format_scoreboard
+from nerts.scoreboard import as_it_happens, format_scoreboard
 from referee.errors import EventError, RefereeInputError
 from referee.events import EVENT_TYPES, Event, GameEnd, NertsCall, OtherEvent, RoundStart
 from referee.game import GameReferee
@@ -50,8 +50,10 @@ A frame is decided once an event of a later frame arrives, as more events of it 
 A live log (LOG '-', piped in) whose writer sends events only when something happens would hold
 a late play's buzz until the next event: such a writer should send a line for every frame, of
 a type of its own (e.g. {"frame": 1234, "t": 41.13, "type": "tick"}), which the referee
-ignores but which decides the frames before it. Ctrl-C ends a live log: the frames read are
-decided and the scoreboard printed. A line that cannot be refereed (not JSON, out of frame
+ignores but which decides the frames before it. As a live log is refereed, each late,
+illegal or tied play, Nerts call, round end and game end is printed once decided, and -vv logs
+every decided event. Ctrl-C ends a live log: the frames read are decided and the scoreboard
+printed. A line that cannot be refereed (not JSON, out of frame
 order) ends the run with status 2, naming it; the frames before it are decided and written to
 --out first.
 """
@@ -173,12 +175,17 @@ class RefereeingInterrupted(KeyboardInterrupt):
 
 
 def referee_log(
-    log_path: Path, out_path: Path | None, options: RuleOptions, box: BoxAnnouncer | None = None
+    log_path: Path,
+    out_path: Path | None,
+    options: RuleOptions,
+    box: BoxAnnouncer | None = None,
+    tell: Callable[[Event], None] | None = None,
 ) -> list[Event]:
     """Referees a whole log; the events file is written as it goes, so an error keeps the rest.
 
     With `box` (not started), every decided event is also announced on the referee box (queued,
-    so the referee never waits for the box); it is started and closed here."""
+    so the referee never waits for the box); it is started and closed here. `tell` hears each
+    decided event as it is decided (a live log's players are told what matters at once)."""
     referee = GameReferee(options)
     decided: list[Event] = []
     name = log_name(log_path)
@@ -198,6 +205,9 @@ def referee_log(
             writer.write(out)
             decided.append(out)
             deals.decided(out)
+            log.debug("decided: %s", out.to_dict())
+            if tell is not None:
+                tell(out)
             if box is not None:
                 box.announce(out.to_dict())
 
@@ -397,6 +407,20 @@ def _where(log_name: str, error: RefereeInputError, held: list[tuple[Event, int]
     return f"{log_name}:{held[-1][1]}" if held else log_name
 
 
+LIVE_BANNER = (
+    "reading table events from this terminal, one JSON object a line "
+    "(docs/contracts/events.md); Ctrl-D ends the log, Ctrl-C stops\n"
+)
+
+
+def _said_at_once(event: Event) -> None:
+    """Prints a live log's decided event that players want to hear now (`as_it_happens`)."""
+    line = as_it_happens(event)
+    if line is not None:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+
 def run(args: argparse.Namespace) -> int:
     if args.out is not None:
         refuse_overwriting([args.out], [args.log], "--out")
@@ -408,7 +432,11 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:  # a port URL pyserial does not understand
         raise UserError(f"--box {error}") from None
     try:
-        decided = referee_log(args.log, args.out, rule_options(args), box)
+        live = args.log == STANDARD_INPUT
+        if live and sys.stdin.isatty():  # a person typing, or wondering why nothing happens
+            sys.stderr.write(LIVE_BANNER)
+        tell = _said_at_once if live else None
+        decided = referee_log(args.log, args.out, rule_options(args), box, tell)
     except RefereeingInterrupted as stopped:  # the rounds decided so far are still told
         sys.stdout.write(format_scoreboard(stopped.decided))
         if args.out:
