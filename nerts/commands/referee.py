@@ -201,11 +201,14 @@ def referee_log(
     with EventWriter(out_path) as writer, box or contextlib.nullcontext():
         deals = _DealOrder(name)
 
+        debugging = log.isEnabledFor(logging.DEBUG)
+
         def publish(out: Event) -> None:
             writer.write(out)
             decided.append(out)
             deals.decided(out)
-            log.debug("decided: %s", out.to_dict())
+            if debugging:  # not to build a dict per event of a long log for nothing
+                log.debug("decided: %s", out.to_dict())
             if tell is not None:
                 tell(out)
             if box is not None:
