@@ -410,3 +410,23 @@ def _rounds_between(events: Path, ends: list[int]) -> list[int]:
             counts.append(rounds)
         start = end
     return counts
+
+
+def test_a_photo_is_kept_only_with_a_round_added_by_hand(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sheet, photo = tmp_path / "club.jsonl", tmp_path / "centre.jpg"
+    photo.write_bytes(b"a photo's bytes")
+    run(capsys, "scores", str(sheet), "new", "--players", "Anna", "Ben")
+    said = "nerts scores: error: --photo is for add SEAT=POINTS: the photo a round was counted from"
+    for wrong in (["show"], ["add", "--from", str(GOLDEN / "races.expected.jsonl")]):
+        status, _, err = run(capsys, "scores", str(sheet), *wrong, "--photo", str(photo))
+        assert (status, err.splitlines()[-1]) == (2, said)
+    assert (
+        run(capsys, "scores", str(sheet), "add", "Anna=3", "Ben=1", "--photo", str(photo))[0] == 0
+    )
+    status, _, err = run(
+        capsys, "scores", str(sheet), "add", "Anna=3", "Ben=1", "--photo", str(photo)
+    )
+    assert status == 2 and f"round 1 was scored from {photo} already" in err
+    assert load_sheet(sheet).rounds == [{0: 3, 1: 1}]

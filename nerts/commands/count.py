@@ -244,7 +244,7 @@ def run(args: argparse.Namespace) -> int:
         if doubtful:
             # Each of those warnings asks for a new photo or another reference: a round added
             # now would be scored again from the new count.
-            log.error("%s", _not_added(args.sheet, points, found=bool(cards)))
+            log.error("%s", _not_added(args.sheet, args.image, points, found=bool(cards)))
         else:
             _add_round(args.sheet, points, (args.image, fingerprint), quiet=args.json)
             added = True
@@ -307,9 +307,11 @@ def _drawn(
     return True
 
 
-def _not_added(sheet: Path, points: dict[str, int], *, found: bool) -> str:
-    """Why a count is not added to the score sheet, and how to add the round by hand."""
+def _not_added(sheet: Path, photo: Path, points: dict[str, int], *, found: bool) -> str:
+    """Why a count is not added to the score sheet, and how to add the round by hand (with
+    the photo, so that counting it again with --sheet cannot score the round twice)."""
     by_hand = " ".join(quote(f"{name}={number}") for name, number in points.items())
+    by_hand += f" --photo {quote(str(photo))}"
     if not found:  # a lens cap or the wrong file must not score a round
         return (
             f"nothing added to {sheet}, as no card was found. If no card was played this round, "

@@ -34,7 +34,8 @@ is appended as one line, so nothing is ever overwritten and every correction sta
 
 actions:
   new --players NAME NAME...   start a sheet (seats 0, 1, ... in that order)
-  add SEAT=POINTS ...          append a round (SEAT is a seat number or a player's name)
+  add SEAT=POINTS ...          append a round (SEAT is a seat number or a player's name;
+                               --photo IMAGE: the photo it was counted from)
   add --from EVENTS.jsonl      append every round a refereed events file scored (--game N:
                                those of its Nth game, where it holds more than one)
   undo                         take back the last round added (undo is not for a fix: to
@@ -88,6 +89,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=file_argument,
         metavar="EVENTS.jsonl",
         help="for add: take the rounds from a refereed events file",
+    )
+    parser.add_argument(
+        "--photo",
+        type=file_argument,
+        metavar="IMAGE",
+        help="for add SEAT=POINTS: the photo the round was counted from, kept with it, so that "
+        "'nerts count IMAGE --sheet' refuses to score it again (as count's own rounds are)",
     )
     parser.add_argument(
         "--game",
@@ -200,6 +208,8 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
         )
     if args.from_events and args.action != "add":
         raise UserError(f"--from is for add, not {args.action}")
+    if args.photo is not None and (args.action != "add" or args.from_events):
+        raise UserError("--photo is for add SEAT=POINTS: the photo a round was counted from")
     if args.game_number is not None and not args.from_events:
         raise UserError("--game picks a game of the log given by --from: give it too")
     if args.action == "add" and args.from_events and args.values:
@@ -235,7 +245,12 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
             points = {str(s): v + end.bonus.get(s, 0) for s, v in end.scores.items()}
             entries.append({"type": "round", "scores": points, **source})
     elif args.action == "add":
-        entries.append({"type": "round", "scores": _seat_points(args.values)})
+        photo: dict[str, str] = {}
+        if args.photo is not None:
+            fingerprint = file_fingerprint(args.photo)
+            refuse_scoring_twice(sheet, args.game, args.photo, fingerprint)
+            photo = {"source": str(args.photo), "fingerprint": fingerprint}
+        entries.append({"type": "round", "scores": _seat_points(args.values), **photo})
     elif args.action == "undo":
         entries.append({"type": "undo"})
     elif args.action == "fix":

@@ -134,7 +134,7 @@ def test_a_photo_without_cards_scores_no_round(
     assert err.splitlines()[-2:] == [
         f"warning: no card found in {photo}: a photo of the spread, from above, is asked for",
         f"error: nothing added to {game}, as no card was found. If no card was played this "
-        f"round, add its points by hand: nerts scores {game} add red=0 blue=0",
+        f"round, add its points by hand: nerts scores {game} add red=0 blue=0 --photo {photo}",
     ]
     assert out == (
         "back   cards  left  points\nred        0     0      +0\nblue       0     0      +0\n"
@@ -302,9 +302,15 @@ def test_a_count_that_asks_for_a_new_photo_adds_no_round(
     assert err.splitlines()[-1] == (
         f"error: nothing added to {game}, as the count is likely wrong (warned "
         f"above): count again; or, if the count is right, add it by hand: nerts scores {game} "
-        "add red=3 blue=3"
+        f"add red=3 blue=3 --photo {photo}"
     )
     assert "red" in out and game.read_text() == before
+    # Added by hand as told, the round is known by its photo: counted again, it is not added.
+    assert exit_status(["scores", str(game), "add", "red=3", "blue=3", "--photo", photo]) == 0
+    capsys.readouterr()
+    assert exit_status(["count", photo, "--backs", *references, "--sheet", str(game)]) == 2
+    assert f"round 1 was scored from {photo} already" in capsys.readouterr().err
+    assert len(load_sheet(game).rounds) == 1
 
 
 def test_more_cards_of_a_back_than_a_deck_holds_adds_no_round(
