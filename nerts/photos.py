@@ -14,6 +14,7 @@ import sys
 import tempfile
 import threading
 import zlib
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -77,13 +78,31 @@ CUT_SHORT_SAID = "is cut short: the file ends before the picture does (copy it a
 """What is said of a photo or back reference `cut_short`, after its name."""
 
 
+PATTERNS_SUGGESTED_MAX = 3
+"""The most patterns suggested for a folder's photos (one for each ending among them)."""
+
+
+def _photo_patterns(folder: Path) -> str:
+    """How to give a folder's photos, with the endings its photos have, as spelled there
+    (a phone's .JPG is not matched by *.jpg): "folder/*.JPG folder/*.jpg"."""
+    try:
+        endings = Counter(
+            entry.suffix for entry in folder.iterdir() if entry.suffix.lower() in PHOTO_SUFFIXES
+        )
+    except OSError:  # said by whoever reads the folder next
+        endings = Counter()
+    ranked = sorted(endings, key=lambda ending: (-endings[ending], ending))  # the most first
+    common = ranked[:PATTERNS_SUGGESTED_MAX] or [".jpg"]
+    return " ".join(str(folder / f"*{ending}") for ending in common)
+
+
 def check_photo(path: Path, several: bool = False) -> None:
     """A `UserError` unless `path` is a file of a kind OpenCV decodes (told from its first
     bytes, without decoding it): every photo is checked before the first is worked on. For a
     command taking `several` photos, a folder's are suggested all at once."""
     refuse_name_not_utf8(path)
     if path.is_dir():
-        example = path / "*.jpg" if several else path / "spread.jpg"
+        example = _photo_patterns(path) if several else str(path / "spread.jpg")
         give = "the photos" if several else "one photo"
         raise UserError(f"{path} is a folder: give {give} in it, e.g. {example}")
     if not path.is_file():

@@ -96,7 +96,8 @@ CASES = {
     "missing photo": (["identify", "{folder}/gone.jpg"], "image not found: {folder}/gone.jpg"),
     "a folder": (
         ["identify", "{folder}"],
-        "{folder} is a folder: give the photos in it, e.g. {folder}/*.jpg",
+        # a pattern for each ending of the photos there, the commonest first
+        "{folder} is a folder: give the photos in it, e.g. {folder}/*.png {folder}/*.jpg",
     ),
     "a folder to count": (
         ["count", "{folder}", "--backs", "a={back}"],
@@ -778,3 +779,16 @@ def test_the_decoder_is_silenced_also_without_a_temporary_folder(
     with decoder_quiet() as messages:
         os.write(2, b"Premature end of JPEG file\n")
     assert messages == []  # nothing kept, nothing shown
+
+
+def test_a_folder_of_phone_photos_is_given_with_their_own_endings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A phone names its photos IMG_0001.JPG, which *.jpg does not match."""
+    for name in ("IMG_0001.JPG", "IMG_0002.JPG", "scan.jpg", "notes.txt"):
+        (tmp_path / name).write_bytes(b"")
+    assert main(["identify", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == (
+        f"nerts identify: error: {tmp_path} is a folder: give the photos in it, e.g. "
+        f"{tmp_path}/*.JPG {tmp_path}/*.jpg\n"
+    )
