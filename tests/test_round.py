@@ -511,3 +511,26 @@ def test_a_card_played_after_the_round_ended_is_taken_back_as_a_late_card_is() -
     for event in [*events, start(90, round_number=2)]:
         game.feed(event)
     assert game.pop_unmatched_take_backs() == []
+
+
+def test_a_card_played_again_is_the_one_a_later_take_back_takes() -> None:
+    """Its illegal play's take-back was missed: the card moved on and stayed, so the take-back
+    that follows undoes the play that stayed, not the illegal one."""
+    events = [
+        start(),
+        play(1, 0, "AH", "p1"),
+        play(2, 0, "3H", "p1"),
+        play(3, 1, "2H", "p1"),
+        play(4, 0, "3H", "p1"),
+        take_back(5, 0, "3H", "p1"),
+        stuck(6),
+        stuck(7),
+    ]
+    out = referee(events)
+    assert verdicts(out) == [
+        "0:AH:accepted",
+        "0:3H:illegal:wrong_rank",
+        "1:2H:accepted",
+        "0:3H:accepted",
+    ]
+    assert round_ends(out)[0].foundation == {0: 1, 1: 1}
