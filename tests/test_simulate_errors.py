@@ -357,3 +357,15 @@ def test_a_run_that_stops_waiting_for_the_box_on_a_signal_says_so() -> None:
         process.kill()
     assert status == 128 + signal.SIGTERM
     assert rest.endswith("nerts: stopped by SIGTERM\n")
+
+
+def test_options_of_the_video_alone_are_told_unused_without_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "s"
+    assert main(["simulate", "--out", str(out), *FAST, "--no-video", "--table", "felt"]) == 0
+    assert capsys.readouterr().err == (
+        "warning: --size, --table change only the video, and --no-video writes none: ignored\n"
+    )
+    assert main(["simulate", "--out", str(out), "--seconds", "1", "--no-video"]) == 0
+    assert capsys.readouterr().err == ""

@@ -283,11 +283,33 @@ def make_out_dir(out: Path, files: tuple[str, ...] = ()) -> None:
         )
 
 
+VIDEO_ONLY_OPTIONS = ("size", "table", "deck")
+"""Options that change only the video (the round played is the same), by dest: given with
+--no-video, they do nothing."""
+
+
+def _tell_unused_by_truth(args: argparse.Namespace) -> None:
+    parser: argparse.ArgumentParser = args.command_parser
+    given = [
+        f"--{dest}"
+        for dest in VIDEO_ONLY_OPTIONS
+        if getattr(args, dest) != parser.get_default(dest)
+    ]
+    if given:
+        log.warning(
+            "%s change%s only the video, and --no-video writes none: ignored",
+            ", ".join(given),
+            "s" if len(given) == 1 else "",
+        )
+
+
 def run(args: argparse.Namespace) -> int:
     settings = _settings(args)
     size = _size(args.size)
     decks, backs = _designs(args)
     make_out_dir(args.out, written_files(args.no_video))
+    if args.no_video:
+        _tell_unused_by_truth(args)
     if args.no_video and (args.out / VIDEO_FILE).exists():
         log.warning(
             "%s is left from an earlier run: it does not show this round", args.out / VIDEO_FILE
