@@ -214,8 +214,6 @@ class RoundReferee:
         if repeated is not None:
             self.repeated_plays.append(repeated)
             return
-        if not play.joker:  # the one card of its deck moved: a take-back awaited of it is moot
-            self._forget_awaited(play.seat, str(play.card))
         pile = self.piles.get(play.pile)
         if pile is not None and pile.complete and not pile.holds_top(play.card):
             # A complete pile was set aside: its place is empty, and may start a new one. A card
@@ -295,13 +293,6 @@ class RoundReferee:
             self.staying[(play.seat, str(play.card))] += 1
         self.foundation[play.seat] += 1
         self.stuck_without_progress = False
-
-    def _forget_awaited(self, seat: int, card: str) -> None:
-        """Forgets the take-backs awaited of a seat's card, now played again: a later take-back
-        of it undoes this play, not the earlier late or illegal one (a take-back the log
-        missed)."""
-        for key in [key for key in self.awaiting_take_back if key[:2] == (seat, card)]:
-            del self.awaiting_take_back[key]
 
     def _await_take_back(self, play: Play) -> None:
         self.awaiting_take_back[(play.seat, str(play.card), play.pile)] += 1

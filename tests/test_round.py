@@ -513,24 +513,11 @@ def test_a_card_played_after_the_round_ended_is_taken_back_as_a_late_card_is() -
     assert game.pop_unmatched_take_backs() == []
 
 
-def test_a_card_played_again_is_the_one_a_later_take_back_takes() -> None:
-    """Its illegal play's take-back was missed: the card moved on and stayed, so the take-back
-    that follows undoes the play that stayed, not the illegal one."""
-    events = [
-        start(),
-        play(1, 0, "AH", "p1"),
-        play(2, 0, "3H", "p1"),
-        play(3, 1, "2H", "p1"),
-        play(4, 0, "3H", "p1"),
-        take_back(5, 0, "3H", "p1"),
-        stuck(6),
-        stuck(7),
-    ]
-    out = referee(events)
-    assert verdicts(out) == [
-        "0:AH:accepted",
-        "0:3H:illegal:wrong_rank",
-        "1:2H:accepted",
-        "0:3H:accepted",
-    ]
-    assert round_ends(out)[0].foundation == {0: 1, 1: 1}
+
+def test_a_card_taken_back_and_put_down_again_in_one_frame_stays() -> None:
+    """The take-back undoes the illegal play awaited, not the card put down again with it."""
+    events = [start(), *(play(i, 0, f"{rank}H") for i, rank in enumerate("A2345", 1))]
+    events += [play(6, 0, "7H"), play(8, 1, "6H"), take_back(8, 0, "7H"), play(8, 0, "7H")]
+    out = referee([*events, stuck(9), stuck(10)])
+    assert verdicts(out)[-3:] == ["0:7H:illegal:wrong_rank", "1:6H:accepted", "0:7H:accepted"]
+    assert round_ends(out)[0].foundation == {0: 6, 1: 1}
