@@ -153,10 +153,13 @@ class GameReferee:
     def _referee_pending(self) -> list[Event]:
         out: list[Event] = []
         batch: list[Event] = []
+        # Taken first: a frame that raises is not judged again by `finish`, which then decides
+        # what came before it (the error's line is told; the rest of the log is kept).
+        pending, self._pending = self._pending, []
         # The deal is down before anything of its frame is played or counted: a round_start
         # comes first in its frame, wherever the log lists it, so that the frame's other
         # events are judged in the new round whatever their order.
-        starts_first = sorted(self._pending, key=lambda event: not isinstance(event, RoundStart))
+        starts_first = sorted(pending, key=lambda event: not isinstance(event, RoundStart))
         deals = [event for event in starts_first if isinstance(event, RoundStart)]
         if len(deals) > 1:  # one frame cannot show two deals, and their order would decide
             raise EventError(
@@ -170,7 +173,6 @@ class GameReferee:
             else:
                 batch.append(event)
         out.extend(self._referee_batch(batch))
-        self._pending = []
         return self._in_frame_order(out)
 
     def _in_frame_order(self, out: list[Event]) -> list[Event]:

@@ -521,3 +521,17 @@ def test_a_card_taken_back_and_put_down_again_in_one_frame_stays() -> None:
     out = referee([*events, stuck(9), stuck(10)])
     assert verdicts(out)[-3:] == ["0:7H:illegal:wrong_rank", "1:6H:accepted", "0:7H:accepted"]
     assert round_ends(out)[0].foundation == {0: 6, 1: 1}
+
+
+def test_a_frame_that_cannot_be_judged_leaves_what_came_before_it_to_finish() -> None:
+    """Two deals in one frame: told, and the log's end then decides the round called before it
+    and what the referee held, as it would had the log ended there."""
+    game = GameReferee()
+    tick = OtherEvent(3, 0.1, type="tick")
+    for event in [start(), count(1, 0, 0), call(2, 0), tick, start(10), start(10, round_number=2)]:
+        game.feed(event)
+    with pytest.raises(EventError, match="a second deal in one frame"):
+        game.feed(play(11, 0, "AS"))
+    out = game.finish()
+    assert [type(e).__name__ for e in out] == ["RoundEnd", "OtherEvent"]
+    assert round_ends(out)[0].caller == 0 and out[1] is tick
