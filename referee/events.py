@@ -268,13 +268,17 @@ class _Reader:
         self.set_aside: set[str] = set()
         """Extension keys whose values are not this version's: kept as extras."""
 
-    def extension(self, key: str, read: Callable[[str], T]) -> T | None:
+    def extension(self, key: str, read: Callable[[str], T], form: type | None = None) -> T | None:
         """An extension key's value (one of this project's keys beyond the contract), or None
         where it is missing or not of the form this version writes: the contract has readers
         ignore keys they do not know, so another tool's key of that name is kept as an extra
-        (`set_aside`), not refused."""
-        if self.data.get(key) is None:
+        (`set_aside`), not refused. A value of this version's JSON type (`form`, where one is
+        given) is this version's, and refused if `read` refuses it (a pile of 60 cards)."""
+        value = self.data.get(key)
+        if value is None:
             return None
+        if type(value) is form:
+            return read(key)
         try:
             return read(key)
         except EventError:
@@ -374,7 +378,7 @@ def _seat_info(item: Any) -> SeatInfo:
         raise EventError(f"round_start: each of 'seats' must be an object, got {json_text(item)}")
     reader = _Reader(item, "round_start seat")
     pile = reader.extension(
-        "nerts_pile", partial(reader.bounded, minimum=1, maximum=NERTS_PILE_SIZE_MAX)
+        "nerts_pile", partial(reader.bounded, minimum=1, maximum=NERTS_PILE_SIZE_MAX), int
     )
     known = SEAT_KEYS - reader.set_aside
     unknown = {key: value for key, value in item.items() if key not in known}
@@ -434,7 +438,7 @@ def _round_end(r: _Reader, frame: int, t: float) -> RoundEnd:
         r.by_seat("nerts_left"),
         r.extension("bonus", r.by_seat) or {},
         r.extension("ended_by", partial(r.choice, kind=RoundEndCause)),
-        r.extension("caller", r.seat),
+        r.extension("caller", r.seat, int),
     )
 
 

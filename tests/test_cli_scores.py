@@ -430,3 +430,22 @@ def test_a_photo_is_kept_only_with_a_round_added_by_hand(
     )
     assert status == 2 and f"round 1 was scored from {photo} already" in err
     assert load_sheet(sheet).rounds == [{0: 3, 1: 1}]
+
+
+def test_game_numbers_are_for_add_from_and_count_from_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sheet, empty = tmp_path / "club.jsonl", tmp_path / "empty.jsonl"
+    empty.write_text("")
+    run(capsys, "scores", str(sheet), "new", "--players", "Anna", "Ben")
+    status, _, err = run(capsys, "scores", str(sheet), "add", "Anna=1", "Ben=2", "--game", "1")
+    assert (status, err.splitlines()[-1]) == (
+        2,
+        "nerts scores: error: --game picks a game of the log given by --from: give it too",
+    )
+    with pytest.raises(SystemExit):
+        main(["scores", str(sheet), "add", "--from", str(empty), "--game", "0"])
+    assert capsys.readouterr().err.splitlines()[-1].endswith("give a game's number from 1, got '0'")
+    # The log's own trouble is told first, not that it holds no game 1.
+    status, _, err = run(capsys, "scores", str(sheet), "add", "--from", str(empty), "--game", "1")
+    assert err.splitlines()[-1] == f"nerts scores: error: {empty} holds no events: nothing to add"

@@ -513,7 +513,6 @@ def test_a_card_played_after_the_round_ended_is_taken_back_as_a_late_card_is() -
     assert game.pop_unmatched_take_backs() == []
 
 
-
 def test_a_card_taken_back_and_put_down_again_in_one_frame_stays() -> None:
     """The take-back undoes the illegal play awaited, not the card put down again with it."""
     events = [start(), *(play(i, 0, f"{rank}H") for i, rank in enumerate("A2345", 1))]
@@ -535,3 +534,16 @@ def test_a_frame_that_cannot_be_judged_leaves_what_came_before_it_to_finish() ->
     out = game.finish()
     assert [type(e).__name__ for e in out] == ["RoundEnd", "OtherEvent"]
     assert round_ends(out)[0].caller == 0 and out[1] is tick
+
+
+def test_a_count_of_the_whole_pile_is_possible_and_one_more_is_not() -> None:
+    game = GameReferee()
+    out = game.referee_all([start(pile=8), count(1, 0, 8), count(2, 1, 9)])
+    assert [e.frame for e in out if isinstance(e, NertsCount)] == [1]
+    assert [e.event.frame for e in game.pop_impossible_events()] == [2]
+
+
+def test_a_frame_of_impossible_events_alone_moves_no_round_end() -> None:
+    """As a frame of ticks: the round ends at the frame of its last event that counts."""
+    out = referee([start(), count(1, 0, 0), call(2, 0), play(3, 7, "AS")])
+    assert round_ends(out)[0].frame == 2

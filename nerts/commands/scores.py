@@ -217,20 +217,20 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
     entries: list[dict[str, Any]] = []
     if args.action == "add" and args.from_events:
         games, refereed, read = _round_ends(args.from_events)
-        rounds = _rounds_of_game(games, args.from_events, args.game_number)
         if not read:
             raise UserError(f"{args.from_events} holds no events: nothing to add")
-        if not rounds and refereed:
+        if not games and refereed:
             raise UserError(
                 f"{args.from_events}: no round ended in this log (it stops before a valid Nerts "
                 "call or a final stuck): nothing to add yet"
             )
-        if not rounds:
+        if not games:
             raise UserError(
                 f"{args.from_events}: no round_end in this events file; a log not yet "
                 f"refereed has none: nerts referee {quote(str(args.from_events))} --out "
                 "EVENTS.jsonl writes one with them"
             )
+        rounds = _rounds_of_game(games, args.from_events, args.game_number)
         seats = sorted({seat for end in rounds for seat in end.scores})
         if seats != sorted(sheet.players):
             players = ", ".join(f"{seat}={name}" for seat, name in sheet.players.items())
