@@ -161,8 +161,8 @@ def read_numbered_events(path: Path, live: bool = False) -> Iterator[tuple[int, 
                 if (event.type_name, key) not in told_keys:
                     told_keys.add((event.type_name, key))
                     log.warning(
-                        "%s:%d: %s's %r is not in the form this referee writes it: kept as "
-                        "another tool's key, and not judged",
+                        "%s:%d: %s's %r is not in the form this referee writes it: taken "
+                        "for another tool's key, and not judged",
                         name,
                         line_number,
                         event.type_name,

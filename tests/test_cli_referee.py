@@ -517,8 +517,8 @@ def test_an_extension_key_in_another_form_is_warned_of_once_and_kept(
         run(capsys, "referee", str(GOLDEN / "races.input.jsonl"))[1].splitlines(),
     )
     assert [line for line in err.splitlines() if line.startswith("warning: ")] == [
-        f"warning: {log}:2: play's 'joker' is not in the form this referee writes it: kept as "
-        "another tool's key, and not judged"
+        f"warning: {log}:2: play's 'joker' is not in the form this referee writes it: taken "
+        "for another tool's key, and not judged"
     ]
     assert out_path.read_text().count('"joker": 1') == sum('"joker": 1' in line for line in marked)
 
@@ -547,3 +547,16 @@ def test_a_log_of_no_type_the_referee_knows_is_warned_of(
         "nerts_count, pile_complete, play, round_end, round_start, stuck, take_back): nothing was "
         "refereed"
     )
+
+
+def test_a_log_stopped_early_is_not_said_to_hold_no_known_type(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "stopped.jsonl"
+    log.write_text('{"frame": 0, "t": 0.0, "type": "tick"}\n{oops\n' + RACES_DEAL + "\n")
+    status, _, err = run(capsys, "referee", str(log))
+    assert status == 2 and "no event in it is of a type the referee knows" not in err
+    assert err.splitlines()[-1].startswith(f"nerts referee: error: {log}:2: not valid JSON")
+
+
+RACES_DEAL = (GOLDEN / "races.input.jsonl").read_text().splitlines()[0]

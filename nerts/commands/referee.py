@@ -266,7 +266,7 @@ def referee_log(
             _tell_ignored(referee, name, held)
             for out in finished:
                 publish(out)
-    if not known_read:
+    if not known_read and stopped_by is None and not interrupted:  # the whole log was read
         log.warning(
             "%s: no event in it is of a type the referee knows (%s): nothing was refereed",
             name,
