@@ -300,9 +300,13 @@ def _given_as_a_file(word: str) -> str:
 def _command_position(parser: argparse.ArgumentParser, arguments: list[str], command: str) -> int:
     """Where the command's name stands among the arguments: not where the same word is the value
     of an option before it ('nerts --log-file demo --bogus demo')."""
-    takes_a_value = {
-        option for option, action in parser._option_string_actions.items() if action.nargs != 0
-    }
+    options = parser._option_string_actions
+
+    def takes_a_value(word: str) -> bool:
+        # As argparse reads it: the whole option, or the one option it is the start of.
+        named = [word] if word in options else [o for o in options if o.startswith(word)]
+        return word.startswith("--") and len(named) == 1 and options[named[0]].nargs != 0
+
     skip_next = False
     for position, word in enumerate(arguments):
         if skip_next:
@@ -310,7 +314,7 @@ def _command_position(parser: argparse.ArgumentParser, arguments: list[str], com
         elif word == command:
             return position
         else:
-            skip_next = word in takes_a_value
+            skip_next = takes_a_value(word)
     return arguments.index(command)
 
 

@@ -55,6 +55,7 @@ def test_bad_option_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None
         (["--log-file", "demo", "demo", "--zz"], "usage: nerts demo ", "--zz"),
         # The command's name given first as the log file's name is not where the command is.
         (["--log-file", "demo", "--zz", "demo"], "usage: nerts [-h]", "--zz"),
+        (["--log-f", "demo", "--zz", "demo"], "usage: nerts [-h]", "--zz"),  # abbreviated
     ],
 )
 def test_an_unknown_option_is_told_with_the_usage_of_where_it_was_typed(
