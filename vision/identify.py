@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from functools import partial
 from pathlib import Path
 
 import cv2
@@ -77,9 +78,10 @@ from vision.reading_settings import (
     SURE_CARD_IOU_MAX,
     SURE_CARD_SCORE_MIN,
     SURE_READ_MIN,
+    WHOLE_PHOTO_CARD_PX,
     WindowCut,
 )
-from vision.tiles import detect_tiled
+from vision.tiles import detect_tiled, grid_for_size
 from vision.votes import agreed, with_face
 
 log = logging.getLogger(__name__)
@@ -147,11 +149,16 @@ class CardReader:
 
     def read(self, image: np.ndarray, tiled: bool = False) -> list[CardDetection]:
         """Every card found; `tiled` also looks at tiles of the photo (`vision/tiles.py`):
-        slower, for small cards. A photo taken close (`vision/close_ups.py`) is also looked at
-        from further away, and what names more cards is kept."""
-        found = self._named_found(
-            image, detect_tiled(self.find, image) if tiled else self.find(image)
-        )
+        slower, for small cards; a large photo is always looked at in tiles (`grid_for_size`).
+        A photo taken close (`vision/close_ups.py`) is also looked at from further away, and
+        what names more cards is kept."""
+        height, width = image.shape[:2]
+        large = grid_for_size(width, height)
+        if large is not None:
+            raw = detect_tiled(self.find, image, large, partial(self._small, image.shape))
+        else:
+            raw = detect_tiled(self.find, image) if tiled else self.find(image)
+        found = self._named_found(image, raw)
         if self.step_back and (taken_close(image, found) or may_hold_pieces(found)):
             frame, corner, scale = stepped_back(image)
             size = (image.shape[1], image.shape[0])
@@ -165,6 +172,12 @@ class CardReader:
                 )  # fmt: skip
                 return further
         return found
+
+    def _small(self, shape: tuple[int, ...], card: RawCard) -> bool:
+        """Whether `card` is shorter than `WHOLE_PHOTO_CARD_PX` in the card detector's view of
+        a whole photo of `shape`: one the tiles of a large photo are for."""
+        scale = self.detector.own_side / max(shape[:2])
+        return implied_card_length(card.quad, card.index_corner) * scale < WHOLE_PHOTO_CARD_PX
 
     def _named_found(self, image: np.ndarray, raw: list[RawCard]) -> list[CardDetection]:
         """The cards and index corners found in `image`, named."""

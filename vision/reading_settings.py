@@ -176,3 +176,11 @@ CLOSE_LOOK_SIDE = 640
 benchmark's 40 val renders (at `CLOSE_LOOK_CARD_PX` 40) 512 named 331 with 20 wrong names and
 found 376 face-down cards, 640 332, 22 and 384 (at 30, as now, 640 334, 19 and 376; 512 was
 not measured so); 640 takes 55-65 ms on 2 cores, 416 35-50 ms."""
+WHOLE_PHOTO_CARD_PX = 40.0
+"""A card at least this long in the card detector's view of a whole large photo (416 px a side)
+is taken as found there, as a card 120 px long is in a 1280 px photo, where 96% of the val
+renders' cards that long are named; the tiles of a large photo (`vision.tiles.grid_for_size`)
+add only shorter ones. Seen closer in a tile, a large card shows in pieces and its index
+corners are read apart: a 24-megapixel copy of a bidly deal, whose cards are 1,200 px long,
+named 27 of its 52 cards when every card was taken from the tiles, and 44 so, as at its own
+1,000 px (and its 12-megapixel copy 35 and 43)."""

@@ -3,46 +3,162 @@
 The detector sees a photo shrunk to 416 px, where a card 90 px long in a 1280 px photo is 30 px:
 the small end of what it was trained on, and the end where it misses cards and misplaces
 corners. On tiles the same card is twice that size. Worth its cost (five detector runs instead
-of one) where no one is waiting: the end-of-round count.
+of one) where no one is waiting: the end-of-round count. A photo far larger than the detector's
+view (a 24-megapixel photo of a whole table, a panorama) is looked at in as many tiles as keep
+its cards at the size a 1280 px photo shows them (`grid_for_size`), or they would be a few
+pixels long to the detector.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import replace
+from typing import NamedTuple
 
 import numpy as np
 
-from vision.geometry import overlap_of_smaller
+from vision.geometry import intersection_over_union, overlap_of_smaller
 from vision.onnx_models import RawCard
 
 TILE_SHARE = 0.6
-"""Each tile spans this share of the photo's width and height; a 2 x 2 grid then overlaps by
-a fifth of the photo, more than a card, so every card lies whole inside some tile."""
+"""Each tile of the 2 x 2 grid (`--tiled`, the count) spans this share of the photo's width and
+height; the grid then overlaps by a fifth of the photo, more than a card, so every card lies
+whole inside some tile."""
 TILE_EDGE_PX = 3.0
 """A detection this close to a tile's inner edge is cut by it; a neighbouring tile has it whole."""
 SAME_CARD_OVERLAP = 0.6
 """Two detections whose quads cover this share of the smaller one are the same card (seen
 in two overlapping tiles; chosen when first written, not tuned)."""
+LARGE_PHOTO_PX = 1920
+"""A photo longer than this (1.5 times the 1280 px the pipeline is tuned and timed on) is also
+looked at in tiles (`grid_for_size`): at the detector's 416 px, a card 120 px long in it would
+be under 26 px, where the detector misses most cards."""
+LARGE_PHOTO_TILE_PX = 1280
+"""The side of a large photo's tiles: the photo size the pipeline is tuned and timed on, so
+that its cards look to the detector as they do in such a photo."""
+LARGE_PHOTO_TILE_OVERLAP = 0.25
+"""The share of a large photo's tile that its neighbour overlaps at least: 320 px, more than
+a card the tiles are needed for (a larger one is found on the whole photo)."""
+
+
+class TileGrid(NamedTuple):
+    """Tiles of `width` x `height` px, `columns` x `rows` of them spread evenly from the
+    photo's left and top edges to its right and bottom ones."""
+
+    columns: int
+    rows: int
+    width: int
+    height: int
+
+    def origins(self, photo_width: int, photo_height: int) -> list[tuple[int, int]]:
+        """The top-left corner (x, y) of every tile, row by row."""
+        xs = _spread(self.columns, photo_width - self.width)
+        ys = _spread(self.rows, photo_height - self.height)
+        return [(x, y) for y in ys for x in xs]
+
+
+def _spread(count: int, room: int) -> list[int]:
+    """`count` offsets evenly from 0 to `room` (0 alone for one)."""
+    return [0] if count == 1 else [round(i * room / (count - 1)) for i in range(count)]
+
+
+def two_by_two(width: int, height: int) -> TileGrid:
+    """The 2 x 2 grid of tiles `TILE_SHARE` of the photo each (`--tiled`, the count)."""
+    return TileGrid(2, 2, round(width * TILE_SHARE), round(height * TILE_SHARE))
+
+
+def grid_for_size(width: int, height: int) -> TileGrid | None:
+    """Tiles for a photo longer than `LARGE_PHOTO_PX`, each at most `LARGE_PHOTO_TILE_PX` a
+    side and overlapping by `LARGE_PHOTO_TILE_OVERLAP`; None for a smaller photo."""
+    if max(width, height) <= LARGE_PHOTO_PX:
+        return None
+    step = LARGE_PHOTO_TILE_PX * (1 - LARGE_PHOTO_TILE_OVERLAP)
+
+    def count(side: int) -> int:
+        return 1 + max(0, math.ceil((side - LARGE_PHOTO_TILE_PX) / step))
+
+    return TileGrid(
+        count(width),
+        count(height),
+        min(width, LARGE_PHOTO_TILE_PX),
+        min(height, LARGE_PHOTO_TILE_PX),
+    )
 
 
 def detect_tiled(
-    detector: Callable[[np.ndarray], list[RawCard]], image: np.ndarray
+    detector: Callable[[np.ndarray], list[RawCard]],
+    image: np.ndarray,
+    grid: TileGrid | None = None,
+    from_tiles: Callable[[RawCard], bool] | None = None,
 ) -> list[RawCard]:
-    """Cards found on the whole photo and on a 2 x 2 grid of overlapping tiles, merged."""
+    """Cards found on the whole photo and on a grid of overlapping tiles (default
+    `two_by_two`), merged. With `from_tiles` (a large photo's grid), a tile adds only the
+    cards it says (photo pixels), and only detections of two looks are merged
+    (`_merged_across_looks`), as each look's own are the detector's decision."""
     height, width = image.shape[:2]
-    tile_w, tile_h = round(width * TILE_SHARE), round(height * TILE_SHARE)
-    found = list(detector(image))
-    for top in (0, height - tile_h):
-        for left in (0, width - tile_w):
-            tile = image[top : top + tile_h, left : left + tile_w]
-            inner = (left > 0, top > 0, left + tile_w < width, top + tile_h < height)
-            for card in detector(tile):
-                if _touches_inner_edge(card.quad, tile_w, tile_h, inner):
-                    continue
-                quad = (card.quad + np.array([left, top], np.float32)).astype(np.float32)
-                found.append(replace(card, quad=quad))
-    return _merged(found)
+    grid = grid or two_by_two(width, height)
+    tile_w, tile_h = grid.width, grid.height
+    looks = [list(detector(image))]
+    for left, top in grid.origins(width, height):
+        tile = image[top : top + tile_h, left : left + tile_w]
+        inner = (left > 0, top > 0, left + tile_w < width, top + tile_h < height)
+        seen = []
+        for card in detector(tile):
+            if _touches_inner_edge(card.quad, tile_w, tile_h, inner):
+                continue
+            quad = (card.quad + np.array([left, top], np.float32)).astype(np.float32)
+            placed = replace(card, quad=quad)
+            if from_tiles is None or from_tiles(placed):
+                seen.append(placed)
+        looks.append(seen)
+    if from_tiles is None:
+        return _merged([card for look in looks for card in look])
+    return _merged_across_looks(looks[0], looks[1:], from_tiles)
+
+
+SAME_CARD_IOU = 0.6
+"""Two detections of two tiles whose quads overlap this much (intersection over union) are
+one card seen twice. Fanned neighbours overlap as much, but a fan found in one tile is found
+there whole, and that tile's detections are kept."""
+
+
+UNSEEN_BY_TILES_OVERLAP = 0.25
+"""A large photo's card too small for the whole photo's view is kept from that view only where
+it covers at most this share of every card kept (of the smaller one): where the tiles found
+nothing. Over a tile's card, it is the coarse view's double of it, or a box across two cards
+of a spread (one a test table gave, over two face-down cards the tiles had found)."""
+
+
+def _merged_across_looks(
+    whole: list[RawCard], tiles: list[list[RawCard]], small: Callable[[RawCard], bool]
+) -> list[RawCard]:
+    """A large photo's cards: those the whole photo shows large enough (none `small`) as found
+    there; then the tiles' (each `small`), the most confident of every card two tiles saw,
+    both of two of one tile (the detector's own suppression kept both: a fan's neighbours);
+    then the whole photo's small ones where no tile found a card (its view of them is coarse:
+    a tile's outline of the same card overlaps it by as little as half)."""
+    kept: list[tuple[RawCard, int]] = [(card, -1) for card in whole if not small(card)]
+    ranked = sorted(
+        ((card, number) for number, look in enumerate(tiles) for card in look),
+        key=lambda pair: -pair[0].score,
+    )
+    for card, number in ranked:
+        if all(
+            look == number
+            or other.index_corner != card.index_corner
+            or intersection_over_union(card.quad, other.quad) <= SAME_CARD_IOU
+            for other, look in kept
+        ):
+            kept.append((card, number))
+    for card in whole:
+        if small(card) and all(
+            other.index_corner != card.index_corner
+            or overlap_of_smaller(card.quad, other.quad) <= UNSEEN_BY_TILES_OVERLAP
+            for other, _ in kept
+        ):
+            kept.append((card, -1))
+    return [card for card, _ in kept]
 
 
 def _touches_inner_edge(

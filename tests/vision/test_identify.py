@@ -24,6 +24,7 @@ from simulator.backs import back_from_spec
 from simulator.faces import builtin_design
 from simulator.render import RenderSettings, TableRenderer
 from simulator.scene import CardPose, Scene
+from vision import identify as identify_module
 from vision.count_settings import COUNT_IOU_MAX
 from vision.detections import CardDetection
 from vision.geometry import (
@@ -620,3 +621,18 @@ def test_nothing_shorter_than_a_card_can_be_is_found_in_a_small_noisy_photo() ->
     reader = CardReader()
     assert reader.find(noise) == []
     assert reader.read(noise) == []
+
+
+def test_a_large_photo_of_a_whole_table_is_looked_at_in_tiles(
+    reader: CardReader, table_photo: np.ndarray, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nine tables side by side, 3840 x 2160: at the detector's 416 px the cards are 19 px
+    long; in tiles of 1280 px they look as in the 1280 px photo, and each is found once. (On
+    these clean renders the whole photo's coarse view still names every face-up card, but
+    finds the face-down ones twice; on real photos it missed most: `vision/tiles.py`.)"""
+    large = np.tile(table_photo, (3, 3, 1))
+    found = reader.read(large)
+    assert sorted(str(c.card) for c in found if c.face_up) == sorted(list(FACE_UP) * 9)
+    assert sum(not c.face_up for c in found) == len(FACE_DOWN) * 9
+    monkeypatch.setattr(identify_module, "grid_for_size", lambda width, height: None)
+    assert sum(not c.face_up for c in reader.read(large)) > len(FACE_DOWN) * 9

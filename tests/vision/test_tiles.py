@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import itertools
+
 import cv2
 import numpy as np
 
 from vision.geometry import overlap_of_smaller
 from vision.onnx_models import RawCard
-from vision.tiles import SAME_CARD_OVERLAP, _merged, detect_tiled
+from vision.tiles import (
+    SAME_CARD_OVERLAP,
+    TileGrid,
+    _merged,
+    _merged_across_looks,
+    detect_tiled,
+    grid_for_size,
+)
 
 
 def contour_detector(image: np.ndarray) -> list[RawCard]:
@@ -106,3 +115,37 @@ def test_merging_keeps_the_surest_of_each_group_of_detections_of_one_card() -> N
         for card in cards:
             if id(card) not in kept_ids:
                 assert any(same_card(card, k) and k.score >= card.score for k in kept)
+
+
+def test_a_large_photo_is_cut_in_tiles_of_the_size_the_pipeline_knows() -> None:
+    assert grid_for_size(1920, 1080) is None  # at most 1.5 times the 1280 px tuned on
+    assert grid_for_size(6000, 4000) == TileGrid(6, 4, 1280, 1280)
+    panorama = grid_for_size(16000, 1000)
+    assert panorama == TileGrid(17, 1, 1280, 1000)
+    origins = panorama.origins(16000, 1000)
+    lefts = [left for left, _ in origins]
+    assert lefts[0] == 0 and lefts[-1] == 16000 - 1280 and {top for _, top in origins} == {0}
+    # Neighbours overlap by at least a quarter of a tile, so a card that fits there lies whole
+    # in one of them.
+    assert all(1280 - (b - a) >= 320 for a, b in itertools.pairwise(lefts))
+
+
+def test_cards_of_a_large_photo_are_merged_across_looks_only() -> None:
+    """Two detections of one look both stay (the detector kept both: a fan's neighbours); the
+    same card in two tiles is kept once, the surer; the whole photo's coarse small card only
+    where no tile found one."""
+
+    def card(x: float, score: float, width: float = 60) -> RawCard:
+        quad = np.array([[x, 0], [x + width, 0], [x + width, 90], [x, 90]], np.float32)
+        return RawCard(quad, True, score)
+
+    fan = [card(0, 0.9), card(15, 0.8)]  # overlapping by 75%: one look's two cards
+    twice = [card(300, 0.7), card(302, 0.95)]  # one card, seen by two tiles
+    large = card(1000, 0.5, width=900)
+    coarse = [card(4, 0.99), card(600, 0.6)]  # over the fan's card; where no tile found any
+
+    def small(raw: RawCard) -> bool:
+        return bool(np.ptp(raw.quad[:, 0]) < 500)
+
+    kept = _merged_across_looks([large, *coarse], [[*fan, twice[0]], [twice[1]]], small)
+    assert [float(raw.quad[0, 0]) for raw in kept] == [1000, 302, 0, 15, 600]
