@@ -153,9 +153,12 @@ class CardReader:
         A photo taken close (`vision/close_ups.py`) is also looked at from further away, and
         what names more cards is kept."""
         height, width = image.shape[:2]
-        large = grid_for_size(width, height)
+        # The cards too short for the detector's view of the whole photo: the tiles' to find.
+        small_px = WHOLE_PHOTO_CARD_PX * max(height, width) / self.detector.own_side
+        large = grid_for_size(width, height, small_px)
         if large is not None:
-            raw = detect_tiled(self.find, image, large, partial(self._small, image.shape))
+            shorter_than = min(small_px, large.card_px_max)  # and that a tile holds whole
+            raw = detect_tiled(self.find, image, large, partial(_shorter, shorter_than))
         else:
             raw = detect_tiled(self.find, image) if tiled else self.find(image)
         found = self._named_found(image, raw)
@@ -172,12 +175,6 @@ class CardReader:
                 )  # fmt: skip
                 return further
         return found
-
-    def _small(self, shape: tuple[int, ...], card: RawCard) -> bool:
-        """Whether `card` is shorter than `WHOLE_PHOTO_CARD_PX` in the card detector's view of
-        a whole photo of `shape`: one the tiles of a large photo are for."""
-        scale = self.detector.own_side / max(shape[:2])
-        return implied_card_length(card.quad, card.index_corner) * scale < WHOLE_PHOTO_CARD_PX
 
     def _named_found(self, image: np.ndarray, raw: list[RawCard]) -> list[CardDetection]:
         """The cards and index corners found in `image`, named."""
@@ -425,3 +422,9 @@ def _names_a_card(reading: CardDetection, corner_score: float) -> bool:
     if reading.card is None:
         return False
     return corner_score >= FAINT_CORNER_SCORE or reading.card_score >= FAINT_CORNER_READ_MIN
+
+
+def _shorter(length_px: float, card: RawCard) -> bool:
+    """Whether the card a detection outlines (or whose index corner it outlines) is shorter
+    than `length_px` in the photo."""
+    return implied_card_length(card.quad, card.index_corner) < length_px

@@ -37,9 +37,14 @@ be under 26 px, where the detector misses most cards."""
 LARGE_PHOTO_TILE_PX = 1280
 """The side of a large photo's tiles: the photo size the pipeline is tuned and timed on, so
 that its cards look to the detector as they do in such a photo."""
-LARGE_PHOTO_TILE_OVERLAP = 0.25
-"""The share of a large photo's tile that its neighbour overlaps at least: 320 px, more than
-a card the tiles are needed for (a larger one is found on the whole photo)."""
+LARGE_PHOTO_OVERLAP_SHARES = (0.25, 0.4)
+"""The least and the most share of a large photo's tile that its neighbour overlaps: as much as
+the longest card the tiles are for takes turned any way (`TURNED_CARD_EXTENT`), within these.
+A 6000 x 4000 photo, whose cards the tiles are for up to 577 px long, is cut in 8 x 5 tiles
+overlapping by 512 px, and so holds them whole up to 423 px (those longer are taken from the
+whole photo, as they were before tiles)."""
+TURNED_CARD_EXTENT = (88 + 63) / math.sqrt(2) / 88
+"""How much wider than its length a card turned 45 degrees lies (88 x 63 mm): 1.21."""
 
 
 class TileGrid(NamedTuple):
@@ -50,6 +55,8 @@ class TileGrid(NamedTuple):
     rows: int
     width: int
     height: int
+    card_px_max: float = math.inf
+    """The longest card, turned any way, that lies whole in some tile wherever it lies."""
 
     def origins(self, photo_width: int, photo_height: int) -> list[tuple[int, int]]:
         """The top-left corner (x, y) of every tile, row by row."""
@@ -68,12 +75,15 @@ def two_by_two(width: int, height: int) -> TileGrid:
     return TileGrid(2, 2, round(width * TILE_SHARE), round(height * TILE_SHARE))
 
 
-def grid_for_size(width: int, height: int) -> TileGrid | None:
+def grid_for_size(width: int, height: int, card_px: float) -> TileGrid | None:
     """Tiles for a photo longer than `LARGE_PHOTO_PX`, each at most `LARGE_PHOTO_TILE_PX` a
-    side and overlapping by `LARGE_PHOTO_TILE_OVERLAP`; None for a smaller photo."""
+    side, overlapping so that cards up to `card_px` long lie whole in one
+    (`LARGE_PHOTO_OVERLAP_SHARES` allowing); None for a smaller photo."""
     if max(width, height) <= LARGE_PHOTO_PX:
         return None
-    step = LARGE_PHOTO_TILE_PX * (1 - LARGE_PHOTO_TILE_OVERLAP)
+    least, most = (LARGE_PHOTO_TILE_PX * share for share in LARGE_PHOTO_OVERLAP_SHARES)
+    overlap = min(max(card_px * TURNED_CARD_EXTENT, least), most)
+    step = LARGE_PHOTO_TILE_PX - overlap
 
     def count(side: int) -> int:
         return 1 + max(0, math.ceil((side - LARGE_PHOTO_TILE_PX) / step))
@@ -83,6 +93,7 @@ def grid_for_size(width: int, height: int) -> TileGrid | None:
         count(height),
         min(width, LARGE_PHOTO_TILE_PX),
         min(height, LARGE_PHOTO_TILE_PX),
+        overlap / TURNED_CARD_EXTENT,
     )
 
 
@@ -136,29 +147,64 @@ def _merged_across_looks(
     """A large photo's cards: those the whole photo shows large enough (none `small`) as found
     there; then the tiles' (each `small`), the most confident of every card two tiles saw,
     both of two of one tile (the detector's own suppression kept both: a fan's neighbours);
-    then the whole photo's small ones where no tile found a card (its view of them is coarse:
+    then the whole photo's small ones where no card so far lies (its view of them is coarse:
     a tile's outline of the same card overlaps it by as little as half)."""
-    kept: list[tuple[RawCard, int]] = [(card, -1) for card in whole if not small(card)]
+    kept = _Kept(len(whole) + sum(map(len, tiles)))
+    for card in whole:
+        if not small(card):
+            kept.add(card, -1)
     ranked = sorted(
         ((card, number) for number, look in enumerate(tiles) for card in look),
         key=lambda pair: -pair[0].score,
     )
     for card, number in ranked:
         if all(
-            look == number
-            or other.index_corner != card.index_corner
-            or intersection_over_union(card.quad, other.quad) <= SAME_CARD_IOU
-            for other, look in kept
+            kept.looks[k] == number
+            or intersection_over_union(card.quad, kept.cards[k].quad) <= SAME_CARD_IOU
+            for k in kept.meeting(card)
         ):
-            kept.append((card, number))
+            kept.add(card, number)
+    before_gaps = len(kept.cards)
     for card in whole:
         if small(card) and all(
-            other.index_corner != card.index_corner
-            or overlap_of_smaller(card.quad, other.quad) <= UNSEEN_BY_TILES_OVERLAP
-            for other, _ in kept
+            overlap_of_smaller(card.quad, kept.cards[k].quad) <= UNSEEN_BY_TILES_OVERLAP
+            for k in kept.meeting(card, before_gaps)
         ):
-            kept.append((card, -1))
-    return [card for card, _ in kept]
+            kept.add(card, -1)
+    return kept.cards
+
+
+class _Kept:
+    """The detections kept so far, with the look each came from (-1: the whole photo) and
+    their bounding boxes, so that a new one is compared only with those its box meets (a
+    patterned cloth gives a thousand)."""
+
+    def __init__(self, capacity: int) -> None:
+        self.cards: list[RawCard] = []
+        self.looks: list[int] = []
+        self._boxes = np.empty((capacity, 4), np.float32)  # x0, y0, x1, y1
+        self._corners = np.empty(capacity, bool)
+
+    def add(self, card: RawCard, look: int) -> None:
+        (x0, y0), (x1, y1) = card.quad.min(axis=0), card.quad.max(axis=0)
+        self._boxes[len(self.cards)] = (x0, y0, x1, y1)
+        self._corners[len(self.cards)] = card.index_corner
+        self.cards.append(card)
+        self.looks.append(look)
+
+    def meeting(self, card: RawCard, among: int | None = None) -> list[int]:
+        """The kept detections (the first `among`, or all) of the same kind as `card` (a card
+        or an index corner) whose boxes meet its own."""
+        count = len(self.cards) if among is None else among
+        boxes = self._boxes[:count]
+        (x0, y0), (x1, y1) = card.quad.min(axis=0), card.quad.max(axis=0)
+        return np.flatnonzero(
+            (self._corners[:count] == card.index_corner)
+            & (boxes[:, 0] <= x1)
+            & (boxes[:, 2] >= x0)
+            & (boxes[:, 1] <= y1)
+            & (boxes[:, 3] >= y0)
+        ).tolist()
 
 
 def _touches_inner_edge(

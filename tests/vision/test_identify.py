@@ -634,5 +634,5 @@ def test_a_large_photo_of_a_whole_table_is_looked_at_in_tiles(
     found = reader.read(large)
     assert sorted(str(c.card) for c in found if c.face_up) == sorted(list(FACE_UP) * 9)
     assert sum(not c.face_up for c in found) == len(FACE_DOWN) * 9
-    monkeypatch.setattr(identify_module, "grid_for_size", lambda width, height: None)
+    monkeypatch.setattr(identify_module, "grid_for_size", lambda width, height, card_px: None)
     assert sum(not c.face_up for c in reader.read(large)) > len(FACE_DOWN) * 9

@@ -6,12 +6,13 @@ import itertools
 
 import cv2
 import numpy as np
+import pytest
 
 from vision.geometry import overlap_of_smaller
 from vision.onnx_models import RawCard
 from vision.tiles import (
     SAME_CARD_OVERLAP,
-    TileGrid,
+    TURNED_CARD_EXTENT,
     _merged,
     _merged_across_looks,
     detect_tiled,
@@ -118,16 +119,26 @@ def test_merging_keeps_the_surest_of_each_group_of_detections_of_one_card() -> N
 
 
 def test_a_large_photo_is_cut_in_tiles_of_the_size_the_pipeline_knows() -> None:
-    assert grid_for_size(1920, 1080) is None  # at most 1.5 times the 1280 px tuned on
-    assert grid_for_size(6000, 4000) == TileGrid(6, 4, 1280, 1280)
-    panorama = grid_for_size(16000, 1000)
-    assert panorama == TileGrid(17, 1, 1280, 1000)
+    assert grid_for_size(1920, 1080, 185) is None  # at most 1.5 times the 1280 px tuned on
+    # Overlapping by a quarter of a tile at least: 2240 px in two tiles, 2241 in three.
+    assert grid_for_size(2240, 1000, 100)[:2] == (2, 1)  # type: ignore[index]
+    assert grid_for_size(2241, 1000, 100)[:2] == (3, 1)  # type: ignore[index]
+    # A 24-megapixel photo: cards up to 577 px are the tiles' to find; overlapping by 512 px
+    # (at most 40% of a tile), the tiles hold them whole up to 423 px turned any way.
+    grid = grid_for_size(6000, 4000, 577)
+    assert grid is not None and grid[:4] == (8, 5, 1280, 1280)
+    assert grid.card_px_max == pytest.approx(512 / TURNED_CARD_EXTENT)
+    panorama = grid_for_size(16000, 1000, 1538)
+    assert panorama is not None and panorama[:4] == (21, 1, 1280, 1000)
     origins = panorama.origins(16000, 1000)
     lefts = [left for left, _ in origins]
     assert lefts[0] == 0 and lefts[-1] == 16000 - 1280 and {top for _, top in origins} == {0}
-    # Neighbours overlap by at least a quarter of a tile, so a card that fits there lies whole
-    # in one of them.
-    assert all(1280 - (b - a) >= 320 for a, b in itertools.pairwise(lefts))
+    assert all(1280 - (b - a) >= 512 for a, b in itertools.pairwise(lefts))
+    # A card as long as the grid holds lies whole in some tile, wherever it lies, turned 45°.
+    extent = grid.card_px_max * TURNED_CARD_EXTENT
+    xs = [left for left, _ in grid.origins(6000, 4000)]
+    for start in range(0, 6000 - int(extent), 7):
+        assert any(x <= start and start + extent <= x + 1280 for x in xs)
 
 
 def test_cards_of_a_large_photo_are_merged_across_looks_only() -> None:
@@ -139,7 +150,7 @@ def test_cards_of_a_large_photo_are_merged_across_looks_only() -> None:
         quad = np.array([[x, 0], [x + width, 0], [x + width, 90], [x, 90]], np.float32)
         return RawCard(quad, True, score)
 
-    fan = [card(0, 0.9), card(15, 0.8)]  # overlapping by 75%: one look's two cards
+    fan = [card(0, 0.9), card(10, 0.8)]  # IoU 0.71: one look's two cards, both kept
     twice = [card(300, 0.7), card(302, 0.95)]  # one card, seen by two tiles
     large = card(1000, 0.5, width=900)
     coarse = [card(4, 0.99), card(600, 0.6)]  # over the fan's card; where no tile found any
@@ -148,4 +159,4 @@ def test_cards_of_a_large_photo_are_merged_across_looks_only() -> None:
         return bool(np.ptp(raw.quad[:, 0]) < 500)
 
     kept = _merged_across_looks([large, *coarse], [[*fan, twice[0]], [twice[1]]], small)
-    assert [float(raw.quad[0, 0]) for raw in kept] == [1000, 302, 0, 15, 600]
+    assert [float(raw.quad[0, 0]) for raw in kept] == [1000, 302, 0, 10, 600]
