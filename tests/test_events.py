@@ -173,25 +173,26 @@ def test_a_nerts_pile_holds_at_most_a_deck() -> None:
     assert isinstance(event_from_dict({**deal, "nerts_pile": 52}), RoundStart)
 
 
+DEAL = {"frame": 0, "t": 0.0, "type": "round_start", "round": 1, "nerts_pile": 13}
+END = {"frame": 9, "t": 1, "type": "round_end", "round": 1, "foundation": {"0": 1}}
+END |= {"nerts_left": {"0": 0}, "scores": {"0": 1}}
+
+
 @pytest.mark.parametrize(
-    ("seat_pile", "caller", "refused"),
+    ("data", "refused"),
     [
-        (60, 0, "'nerts_pile' must be an integer from 1 to 52, got 60"),
-        (0, 0, "'nerts_pile' must be an integer from 1 to 52, got 0"),
-        (13, 10**9, "'caller' must be an integer from 0 to 999999999"),
+        ({**DEAL, "seats": [{"seat": 0, "back": "red", "nerts_pile": 60}]}, "from 1 to 52, got 60"),
+        ({**DEAL, "seats": [{"seat": 0, "back": "red", "nerts_pile": 0}]}, "from 1 to 52, got 0"),
+        ({**END, "caller": 10**9}, "'caller' must be an integer from 0 to 999999999"),
+        (
+            {"frame": 9, "t": 1, "type": "game_end", "totals": {"0": 1}, "winner": 10**9},
+            "'winner' must be an integer from 0 to 999999999",
+        ),
     ],
 )
 def test_an_extension_key_in_this_projects_form_is_checked_as_such(
-    seat_pile: int, caller: int, refused: str
+    data: dict[str, Any], refused: str
 ) -> None:
     """Another tool's form is set aside; this project's own form out of range is a mistake."""
-    deal = {"frame": 0, "t": 0.0, "type": "round_start", "round": 1, "nerts_pile": 13}
-    deal |= {"seats": [{"seat": 0, "back": "red", "nerts_pile": seat_pile}]}
-    end = {"frame": 9, "t": 1, "type": "round_end", "round": 1, "foundation": {"0": 1}}
-    end |= {"nerts_left": {"0": 0}, "scores": {"0": 1}, "caller": caller}
     with pytest.raises(EventError, match=refused):
-        event_from_dict(deal)
-        event_from_dict(end)
-    winner = {"frame": 9, "t": 1, "type": "game_end", "totals": {"0": 1}, "winner": 10**9}
-    with pytest.raises(EventError, match="'winner' must be an integer from 0 to 999999999"):
-        event_from_dict(winner)
+        event_from_dict(data)
