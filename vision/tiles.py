@@ -223,23 +223,11 @@ def _touches_inner_edge(
 def _merged(cards: list[RawCard]) -> list[RawCard]:
     """The most confident of every group of detections of the same card (an index corner
     lies wholly inside its card, so it is only merged with index corners)."""
-    kept: list[RawCard] = []
-    # Each kept card's bounding box (x0, y0, x1, y1) and kind: a card is compared only with
-    # those whose boxes meet its own, as a photo of a patterned cloth holds a thousand "cards".
-    boxes = np.empty((len(cards), 4), np.float32)
-    corners = np.empty(len(cards), bool)
+    kept = _Kept(len(cards))
     for card in sorted(cards, key=lambda c: -c.score):
-        (x0, y0), (x1, y1) = card.quad.min(axis=0), card.quad.max(axis=0)
-        placed = boxes[: len(kept)]
-        meeting = np.flatnonzero(
-            (corners[: len(kept)] == card.index_corner)
-            & (placed[:, 0] <= x1)
-            & (placed[:, 2] >= x0)
-            & (placed[:, 1] <= y1)
-            & (placed[:, 3] >= y0)
-        )
-        if all(overlap_of_smaller(card.quad, kept[k].quad) <= SAME_CARD_OVERLAP for k in meeting):
-            boxes[len(kept)] = (x0, y0, x1, y1)
-            corners[len(kept)] = card.index_corner
-            kept.append(card)
-    return kept
+        if all(
+            overlap_of_smaller(card.quad, kept.cards[k].quad) <= SAME_CARD_OVERLAP
+            for k in kept.meeting(card)
+        ):
+            kept.add(card, 0)
+    return kept.cards
