@@ -288,6 +288,11 @@ class CardDetector:
         return scale, (padded(height), padded(width))
 
 
+CROPS_RUN_MAX = 512
+"""The most crops one run of a classifier takes: onnxruntime keeps the memory of its largest
+run for the rest of the process, and a photo of a thousand cards gives ten thousand crops."""
+
+
 class IndexClassifier:
     """Rank and suit of an upright index-corner crop, or "none" (YOLOv8 classifier, ONNX)."""
 
@@ -314,7 +319,14 @@ class IndexClassifier:
             return np.zeros((0, len(self.names)), np.float32)
         tensor = self.tensor(crops)
         if self.batched:
-            return np.asarray(self.session.run(None, {self.input_name: tensor})[0])
+            return np.concatenate(
+                [
+                    self.session.run(
+                        None, {self.input_name: tensor[start : start + CROPS_RUN_MAX]}
+                    )[0]
+                    for start in range(0, len(tensor), CROPS_RUN_MAX)
+                ]
+            )
         return np.concatenate(
             [self.session.run(None, {self.input_name: t[None]})[0] for t in tensor]
         )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -25,6 +26,7 @@ from simulator.faces import builtin_design
 from simulator.render import RenderSettings, TableRenderer
 from simulator.scene import CardPose, Scene
 from vision import identify as identify_module
+from vision import onnx_models
 from vision.count_settings import COUNT_IOU_MAX
 from vision.detections import CardDetection
 from vision.geometry import (
@@ -636,3 +638,24 @@ def test_a_large_photo_of_a_whole_table_is_looked_at_in_tiles(
     assert sum(not c.face_up for c in found) == len(FACE_DOWN) * 9
     monkeypatch.setattr(identify_module, "grid_for_size", lambda width, height, card_px: None)
     assert sum(not c.face_up for c in reader.read(large)) > len(FACE_DOWN) * 9
+
+
+def test_the_classifier_reads_many_crops_in_runs_of_a_bounded_size(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """onnxruntime keeps the memory of its largest run: a thousand cards' crops go in runs of
+    `CROPS_RUN_MAX`, read as in one."""
+    classifier = IndexClassifier(INDEX_INT8_ONNX)
+    rng = np.random.default_rng(3)
+    crops = [rng.integers(0, 255, (40, 30, 3), np.uint8) for _ in range(7)]
+    whole = classifier.probabilities(crops)
+    runs: list[int] = []
+    session_run = classifier.session.run
+
+    def counted(outputs: Any, feeds: dict[str, np.ndarray]) -> Any:
+        runs.append(len(next(iter(feeds.values()))))
+        return session_run(outputs, feeds)
+
+    monkeypatch.setattr(onnx_models, "CROPS_RUN_MAX", 3)
+    monkeypatch.setattr(classifier.session, "run", counted)
+    assert np.allclose(classifier.probabilities(crops), whole, atol=1e-6) and runs == [3, 3, 1]
