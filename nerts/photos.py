@@ -232,6 +232,10 @@ STDERR_FD = 2
 """The file descriptor C libraries write their messages to."""
 
 
+SMALLER = ": save a smaller copy (up to 24 megapixels shows the cards as well)"
+"""What to do with a photo too large to read, said after it."""
+
+
 def _decode(path: Path) -> np.ndarray | None:
     """`cv2.imread` in colour, None where it cannot decode the file; a `UserError` for a
     picture larger than the commands take, which OpenCV refuses by raising."""
@@ -240,7 +244,9 @@ def _decode(path: Path) -> np.ndarray | None:
             image = cv2.imread(str(path), cv2.IMREAD_COLOR)
     except cv2.error as error:
         if "CV_IO_MAX_IMAGE_PIXELS" in str(error):
-            raise UserError(f"image {path} is larger than {MAX_MEGAPIXELS} megapixels") from None
+            raise UserError(
+                f"image {path} is larger than {MAX_MEGAPIXELS} megapixels{SMALLER}"
+            ) from None
         raise UserError(
             f"cannot read image {path}: {str(error).strip().splitlines()[-1]}"
         ) from None
@@ -270,7 +276,10 @@ def read_photo(path: Path) -> np.ndarray:
     if cut_short(path, image):
         raise UserError(f"image {path} {CUT_SHORT_SAID}")
     if height * width > DECODE_PIXELS_MAX:
-        raise UserError(f"image {path} is larger than {MAX_MEGAPIXELS} megapixels")
+        raise UserError(
+            f"image {path} is {width} x {height} pixels, larger than {MAX_MEGAPIXELS} "
+            f"megapixels{SMALLER}"
+        )
     pages = _pictures_in(path)
     if pages > 1:  # a multi-page TIFF, an animated GIF: the others would go unread unsaid
         log.warning(

@@ -208,7 +208,7 @@ CASES = {
     "an empty path": (["identify", "{photo}", ""], "an image path is empty"),
     "reference over the pixel limit": (
         ["count", "{photo}", "--backs", "a={giga}"],
-        "back 'a': image {giga} is larger than 64 megapixels",
+        "back 'a': image {giga} is larger than 64 megapixels: save a smaller copy",
     ),
     "annotation over the photo": (
         ["identify", "{photo}", "--annotate", "{photo}"],
@@ -574,7 +574,10 @@ def test_the_command_refuses_a_picture_over_its_pixel_limit_from_the_header(
     command = [sys.executable, "-m", "nerts", "identify", str(huge)]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 2
-    assert done.stderr.splitlines()[-1].endswith(f"image {huge} is larger than 64 megapixels")
+    assert done.stderr.splitlines()[-1].endswith(
+        f"image {huge} is larger than 64 megapixels: save a smaller copy (up to 24 megapixels "
+        "shows the cards as well)"
+    )
 
 
 @pytest.mark.parametrize(
