@@ -15,7 +15,7 @@ from nerts.photos import (
     CUT_SHORT_SAID,
     DAMAGED_SAID,
     HEIC_SAID,
-    SMALLER,
+    TOO_LARGE_ADVICE,
     cut_short,
     damaged_said,
     decoder_quiet,
@@ -112,7 +112,8 @@ def read_backs(references: dict[str, Path]) -> ReferencePictures:
                 images[name], greyscale = decode_reference(name, path)
         except ReferenceTooLargeError:  # the limit the commands set, said as for photos
             raise UserError(
-                f"back {name!r}: image {path} is larger than {MAX_MEGAPIXELS} megapixels{SMALLER}"
+                f"back {name!r}: image {path} is larger than {MAX_MEGAPIXELS} megapixels"
+                + TOO_LARGE_ADVICE
             ) from None
         except BackReferenceError as error:
             # Only where OpenCV cannot read it: an AVIF file may carry a HEIF brand too.

@@ -232,7 +232,7 @@ STDERR_FD = 2
 """The file descriptor C libraries write their messages to."""
 
 
-SMALLER = ": save a smaller copy (up to 24 megapixels shows the cards as well)"
+TOO_LARGE_ADVICE = ": save a smaller copy (up to 24 megapixels shows the cards as well)"
 """What to do with a photo too large to read, said after it."""
 
 
@@ -245,7 +245,7 @@ def _decode(path: Path) -> np.ndarray | None:
     except cv2.error as error:
         if "CV_IO_MAX_IMAGE_PIXELS" in str(error):
             raise UserError(
-                f"image {path} is larger than {MAX_MEGAPIXELS} megapixels{SMALLER}"
+                f"image {path} is larger than {MAX_MEGAPIXELS} megapixels{TOO_LARGE_ADVICE}"
             ) from None
         raise UserError(
             f"cannot read image {path}: {str(error).strip().splitlines()[-1]}"
@@ -278,7 +278,7 @@ def read_photo(path: Path) -> np.ndarray:
     if height * width > DECODE_PIXELS_MAX:
         raise UserError(
             f"image {path} is {width} x {height} pixels, larger than {MAX_MEGAPIXELS} "
-            f"megapixels{SMALLER}"
+            f"megapixels{TOO_LARGE_ADVICE}"
         )
     pages = _pictures_in(path)
     if pages > 1:  # a multi-page TIFF, an animated GIF: the others would go unread unsaid
