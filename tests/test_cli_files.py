@@ -184,14 +184,20 @@ def test_backs_given_without_backs_are_told_where_they_go(
     )
 
 
+def _usage_error(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    """The last line argparse says of `nerts ARGV`, a mistake in its arguments."""
+    with pytest.raises(SystemExit):
+        main(list(argv))
+    return capsys.readouterr().err.splitlines()[-1]
+
+
 def test_values_of_an_unknown_option_are_not_taken_for_backs(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    with pytest.raises(SystemExit):  # identify has no --left: its value is no back
-        main(["identify", "x.jpg", "--backs", "Anna=a.jpg", "--left", "Anna=3"])
-    assert capsys.readouterr().err.splitlines()[-1] == (
-        "nerts identify: error: unrecognized arguments: --left Anna=3"
-    )
+    # identify has no --left: its value is no back
+    assert _usage_error(
+        capsys, "identify", "x.jpg", "--backs", "Anna=a.jpg", "--left", "Anna=3"
+    ) == ("nerts identify: error: unrecognized arguments: --left Anna=3")
 
 
 def test_a_second_photo_to_count_is_told_to_be_counted_by_itself(
@@ -199,9 +205,7 @@ def test_a_second_photo_to_count_is_told_to_be_counted_by_itself(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "b.jpg").write_bytes(b"")
-    with pytest.raises(SystemExit):
-        main(["count", "a.jpg", "b.jpg", "--backs", "Anna=a.png"])
-    assert capsys.readouterr().err.splitlines()[-1] == (
+    assert _usage_error(capsys, "count", "a.jpg", "b.jpg", "--backs", "Anna=a.png") == (
         "nerts count: error: unrecognized arguments: b.jpg (count reads one photo: run it once "
         "for each)"
     )

@@ -238,18 +238,12 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
                 f"{args.from_events} scores seats {', '.join(map(str, seats))}, but {args.game} "
                 f"has players {players}: add its rounds to a sheet of its own seats"
             )
-        fingerprint = file_fingerprint(args.from_events)
-        refuse_scoring_twice(sheet, args.game, args.from_events, fingerprint)
-        source = {"source": str(args.from_events), "fingerprint": fingerprint}
+        source = _scored_from(sheet, args.game, args.from_events)
         for end in rounds:
             points = {str(s): v + end.bonus.get(s, 0) for s, v in end.scores.items()}
             entries.append({"type": "round", "scores": points, **source})
     elif args.action == "add":
-        photo: dict[str, str] = {}
-        if args.photo is not None:
-            fingerprint = file_fingerprint(args.photo)
-            refuse_scoring_twice(sheet, args.game, args.photo, fingerprint)
-            photo = {"source": str(args.photo), "fingerprint": fingerprint}
+        photo = {} if args.photo is None else _scored_from(sheet, args.game, args.photo)
         entries.append({"type": "round", "scores": _seat_points(args.values), **photo})
     elif args.action == "undo":
         entries.append({"type": "undo"})
@@ -269,6 +263,14 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
     if over is not None:
         log.warning("%s%s", where, over)
     return sheet
+
+
+def _scored_from(sheet: Scoresheet, sheet_path: Path, source: Path) -> dict[str, str]:
+    """The keys a round keeps of the file it was scored from (an events log, a photo), so that
+    scoring that file again is refused; refused here if it was scored already."""
+    fingerprint = file_fingerprint(source)
+    refuse_scoring_twice(sheet, sheet_path, source, fingerprint)
+    return {"source": str(source), "fingerprint": fingerprint}
 
 
 def _rounds_of_game(games: list[LoggedGame], log_path: Path, number: int | None) -> list[RoundEnd]:
