@@ -98,6 +98,9 @@ BACK_COLUMN_MIN = 10
 
 
 def _round_table(end: RoundEnd, backs: dict[int, str], totals: Counter[int], how: str) -> list[str]:
+    """The round's points by seat; its "round" column is what the round added to the total
+    (the caller's bonus included, as the live line and the score sheet show it), not the
+    contract's bare `scores`."""
     # Whole names, however long: two backs "kde-nicu-white__back_c1" and "..._c2" cut to ten
     # characters would read as one.
     width = max(BACK_COLUMN_MIN, *(shown_width(backs.get(seat, "?")) for seat in end.scores))
@@ -109,7 +112,8 @@ def _round_table(end: RoundEnd, backs: dict[int, str], totals: Counter[int], how
     for seat in sorted(end.scores):
         lines.append(
             f"  {seat:>4}  {left(backs.get(seat, '?'), width)} {end.foundation[seat]:>6} "
-            f"{end.nerts_left[seat]:>5} {end.bonus.get(seat, 0):>5} {end.scores[seat]:>5} "
+            f"{end.nerts_left[seat]:>5} {end.bonus.get(seat, 0):>5} "
+            f"{end.scores[seat] + end.bonus.get(seat, 0):>5} "
             f"{totals[seat]:>5}" + ("  <- Nerts!" if seat == end.caller else "")
         )
     return lines

@@ -328,7 +328,7 @@ def test_the_callers_bonus_reaches_round_ends_and_totals(
     argv = ["referee", log, "--target", "20", "--caller-bonus", "10", "--out", str(out)]
     assert main(argv) == 0
     board = capsys.readouterr().out.splitlines()
-    assert board[2] == "     0  red             8     0    10     8    18  <- Nerts!"
+    assert board[2] == "     0  red             8     0    10    18    18  <- Nerts!"
     ends = [json.loads(line) for line in out.read_text().splitlines() if "round_end" in line]
     assert [end["bonus"] for end in ends[:2]] == [
         {"0": 10, "1": 0, "2": 0},
