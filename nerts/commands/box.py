@@ -386,7 +386,13 @@ def run_send(args: argparse.Namespace) -> int:
     places, commands = (list(column) for column in zip(*_read_commands(args), strict=True))
     with BoxDriver(_driver_url(args.port), absent_level=logging.INFO) as driver:
         deliveries = [driver.send(command) for command in commands]
-        return _report(driver, deliveries, commands, args.timeout, places)
+        status = _report(driver, deliveries, commands, args.timeout, places)
+        if status == 0:  # said, as `box test` says "box OK": silence looked like nothing sent
+            count = len(commands)
+            sys.stdout.write(
+                f"{count} command{'s' if count > 1 else ''} acknowledged by {driver.url}\n"
+            )
+        return status
 
 
 def run_test(args: argparse.Namespace) -> int:

@@ -40,10 +40,15 @@ def executed(device: BoxDevice) -> list[str]:
     return [text for text in device.executed if text != "HELLO"]
 
 
-def test_send_arguments(box: tuple[TcpEmulator, BoxDevice]) -> None:
+def test_send_arguments(
+    box: tuple[TcpEmulator, BoxDevice], capsys: pytest.CaptureFixture[str]
+) -> None:
     emulator, device = box
     assert main(["box", "send", "--port", emulator.url, "LIGHT 0 FF0000", "BUZZ BEEP"]) == 0
     assert executed(device) == ["LIGHT 0 FF0000", "BUZZ BEEP"]
+    assert capsys.readouterr().out == f"2 commands acknowledged by {emulator.url}\n"
+    assert main(["box", "send", "--port", emulator.url, "PING"]) == 0
+    assert capsys.readouterr().out == f"1 command acknowledged by {emulator.url}\n"
 
 
 def test_send_file(box: tuple[TcpEmulator, BoxDevice], tmp_path: Path) -> None:
