@@ -150,18 +150,23 @@ class PtyEmulator(_Frontend):
         # Never block the device on a host that does not read; such output is dropped.
         os.set_blocking(self._master, False)
         self.path = os.ttyname(self._slave)
+        self._descriptors: tuple[int, ...] = (self._master, self._slave)
 
     @property
     def url(self) -> str:
         return self.path
 
     def close(self) -> None:
+        """Stops serving and closes the pty, once: closed again, the same descriptor numbers
+        may by then be another file's."""
         super().close()
-        os.close(self._master)
-        os.close(self._slave)
+        with self._lock:
+            descriptors, self._descriptors = self._descriptors, ()
+        for descriptor in descriptors:
+            os.close(descriptor)
 
     def _send(self, data: bytes) -> None:
-        if data:
+        if data and self._descriptors:  # closed, the box is off: nothing reaches a host
             log.debug("emulator -> %r", data)
             try:
                 while data:  # a pty nearly full takes part of a write

@@ -4,6 +4,7 @@ simavr: exactly once and in order under faults, resets, unplugging; never blocki
 from __future__ import annotations
 
 import logging
+import os
 import socket
 import threading
 import time
@@ -369,3 +370,14 @@ def test_firmware_in_simavr_acknowledges_everything_across_a_reset(
         assert link.identity is not None and link.identity.version == "1.0"
     finally:
         link.close()
+
+
+def test_a_pty_emulator_closes_its_pty_once() -> None:
+    """Closed twice, its descriptors' numbers could by then be another file's."""
+    emulator = PtyEmulator(FaultyDevice(BoxDevice(), FaultPlan()))
+    with emulator:
+        pass
+    with open(os.devnull, "rb") as other:  # likely given one of the numbers just freed
+        emulator.close()
+        emulator.press_button(0)  # the box is off: nothing is sent, nothing fails
+        os.fstat(other.fileno())  # still open, or this raises
