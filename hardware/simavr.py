@@ -11,8 +11,10 @@ libsimavr-dev, libelf-dev, pkg-config (the harness); `missing_tools()` says what
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import threading
 from pathlib import Path
 
 from hardware.lifecycle import Service
@@ -20,7 +22,10 @@ from hardware.lifecycle import Service
 FIRMWARE_DIR = Path(__file__).parent / "firmware"
 SKETCH_DIR = FIRMWARE_DIR / "nertsbox"
 HARNESS_DIR = FIRMWARE_DIR / "simavr"
-ARDUINO_MK = Path("/usr/share/arduino/Arduino.mk")
+ARDMK_DIR_DEFAULT = "/usr/share/arduino"
+"""Where Debian's arduino-mk lives; the `ARDMK_DIR` environment variable, which the
+firmware's Makefile reads too, names another."""
+ARDUINO_MK = Path(os.environ.get("ARDMK_DIR", ARDMK_DIR_DEFAULT)) / "Arduino.mk"
 # The pkg-config names of the libraries the harness links (libsimavr-dev, libelf-dev).
 HARNESS_LIBRARIES = ("simavr", "simavrparts", "libelf")
 # The harness prints this before the pty's path.
@@ -28,6 +33,9 @@ PTY_MARKER = "nertsbox-sim pty: "
 # Lines simavr may print before the marker.
 MAX_BANNER_LINES = 20
 BUILD_TIMEOUT_S = 300
+PTY_REPORT_TIMEOUT_S = 30.0
+"""How long the harness may take to say its pty (it does in milliseconds): one that stalls
+is stopped, rather than hang the tests that wait on it."""
 
 
 class SimulationError(Exception):
@@ -95,14 +103,22 @@ class SimulatedBox(Service):
 
     def _read_pty_path(self) -> str:
         assert self._process.stdout is not None
-        for _ in range(MAX_BANNER_LINES):
-            line = self._process.stdout.readline()
-            if line.startswith(PTY_MARKER):
-                return line[len(PTY_MARKER) :].strip()
-            if not line:
-                break
+        # Killed, a stalled harness ends its output: the read below returns.
+        stalled = threading.Timer(PTY_REPORT_TIMEOUT_S, self._process.kill)
+        stalled.start()
+        try:
+            for _ in range(MAX_BANNER_LINES):
+                line = self._process.stdout.readline()
+                if line.startswith(PTY_MARKER):
+                    return line[len(PTY_MARKER) :].strip()
+                if not line:
+                    break
+        finally:
+            stalled.cancel()
         self.close()
-        raise SimulationError("the simavr harness did not report its pty")
+        raise SimulationError(
+            f"the simavr harness did not report its pty (within {PTY_REPORT_TIMEOUT_S:g} s)"
+        )
 
     def _tell(self, line: str) -> None:
         assert self._process.stdin is not None
