@@ -174,7 +174,9 @@ def _refereed(
     log = tmp_path / "live.jsonl"
     log.write_text("".join(lines))
     box = _PressedBox(presses)
-    return referee_log(log, tmp_path / "out.jsonl", RuleOptions(), box), box  # type: ignore[arg-type]
+    # A file stands in for a live log: the buttons are pressed as it is read.
+    decided = referee_log(log, tmp_path / "out.jsonl", RuleOptions(), box, live=True)  # type: ignore[arg-type]
+    return decided, box
 
 
 def _calls(decided: list[Event]) -> list[tuple[int, int, bool | None]]:
@@ -243,6 +245,23 @@ def test_a_button_before_any_deal_is_ignored(
     assert _calls(decided) == []
     assert "seat 0 pressed its Nerts! button before the log began: ignored" in caplog.text
     assert "seat 1 pressed its Nerts! button at frame 0, but no deal yet: ignored" in caplog.text
+
+
+def test_a_button_pressed_while_a_recorded_log_is_refereed_is_told_and_ignored(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A recorded log is read far faster than it was played: a press would land on whichever
+    frame the reader had got to."""
+    log = tmp_path / "recorded.jsonl"
+    log.write_text("".join(BUTTON_LOG))
+    box = _PressedBox({1: [0, 1]})
+    decided = referee_log(log, None, RuleOptions(), box)  # type: ignore[arg-type]
+    assert _calls(decided) == []
+    assert not any(isinstance(e, RoundEnd) for e in decided)
+    assert (
+        f"Nerts! buttons pressed (seat 0, 1) while the recorded log {log} was refereed: ignored"
+        in caplog.text
+    )
 
 
 def test_a_button_pressed_on_the_emulated_box_calls_nerts(

@@ -39,12 +39,13 @@ scoreboard, and with --out writes the full refereed events file. Feeding that ou
 and scores; a log whose game ended where no one reaches this run's --target is warned of.
 With --box, the exit status is 1 where the box did not show every announcement: not
 acknowledged within --box-wait, refused, or for a seat the box lacks (the scoreboard is
-printed all the same). A seat's Nerts! button on the box is that seat's Nerts call, in the
-frame being read when it is pressed: it is refereed and written to --out as a nerts_call of
-the log would be. What cannot happen but a camera may report (a card played while it lies on
-a foundation, a take-back of a card not on top of its pile, an event of a seat not dealt in, a
-count of more cards than a Nerts pile held) is warned of by its line and ignored, and
-refereeing goes on.
+printed all the same). On a live log ('-' or a FIFO), a seat's Nerts! button on the box is
+that seat's Nerts call, in the frame being read when it is pressed: it is refereed and written
+to --out as a nerts_call of the log would be (a recorded file is read too fast for a press to
+have a frame: ignored, with a warning). What cannot happen but a camera may report (a card
+played while it lies on a foundation, a take-back of a card not on top of its pile, an event
+of a seat not dealt in, a count of more cards than a Nerts pile held) is warned of by its line
+and ignored, and refereeing goes on.
 
 A frame is decided once an event of a later frame arrives, as more events of it may still come.
 A live log (LOG '-', piped in) whose writer sends events only when something happens would hold
@@ -180,12 +181,17 @@ def referee_log(
     options: RuleOptions,
     box: BoxAnnouncer | None = None,
     tell: Callable[[Event], None] | None = None,
+    *,
+    live: bool | None = None,
 ) -> list[Event]:
     """Referees a whole log; the events file is written as it goes, so an error keeps the rest.
 
     With `box` (not started), every decided event is also announced on the referee box (queued,
     so the referee never waits for the box); it is started and closed here. `tell` hears each
-    decided event as it is decided (a live log's players are told what matters at once)."""
+    decided event as it is decided (a live log's players are told what matters at once).
+    `live`: whether the log is being played now (None: if it is no regular file, but piped
+    in or a FIFO), so that a Nerts! button pressed belongs to the frame being read; a recorded
+    log is read far faster than it was played, and its presses are told and ignored."""
     referee = GameReferee(options)
     decided: list[Event] = []
     name = log_name(log_path)
@@ -221,7 +227,9 @@ def referee_log(
         # written, as at the log's end, before it is told.
         stopped_by: UserError | None = None
         known_read = False  # whether any event read is of a type the referee knows
-        buttons = None if box is None else _NertsButtons(box)
+        if live is None:
+            live = not log_path.is_file()
+        buttons = None if box is None or not live else _NertsButtons(box)
         while True:
             try:
                 numbered = next(reading, None)
@@ -266,6 +274,8 @@ def referee_log(
             _tell_ignored(referee, name, held)
             for out in finished:
                 publish(out)
+        if box is not None and buttons is None:
+            _tell_presses_ignored(box, name)
     if not known_read and stopped_by is None and not interrupted:  # the whole log was read
         log.warning(
             "%s: no event in it is of a type the referee knows (%s): nothing was refereed",
@@ -358,6 +368,19 @@ class _NertsButtons:
             )
             decided += referee.feed(NertsCall(reading.frame, reading.t, seat))
         return decided
+
+
+def _tell_presses_ignored(box: BoxAnnouncer, log_name: str) -> None:
+    """Warns of the Nerts! buttons pressed while a recorded log was refereed: read far faster
+    than it was played, it gives a press no frame of its own."""
+    seats = box.button_presses()
+    if seats:
+        log.warning(
+            "Nerts! buttons pressed (seat %s) while the recorded log %s was refereed: ignored; "
+            "a button is a Nerts call on a live log only (piped in as '-', or a FIFO)",
+            ", ".join(map(str, seats)),
+            log_name,
+        )
 
 
 def _tell_ignored(referee: GameReferee, log_name: str, held: list[tuple[Event, int]]) -> None:
