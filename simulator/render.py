@@ -48,11 +48,16 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 
+DEFAULT_FRAME_SIZE = (1280, 720)
+"""Width and height of the footage and renders unless asked otherwise: the HD frame of the
+table cameras the referee is made for, and the size `identify`'s 200 ms target is set on."""
+
+
 @dataclass(frozen=True)
 class RenderSettings:
     """Everything that shapes the footage. Realism knobs are maxima; the seed picks values."""
 
-    size: tuple[int, int] = (1280, 720)
+    size: tuple[int, int] = DEFAULT_FRAME_SIZE
     table: str = "wood"
     """wood | felt | plain"""
     table_mm: tuple[float, float] = TABLE_UP_TO_4_SEATS_MM
@@ -245,7 +250,7 @@ class VideoSink:
         self,
         path: Path,
         fps: float = DEFAULT_FPS,
-        size: tuple[int, int] = (1280, 720),
+        size: tuple[int, int] = DEFAULT_FRAME_SIZE,
         fourcc: str = "mp4v",
     ) -> None:
         if size[0] % 2 or size[1] % 2:

@@ -120,8 +120,11 @@ class Motion:
     reach_from: tuple[float, float] | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class FrameState:
+    """One frame of the round: its index, its own time, what happened in it and (rendered
+    footage only) what the camera sees."""
+
     frame: int
     t: float
     events: list[Event]

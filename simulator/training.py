@@ -60,7 +60,7 @@ from simulator.labels import (
     label_scene,
     pose_line,
 )
-from simulator.render import RenderSettings, TableRenderer
+from simulator.render import DEFAULT_FRAME_SIZE, RenderSettings, TableRenderer
 from simulator.scene import CARD_HEIGHT_MM
 from simulator.sensor import add_glare, cast_shadow, defocus
 from simulator.table import TABLES
@@ -74,7 +74,7 @@ SCENE_STREAM = 1
 
 @dataclass(frozen=True)
 class TrainingSettings:
-    size: tuple[int, int] = (1280, 720)
+    size: tuple[int, int] = DEFAULT_FRAME_SIZE
     val_fraction: float = 0.15
     card_length_px: tuple[float, float] = (50.0, 400.0)
     """Range of a card's long side in the image (drawn log-uniformly)."""
@@ -433,7 +433,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=[],
         help="back specs: colour, #rrggbb, colour:pattern or image path",
     )
-    parser.add_argument("--size", type=frame_size, default="1280x720", help="WxH")
+    parser.add_argument("--size", type=frame_size, default=DEFAULT_FRAME_SIZE, help="WxH")
     parser.add_argument(
         "--val-fraction",
         type=share,

@@ -27,6 +27,7 @@ from simulator.camera import DEFAULT_FPS, FRAME_LARGEST, FRAME_SIDE_MIN, frame_s
 from simulator.errors import DesignError
 from simulator.faces import CardDesign
 from simulator.render import (
+    DEFAULT_FRAME_SIZE,
     RenderSettings,
     TableRenderer,
     VideoSink,
@@ -65,6 +66,7 @@ TRUTH_FILE = "truth.jsonl"
 VIDEO_FILE = "video.mp4"
 MIN_SIDE = FRAME_SIDE_MIN
 MAX_SIZE = FRAME_LARGEST
+DEFAULT_SIZE = "{}x{}".format(*DEFAULT_FRAME_SIZE)
 # The frame rates cameras film at. OpenCV's mp4v writer refused to open at 0.001 and at 1e6
 # fps, and far outside this range a move lasts under one frame or a round spans millions.
 MIN_FPS = 1.0
@@ -151,10 +153,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--size",
-        default="1280x720",
+        default=DEFAULT_SIZE,
         metavar="WxH",
         help=f"even numbers, {MIN_SIDE}x{MIN_SIDE} to {MAX_SIZE[0]}x{MAX_SIZE[1]} "
-        "(default 1280x720)",
+        f"(default {DEFAULT_SIZE})",
     )
     parser.add_argument(
         "--fps",
