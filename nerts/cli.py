@@ -18,6 +18,8 @@ from pathlib import Path
 from shlex import quote
 from typing import Any
 
+from tqdm import tqdm
+
 from nerts.errors import (
     DISK_FULL_ERRNOS,
     FAILURE_STATUS,
@@ -28,6 +30,7 @@ from nerts.errors import (
     make_folder,
     names_a_file,
     resolved,
+    stdout_to_devnull,
 )
 from nerts.limits import DECODE_PIXELS_MAX
 
@@ -208,6 +211,15 @@ class LogFileHandler(logging.FileHandler):
         self.failed = True
 
 
+class ConsoleHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Messages on the terminal, each on a line of its own: a progress bar drawn there is
+    cleared for it and drawn again under it."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        with tqdm.external_write_mode(file=self.stream):
+            super().emit(record)
+
+
 class ConsoleFormatter(logging.Formatter):
     """Messages on the terminal: "warning: ..." for the players; with -v or -vv, which part
     of the program said it too ("WARNING nerts.commands.count: ...")."""
@@ -227,7 +239,7 @@ class ConsoleFormatter(logging.Formatter):
 
 def configure_logging(verbosity: int, log_file: Path | None) -> None:
     level = [logging.WARNING, logging.INFO, logging.DEBUG][min(verbosity, 2)]
-    console = logging.StreamHandler(sys.stderr)
+    console = ConsoleHandler(sys.stderr)
     console.setLevel(level)
     console.setFormatter(ConsoleFormatter(verbosity))
     handlers: list[logging.Handler] = [console]
@@ -248,12 +260,6 @@ def configure_logging(verbosity: int, log_file: Path | None) -> None:
 
 BROKEN_PIPE_STATUS = 141
 """Exit status when the output's reader went away, as a shell reports a process SIGPIPE ended."""
-
-
-def _stdout_to_devnull() -> None:
-    """Python flushes stdout again at exit: into a closed pipe or a full disk, with another
-    error, unless it is pointed elsewhere."""
-    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 SIGNAL_STATUS_BASE = 128
@@ -325,6 +331,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     # OpenCV's own log says of a broken photo what the commands say in their error, less
     # plainly ("readHeader IHDR chunk shall be first"); OPENCV_LOG_LEVEL=INFO shows it again.
     os.environ.setdefault("OPENCV_LOG_LEVEL", "SILENT")
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:  # closed by the caller ('>&-'): what goes there is lost
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115
     parser = build_parser()
     arguments = sys.argv[1:] if argv is None else list(argv)
     if not arguments:  # a newcomer typing 'nerts': what it can do, not a missing-argument error
@@ -376,13 +385,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write("nerts: interrupted\n")
         return SIGNAL_STATUS_BASE + signal.SIGINT
     except BrokenPipeError:  # the reader stopped early ('nerts demo --example | head')
-        _stdout_to_devnull()
+        stdout_to_devnull()
         return BROKEN_PIPE_STATUS
     except OSError as error:
         if error.errno not in DISK_FULL_ERRNOS:
             raise
         if error.filename is None:  # the output itself, not a file named
-            _stdout_to_devnull()
+            stdout_to_devnull()
         sys.stderr.write(
             f"nerts {args.command}: error: cannot write {error.filename or 'the output'}: "
             f"{error.strerror}\n"

@@ -7,6 +7,7 @@ import contextlib
 import errno
 import os
 import shlex
+import sys
 from pathlib import Path
 
 
@@ -30,6 +31,12 @@ def cannot_write(path: Path, error: OSError) -> Exception:
     if error.errno in DISK_FULL_ERRNOS:
         return OSError(error.errno, error.strerror, str(path))
     return UserError(f"cannot write {path}: {error.strerror or error}")
+
+
+def stdout_to_devnull() -> None:
+    """Points standard output at nothing once its reader went away: Python flushes it again at
+    exit, into a closed pipe or a full disk, with another error, unless it is pointed elsewhere."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def folder_argument(text: str) -> Path:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import errno
 import io
+import logging
 import os
 import shutil
 import sys
@@ -14,8 +15,17 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from tqdm import tqdm
 
-from nerts.cli import BROKEN_PIPE_STATUS, build_parser, main, verbosity_of
+from nerts.cli import (
+    BROKEN_PIPE_STATUS,
+    ConsoleFormatter,
+    ConsoleHandler,
+    build_parser,
+    main,
+    verbosity_of,
+)
+from nerts.commands import referee as referee_command
 from nerts.commands import simulate
 from nerts.eventlog import read_events
 from referee.game import GameReferee
@@ -341,3 +351,54 @@ def test_warnings_say_warning_and_with_verbose_which_part_said_it(
     said = f"{log}:2: event type 'plya' is not one the referee knows"
     assert f"\nwarning: {said}" in "\n" + run(capsys, "referee", str(log))[2]
     assert f"\nWARNING nerts.eventlog: {said}" in "\n" + run(capsys, "-v", "referee", str(log))[2]
+
+
+def test_a_warning_is_written_under_a_progress_bar_not_onto_it() -> None:
+    stream = io.StringIO()
+    handler = ConsoleHandler(stream)
+    handler.setFormatter(ConsoleFormatter(0))
+    with tqdm(total=10, file=stream, desc="refereeing", leave=False, mininterval=0) as bar:
+        bar.update(3)
+        drawn = stream.getvalue()
+        record = logging.LogRecord("x", logging.WARNING, __file__, 1, "a card misread", (), None)
+        handler.emit(record)
+        said = stream.getvalue()[len(drawn) :]
+    assert "3/10" in drawn
+    cleared, _, rest = said.partition("warning: a card misread\n")
+    assert cleared.startswith("\r") and not cleared.strip()  # the bar's line wiped first
+    assert "refereeing" in rest  # and drawn again under the message
+
+
+def test_a_live_games_verdicts_stop_printing_when_their_reader_goes_but_refereeing_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """'... | nerts referee - --out ev.jsonl | head -1': the display went away after its
+    first line; the game's events are still all decided and written."""
+    log = GOLDEN / "races.input.jsonl"
+
+    class ClosingPipe(io.StringIO):
+        def write(self, text: str) -> int:
+            if self.getvalue():
+                raise BrokenPipeError
+            return super().write(text)
+
+        def fileno(self) -> int:
+            return spare.fileno()
+
+    out = tmp_path / "events.jsonl"
+    with (tmp_path / "spare").open("w") as spare:
+        monkeypatch.setattr(sys, "stdout", ClosingPipe())
+        monkeypatch.setattr(referee_command, "STANDARD_INPUT", log)  # '-' reads the log
+        assert main(["referee", "-", "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "the output's reader went away at frame" in err and "Traceback" not in err
+    expected = GameReferee().referee_all(read_events(log))
+    assert list(read_events(out)) == expected
+
+
+def test_a_closed_standard_output_is_no_traceback(capsys: pytest.CaptureFixture[str]) -> None:
+    """'nerts referee LOG >&-': Python gives the command no standard output at all."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sys, "stdout", None)
+        assert main(["referee", str(GOLDEN / "races.input.jsonl")]) == 0
+    assert "Traceback" not in capsys.readouterr().err

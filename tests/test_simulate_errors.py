@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from nerts.cli import _stop_on_signals, main
@@ -369,3 +370,22 @@ def test_options_of_the_video_alone_are_told_unused_without_one(
     )
     assert main(["simulate", "--out", str(out), "--seconds", "1", "--no-video"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_an_interrupted_film_is_said_to_hold_the_frames_it_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ctrl-C just after a frame was filmed, before the next began: the message counts it."""
+    write = VideoSink.write
+
+    def stopping(self: VideoSink, frame: np.ndarray) -> None:
+        write(self, frame)
+        if self.frames_written == 5:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(VideoSink, "write", stopping)
+    out = tmp_path / "s"
+    assert main(["simulate", "--out", str(out), "--size", "160x90", "--players", "2"]) == 130
+    said = capsys.readouterr().err.splitlines()
+    assert said[-2].startswith("warning: stopped after 5 frames: the round so far is kept in ")
+    assert int(cv2.VideoCapture(str(out / simulate.VIDEO_FILE)).get(cv2.CAP_PROP_FRAME_COUNT)) == 5

@@ -7,6 +7,7 @@ import contextlib
 import itertools
 import logging
 import math
+import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -14,7 +15,13 @@ from pathlib import Path
 from tqdm import tqdm
 
 from hardware.announce import BoxAnnouncer
-from nerts.errors import FAILURE_STATUS, UserError, file_argument, refuse_overwriting
+from nerts.errors import (
+    FAILURE_STATUS,
+    UserError,
+    file_argument,
+    refuse_overwriting,
+    stdout_to_devnull,
+)
 from nerts.eventlog import STANDARD_INPUT, EventWriter, log_name, read_numbered_events
 from nerts.scoreboard import as_it_happens, format_scoreboard
 from referee.errors import EventError, RefereeInputError
@@ -202,9 +209,19 @@ def referee_log(
     if first is None:  # and no --out is made: an empty one would look refereed
         raise UserError(f"{name} holds no events: nothing to referee")
     events = itertools.chain([first], events)
-    if sys.stderr.isatty():  # a disabled bar still costs a generator step per event
-        events = tqdm(events, unit=" events", desc="refereeing", leave=False)
-    with EventWriter(out_path) as writer, box or contextlib.nullcontext():
+    # Only on a terminal: a disabled bar still costs a generator step per event.
+    progress = (
+        tqdm(events, unit=" events", desc="refereeing", leave=False)
+        if sys.stderr.isatty()
+        else None
+    )
+    events = events if progress is None else progress
+    with (
+        EventWriter(out_path) as writer,
+        box or contextlib.nullcontext(),
+        # Closed on leaving, so that an error told after is not written onto the bar.
+        contextlib.nullcontext() if progress is None else progress,
+    ):
         deals = _DealOrder(name)
 
         debugging = log.isEnabledFor(logging.DEBUG)
@@ -439,12 +456,32 @@ LIVE_BANNER = (
 )
 
 
-def _said_at_once(event: Event) -> None:
-    """Prints a live log's decided event that players want to hear now (`as_it_happens`)."""
-    line = as_it_happens(event)
-    if line is not None:
-        sys.stdout.write(line + "\n")
-        sys.stdout.flush()
+class _SaidAtOnce:
+    """Prints a live log's decided events that players want to hear now (`as_it_happens`),
+    each on a line of its own under the progress bar. Should the output's reader go away (a
+    display piped to another program that stopped), the game is still refereed: --out and the
+    box go on, and it is said once."""
+
+    def __init__(self) -> None:
+        self.reader_gone = False
+
+    def __call__(self, event: Event) -> None:
+        line = as_it_happens(event)
+        if line is None or self.reader_gone:
+            return
+        try:
+            tqdm.write(line, file=sys.stdout)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            self.reader_gone = True
+            stdout_to_devnull()
+            # The scoreboard at the end too goes nowhere, rather than end the run with an error.
+            sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
+            log.warning(
+                "the output's reader went away at frame %d: verdicts are no longer printed, "
+                "but the game is still refereed (--out, the box)",
+                event.frame,
+            )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -461,7 +498,7 @@ def run(args: argparse.Namespace) -> int:
         live = args.log == STANDARD_INPUT
         if live and sys.stdin.isatty():  # a person typing, or wondering why nothing happens
             sys.stderr.write(LIVE_BANNER)
-        tell = _said_at_once if live else None
+        tell = _SaidAtOnce() if live else None
         decided = referee_log(args.log, args.out, rule_options(args), box, tell)
     except RefereeingInterrupted as stopped:  # the rounds decided so far are still told
         sys.stdout.write(format_scoreboard(stopped.decided))

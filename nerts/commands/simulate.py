@@ -335,6 +335,7 @@ def run(args: argparse.Namespace) -> int:
     )
     video = VideoSink(args.out / VIDEO_FILE, settings.fps, size) if renderer else None
     with EventWriter(args.out / TRUTH_FILE) as truth, contextlib.ExitStack() as recording:
+        recording.enter_context(frames)  # the bar cleared before anything is told after
         if video is not None:
             try:
                 recording.enter_context(video)
@@ -350,11 +351,10 @@ def run(args: argparse.Namespace) -> int:
                     video.write(renderer.render(state.scene, state.frame))
         except KeyboardInterrupt:
             kept = f"{args.out / TRUTH_FILE}" + ("" if video is None else f" and {video.path}")
-            log.warning(
-                "stopped after %d frames: the round so far is kept in %s",
-                simulation.frames_played,
-                kept,
-            )
+            # The video's own count: a stop between a frame's writing and the next frame's
+            # start leaves the simulation a frame behind what was filmed.
+            played = simulation.frames_played if video is None else video.frames_written
+            log.warning("stopped after %d frames: the round so far is kept in %s", played, kept)
             # The frame the referee holds is written; after any other failure (a full disk)
             # writing more would only hide what went wrong.
             truth.write_all(referee.finish())
@@ -369,5 +369,6 @@ def run(args: argparse.Namespace) -> int:
         )
     if video is not None:
         sys.stdout.write(f"video: {args.out / VIDEO_FILE}\n")
-    sys.stdout.write(f"truth: {args.out / TRUTH_FILE} ({truth.count} events)\n")
+    events = "event" if truth.count == 1 else "events"
+    sys.stdout.write(f"truth: {args.out / TRUTH_FILE} ({truth.count} {events})\n")
     return 0
