@@ -14,6 +14,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
+from nerts.columns import first_few
 from nerts.errors import UserError, cannot_write, make_folder
 from referee.errors import RefereeInputError
 from referee.events import (
@@ -110,12 +111,28 @@ def read_events(path: Path) -> Iterator[Event]:
         yield event
 
 
+LOGS_SUGGESTED = 3
+"""How many of a folder's event logs are named where the folder was given as a log."""
+
+
+def _logs_in(folder: Path) -> str:
+    """The event logs a folder given in a log's place holds (`simulate --out` and `demo`
+    write one), as a hint; empty where it holds none."""
+    try:
+        logs = sorted(str(p) for p in folder.glob("*.jsonl") if p.is_file())
+    except OSError:  # a folder that cannot be listed: no hint
+        return ""
+    return f"; the event logs in it: {first_few(logs, LOGS_SUGGESTED)}" if logs else ""
+
+
 def read_numbered_events(path: Path, live: bool = False) -> Iterator[tuple[int, Event]]:
     """Yields (line number, event) pairs, so later errors can still name the line. A `live`
     log (one being refereed, maybe as it is written) may end in a line cut short: that line
     is left out with a warning. Elsewhere (a log added to a score sheet) it is an error: the
     file is not complete yet, and added again once it is, its rounds would count twice."""
     name = log_name(path)
+    if path.is_dir():
+        raise UserError(f"cannot read {name}: it is a folder{_logs_in(path)}")
     try:
         handle = path.open("rb")
     except OSError as error:

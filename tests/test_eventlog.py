@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -8,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from nerts.errors import UserError
-from nerts.eventlog import EventWriter, event_line, read_events
+from nerts.eventlog import EventWriter, event_line, read_events, read_numbered_events
 from referee.cards import Card, Rank, Suit
 from referee.events import IllegalReason, NertsCall, Play, Verdict
 
@@ -67,3 +68,18 @@ def test_lines_ended_by_a_carriage_return_alone_are_said_so(tmp_path: Path) -> N
     )
     log.write_bytes(log.read_bytes().replace(b"\r", b"\r\n"))  # Windows line ends read well
     assert len(list(read_events(log))) == 2
+
+
+def test_a_folder_given_as_a_log_is_said_so_with_the_logs_in_it(tmp_path: Path) -> None:
+    """'nerts simulate --out sim' then 'nerts referee sim': the log is sim/truth.jsonl."""
+    with pytest.raises(
+        UserError, match=rf"^cannot read {re.escape(str(tmp_path))}: it is a folder$"
+    ):
+        list(read_numbered_events(tmp_path))
+    for name in ("truth.jsonl", "events.jsonl", "a.jsonl", "b.jsonl"):
+        (tmp_path / name).write_text("")
+    (tmp_path / "video.mp4").write_text("")
+    logs = [str(tmp_path / name) for name in ("a.jsonl", "b.jsonl", "events.jsonl")]
+    said = f"it is a folder; the event logs in it: {', '.join(logs)} and 1 more"
+    with pytest.raises(UserError, match=re.escape(said) + "$"):
+        list(read_numbered_events(tmp_path))
