@@ -20,7 +20,9 @@ from referee.events import (
 from referee.scoresheet import without_controls
 
 
-def format_scoreboard(events: Iterable[Event]) -> str:
+def format_scoreboard(events: Iterable[Event], target: int | None = None) -> str:
+    """The scoreboard of refereed `events`; with the game's `target`, a round after which
+    seats stand level at the top past it says why the game plays on."""
     lines: list[str] = []
     totals: Counter[int] = Counter()
     backs: dict[int, str] = {}
@@ -55,6 +57,7 @@ def format_scoreboard(events: Iterable[Event]) -> str:
         elif isinstance(event, RoundEnd):
             totals.update({s: v + event.bonus.get(s, 0) for s, v in event.scores.items()})
             ended = _round_table(event, backs, totals, _how_it_ended(event, call_frames))
+            ended += _level_at_the_top(totals, target)
             in_play = None
         elif isinstance(event, GameEnd):
             game_over = [
@@ -117,6 +120,16 @@ def _round_table(end: RoundEnd, backs: dict[int, str], totals: Counter[int], how
             f"{totals[seat]:>5}" + ("  <- Nerts!" if seat == end.caller else "")
         )
     return lines
+
+
+def _level_at_the_top(totals: Counter[int], target: int | None) -> list[str]:
+    """Why no one won though the target was reached: seats level at the top play on."""
+    best = max(totals.values(), default=0)
+    level = sorted(seat for seat, total in totals.items() if total == best)
+    if target is None or best < target or len(level) < 2:
+        return []
+    seats = ", ".join(map(str, level[:-1])) + f" and {level[-1]}"
+    return [f"  seats {seats} are level at {best}, at or past the target {target}: play on"]
 
 
 def _round_summary(verdicts: Counter[str], false_calls: int, stucks: int) -> str:

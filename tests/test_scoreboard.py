@@ -6,8 +6,9 @@ from collections import Counter
 from typing import Any
 
 from nerts.scoreboard import _round_summary, as_it_happens, format_scoreboard
-from referee.events import Event, event_from_dict
+from referee.events import Event, GameEnd, event_from_dict
 from referee.game import GameReferee
+from referee.options import RuleOptions
 
 SEATS = [{"seat": 0, "back": "red"}, {"seat": 1, "back": "blue"}]
 
@@ -217,3 +218,21 @@ def test_what_a_live_game_hears_at_once() -> None:
         "   41.1 s  frame   1234: GAME OVER: seat 0 wins with 104 points",
         None,
     ]
+
+
+def test_seats_level_at_the_top_past_the_target_are_told_to_play_on() -> None:
+    log = [
+        start(0, 1),
+        {"frame": 5, "t": 0.5, "type": "play", "seat": 0, "card": "AH", "pile": "p1"},
+        {"frame": 6, "t": 0.6, "type": "play", "seat": 1, "card": "AS", "pile": "p2"},
+        {"frame": 7, "t": 0.7, "type": "nerts_count", "seat": 0, "remaining": 0},
+        {"frame": 7, "t": 0.7, "type": "nerts_count", "seat": 1, "remaining": 0},
+        {"frame": 9, "t": 0.9, "type": "nerts_call", "seat": 0, "valid": True},
+    ]
+    decided = GameReferee(RuleOptions(target_score=1)).referee_all(map(event_from_dict, log))
+    assert not any(isinstance(event, GameEnd) for event in decided)
+    lines = format_scoreboard(decided, target=1).splitlines()
+    assert lines[4] == "  seats 0 and 1 are level at 1, at or past the target 1: play on"
+    assert lines[5].startswith("  plays: 2 accepted")
+    assert "level" not in format_scoreboard(decided, target=2)
+    assert "level" not in format_scoreboard(decided)

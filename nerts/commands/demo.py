@@ -83,8 +83,9 @@ def run(args: argparse.Namespace) -> int:
     refuse_replacing_other_than_events(args.out / EVENTS_FILE)
     if args.example:
         out_path = args.out / EVENTS_FILE
+        options = RuleOptions(target_score=EXAMPLE_TARGET)
         with resources.as_file(resources.files("nerts.data") / EXAMPLE_LOG) as log_path:
-            decided = referee_log(log_path, out_path, RuleOptions(target_score=EXAMPLE_TARGET))
+            decided = referee_log(log_path, out_path, options)
         sys.stdout.write(f"Refereeing the bundled example game (target {EXAMPLE_TARGET})\n\n")
     else:
         sys.stdout.write(
@@ -102,8 +103,9 @@ def run(args: argparse.Namespace) -> int:
         (args.out / EVENTS_FILE).unlink(missing_ok=True)
         simulate.run(sim_args)
         out_path = args.out / EVENTS_FILE
-        decided = referee_log(args.out / simulate.TRUTH_FILE, out_path, RuleOptions())
+        options = RuleOptions()
+        decided = referee_log(args.out / simulate.TRUTH_FILE, out_path, options)
         sys.stdout.write("\n")
-    sys.stdout.write(format_scoreboard(decided))
+    sys.stdout.write(format_scoreboard(decided, options.target_score))
     sys.stdout.write(f"refereed events written to {out_path}\n")
     return 0

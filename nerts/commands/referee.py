@@ -499,13 +499,14 @@ def run(args: argparse.Namespace) -> int:
         if live and sys.stdin.isatty():  # a person typing, or wondering why nothing happens
             sys.stderr.write(LIVE_BANNER)
         tell = _SaidAtOnce() if live else None
-        decided = referee_log(args.log, args.out, rule_options(args), box, tell)
+        options = rule_options(args)
+        decided = referee_log(args.log, args.out, options, box, tell)
     except RefereeingInterrupted as stopped:  # the rounds decided so far are still told
-        sys.stdout.write(format_scoreboard(stopped.decided))
+        sys.stdout.write(format_scoreboard(stopped.decided, options.target_score))
         if args.out:
             sys.stdout.write(f"refereed events written to {args.out}\n")
         raise
-    sys.stdout.write(format_scoreboard(decided))
+    sys.stdout.write(format_scoreboard(decided, options.target_score))
     if args.out:
         sys.stdout.write(f"refereed events written to {args.out}\n")
     # As 'nerts box send' does: the verdicts are right, but the players were not all told.
