@@ -24,13 +24,6 @@ if _profile not in HYPOTHESIS_PROFILES:
 settings.load_profile(_profile)
 
 
-@pytest.fixture
-def shared_dir() -> Path:
-    if not SHARED.is_dir():
-        pytest.skip(f"../shared is not beside this checkout ({SHARED}); skipping shared-data test")
-    return SHARED
-
-
 @pytest.fixture(autouse=True, scope="session")
 def committed_models_untouched() -> Iterator[None]:
     """No test may write into models/, where training publishes by default: a step left
