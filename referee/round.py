@@ -117,6 +117,10 @@ class RoundReferee:
         # those plays put its top there this frame (they become ties if another one joins).
         self._results: list[list[Event]] = []
         self._placed_this_frame: dict[str, list[int]] = {}
+        # The (seat, card) of this frame's plays (jokers aside), and the take-backs its late
+        # and illegal plays await: `_forget_stale_awaits` at the frame's end.
+        self._played_this_frame: set[tuple[int, str]] = set()
+        self._awaited_this_frame: Counter[tuple[int, str, str]] = Counter()
         # The end a stuck judged this frame brought, written after the whole frame: a call
         # listed after the stuck was judged before it, and the end counts it.
         self._ended_this_frame: RoundEnd | None = None
@@ -143,6 +147,7 @@ class RoundReferee:
             self.last_seen = (events[0].frame, events[0].t)
         self._results = [[] for _ in events]
         self._placed_this_frame = {}
+        self._played_this_frame, self._awaited_this_frame = set(), Counter()
         self._ended_this_frame = None
         # Most frames hold one event.
         order = (
@@ -150,6 +155,7 @@ class RoundReferee:
         )
         for index in order:
             self._handle(events[index], self._results[index], index)
+        self._forget_stale_awaits()
         known = sum(not isinstance(event, OtherEvent) for event in events)
         if self.ended is None and known == self._ignored_count() - ignored_before:
             self.last_seen = seen_before
@@ -214,6 +220,8 @@ class RoundReferee:
         if repeated is not None:
             self.repeated_plays.append(repeated)
             return
+        if not play.joker:
+            self._played_this_frame.add((play.seat, str(play.card)))
         pile = self.piles.get(play.pile)
         if pile is not None and pile.complete and not pile.holds_top(play.card):
             # A complete pile was set aside: its place is empty, and may start a new one. A card
@@ -295,7 +303,23 @@ class RoundReferee:
         self.stuck_without_progress = False
 
     def _await_take_back(self, play: Play) -> None:
-        self.awaiting_take_back[(play.seat, str(play.card), play.pile)] += 1
+        key = (play.seat, str(play.card), play.pile)
+        self.awaiting_take_back[key] += 1
+        self._awaited_this_frame[key] += 1
+
+    def _forget_stale_awaits(self) -> None:
+        """A card played again was taken back from wherever it lay late or illegal before (a
+        deck holds it once), though the log missed that take-back: left awaited, it would
+        swallow the take-back of this play. Forgotten only once the whole frame is judged, as
+        plays are judged before take-backs: the frame's own take-back of the earlier play
+        (a card taken back and put down again at once) has then been matched."""
+        for key in list(self.awaiting_take_back):
+            if key[:2] in self._played_this_frame:
+                kept = min(self.awaiting_take_back[key], self._awaited_this_frame[key])
+                if kept:
+                    self.awaiting_take_back[key] = kept
+                else:
+                    del self.awaiting_take_back[key]
 
     def _take_back(self, event: TakeBack) -> None:
         key = (event.seat, str(event.card), event.pile)

@@ -547,3 +547,15 @@ def test_a_frame_of_impossible_events_alone_moves_no_round_end() -> None:
     """As a frame of ticks: the round ends at the frame of its last event that counts."""
     out = referee([start(), count(1, 0, 0), call(2, 0), play(3, 7, "AS")])
     assert round_ends(out)[0].frame == 2
+
+
+def test_a_card_played_again_was_taken_back_though_the_log_missed_it() -> None:
+    """Seat 0's 7H was illegal on F0 and its take-back never logged; seat 0 then plays it on
+    its 6H, and takes it back: that take-back undoes this play, not the forgotten one."""
+    events = [start(), *(play(i, 0, f"{rank}H") for i, rank in enumerate("A2345", 1))]
+    events += [play(6, 0, "7H"), play(8, 1, "6H"), play(9, 0, "7H"), take_back(12, 0, "7H")]
+    game = GameReferee()
+    out = game.referee_all([*events, stuck(14), stuck(15)])
+    assert verdicts(out)[-2:] == ["1:6H:accepted", "0:7H:accepted"]
+    assert round_ends(out)[0].foundation == {0: 5, 1: 1}
+    assert game.pop_unmatched_take_backs() == []
