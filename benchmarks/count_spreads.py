@@ -12,7 +12,6 @@ from pathlib import Path
 
 import numpy as np
 from recognition_data import (
-    COUNT_PHOTO_SIZE,
     HARSH_LIGHT,
     back_reference,
     count_scene,
@@ -22,6 +21,7 @@ from recognition_data import (
 )
 
 from simulator.backs import BackDesign, back_from_spec
+from simulator.count_spread import COUNT_PHOTO_SIZE
 from simulator.sensor import LightSettings
 from vision.back_references import back_image
 from vision.backs import BackMatcher

@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import itertools
 import json
-import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,12 +12,16 @@ import numpy as np
 
 from models.dataset import read_image
 from simulator.backs import BackDesign, back_from_spec
-from simulator.faces import builtin_design, load_design
+from simulator.count_spread import (
+    COUNT_PHOTO_SIZE,
+    COUNT_TABLE_MM,
+    count_table_renderer,
+    spread_poses,
+)
+from simulator.faces import load_design
 from simulator.labels import label_scene
-from simulator.render import RenderSettings, TableRenderer
-from simulator.scene import CARD_HEIGHT_MM, CARD_WIDTH_MM, CardPose, Scene
+from simulator.scene import CardPose, Scene
 from simulator.sensor import LightSettings
-from simulator.table import TABLES
 from simulator.training import TrainingSettings, generate_dataset
 from simulator.training_scenes import SceneMix
 from vision.geometry import rectify
@@ -107,20 +110,8 @@ def edje_test(shared: Path) -> list[tuple[Path, list[tuple[str, np.ndarray]]]]:
     return [(root / "test" / name, boxes) for name, boxes in sorted(by_image.items())]
 
 
-COUNT_TABLE_MM = (900.0, 506.0)
-"""The table a count photo shows: cards about 125 px long at 1280x720."""
-COUNT_PHOTO_SIZE = (1280, 720)
-"""A count photo's size, unless a spread kind asks for another."""
 HARSH_LIGHT = LightSettings(colour_temperature=0.25, exposure=(0.6, 1.3), gradient=0.3, hotspot=0.3)
 """A warm or cool lamp (casts to 25%), an under- or overexposed photo, a strong gradient."""
-
-
-CLOSE_ROWS_PER_SPREAD = 4
-"""Rows of a close spread (`count_scene` with `shown`): at least 8 cards to a row."""
-CLOSE_ROW_STEP_SHARE = 0.8
-"""A close spread's rows lie this share of a card's length apart (overlapping by a fifth)."""
-CLOSE_TURN_SD_DEG = 8.0
-"""How far a close spread's cards are turned (standard deviation), less than a loose row's."""
 
 
 def count_scene(
@@ -142,25 +133,10 @@ def count_scene(
         seats = rng.integers(len(backs), size=n_cards)
     else:
         seats = rng.choice(len(backs), size=n_cards, p=shares)
-    cards = []
-    if shown is None:
-        per_row = max(6, math.ceil(n_cards / 5))
-        step = (COUNT_TABLE_MM[0] - 160) / per_row
-        row_step, turn_sd = CARD_HEIGHT_MM * 0.85, 12.0
-    else:
-        per_row = max(8, math.ceil(n_cards / CLOSE_ROWS_PER_SPREAD))
-        step = CARD_WIDTH_MM * float(rng.uniform(*shown))
-        row_step, turn_sd = CARD_HEIGHT_MM * CLOSE_ROW_STEP_SHARE, CLOSE_TURN_SD_DEG
-    for i, seat in enumerate(seats):
-        row, column = divmod(i, per_row)
-        x = 80 + column * step + rng.normal(0, 4)
-        y = 80 + row * row_step + rng.normal(0, 4)
-        cards.append(
-            CardPose("AS", int(seat), float(x), float(y), float(rng.normal(0, turn_sd)), False)
-        )
-    renderer = _table_renderer(rng, seed, backs, lights, size=size)
+    poses = spread_poses(seats.tolist(), rng, shown)
+    renderer = count_table_renderer(rng, seed, backs, lights, size=size)
     counts = {back.name: int((seats == i).sum()) for i, back in enumerate(backs)}
-    return renderer.render(Scene(tuple(cards), ()), 0), counts
+    return renderer.render(Scene(poses, ()), 0), counts
 
 
 SCATTER_MARGIN_MM = 70.0
@@ -199,7 +175,7 @@ def scattered_count_scene(
             ),
             (),
         )
-        renderer = _table_renderer(rng, seed, backs, lights, size=size)
+        renderer = count_table_renderer(rng, seed, backs, lights, size=size)
         shown = [label.visible for label in label_scene(renderer, scene)[0]]
         if len(shown) == n_cards and min(shown) >= SCATTER_SHOWN_MIN:
             counts = {back.name: int((seats == i).sum()) for i, back in enumerate(backs)}
@@ -212,7 +188,7 @@ def photo_reference(back: BackDesign, seed: int, lights: LightSettings | None = 
     another photo than the count's) and cut out along its true outline."""
     rng = np.random.default_rng(seed)
     pose = CardPose("AS", 0, 450.0, 253.0, float(rng.uniform(-30, 30)), False)
-    renderer = _table_renderer(rng, seed, [back], lights)
+    renderer = count_table_renderer(rng, seed, [back], lights)
     scene = Scene((pose,), ())
     image = renderer.render(scene, 0)
     (card, *_), _ = label_scene(renderer, scene)
@@ -237,34 +213,9 @@ def uncropped_reference(
     x = width * (0.5 + rng.uniform(-off_x, off_x))
     y = height * (0.5 + rng.uniform(-off_y, off_y))
     pose = CardPose("AS", 0, x, y, float(rng.uniform(0, 360)), False)
-    renderer = _table_renderer(rng, seed, [back], lights, REFERENCE_PHOTO_TABLE_MM)
+    renderer = count_table_renderer(rng, seed, [back], lights, REFERENCE_PHOTO_TABLE_MM)
     return renderer.render(Scene((pose,), ()), 0)
 
 
-def _table_renderer(
-    rng: np.random.Generator,
-    seed: int,
-    backs: list[BackDesign],
-    lights: LightSettings | None,
-    table_mm: tuple[float, float] = COUNT_TABLE_MM,
-    *,
-    size: tuple[int, int] = COUNT_PHOTO_SIZE,
-) -> TableRenderer:
-    """A view `size` large (1280x720) of the count's table (or one `table_mm` large)."""
-    return TableRenderer(
-        RenderSettings(
-            size=size,
-            table=str(rng.choice(TABLES)),
-            table_mm=table_mm,
-            seed=seed,
-            markers=False,
-            lights=lights or LightSettings(),
-        ),
-        [builtin_design()],
-        backs,
-    )
-
-
 def back_reference(back: BackDesign) -> np.ndarray:
-    alpha = back.image[:, :, 3:4].astype(np.float32) / 255
-    return (back.image[:, :, :3] * alpha + 255 * (1 - alpha)).astype(np.uint8)
+    return back.printed()

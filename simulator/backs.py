@@ -79,6 +79,12 @@ class BackDesign:
     name: str
     image: np.ndarray
 
+    def printed(self) -> np.ndarray:
+        """The design as a BGR picture of the back, its see-through parts white: the design
+        file a player gives `nerts count` as the back's reference."""
+        alpha = self.image[:, :, 3:4].astype(np.float32) / 255
+        return (self.image[:, :, :3] * alpha + 255 * (1 - alpha)).astype(np.uint8)
+
 
 def _parse_colour(text: str) -> tuple[int, int, int] | None:
     text = text.strip().lower()

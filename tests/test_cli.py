@@ -25,11 +25,14 @@ from nerts.cli import (
     main,
     verbosity_of,
 )
+from nerts.commands import count as count_command
+from nerts.commands import demo, simulate
 from nerts.commands import referee as referee_command
-from nerts.commands import simulate
 from nerts.eventlog import read_events
+from referee.events import RoundEnd, RoundStart, SeatInfo
 from referee.game import GameReferee
 from referee.options import RuleOptions
+from simulator.backs import default_backs
 from tests.command_line import GOLDEN, run
 
 
@@ -402,3 +405,44 @@ def test_a_closed_standard_output_is_no_traceback(capsys: pytest.CaptureFixture[
         patch.setattr(sys, "stdout", None)
         assert main(["referee", str(GOLDEN / "races.input.jsonl")]) == 0
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_the_demo_counts_its_round_by_back_from_a_photo(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The round's foundation cards, face down and spread, are photographed and counted by
+    `nerts count` against the backs' designs; the count is said beside the referee's."""
+    seats = tuple(SeatInfo(seat, back.name) for seat, back in enumerate(default_backs(4)))
+    deal = RoundStart(0, 0.0, 1, seats, 13)
+    foundation, left = {0: 5, 1: 3, 2: 0, 3: 4}, {0: 2, 1: 0, 2: 7, 3: 1}
+    scores = {seat: foundation[seat] - 2 * left[seat] for seat in foundation}
+    end = RoundEnd(90, 3.0, 1, scores, foundation, left)
+    assert demo._count_by_back(tmp_path, [deal, end]) == 0
+    out = capsys.readouterr().out
+    assert (
+        f"--left red=2 blue=0 green=7 black=1 --annotate {tmp_path / 'count-annotated.png'}" in out
+    )
+    assert out.splitlines()[-8:] == [
+        "back   cards  left  points",
+        "red        5     2      +1",
+        "blue       3     0      +3",
+        "green      0     7     -14",
+        "black      4     1      +2",
+        "total     12",
+        f"drawn in {tmp_path / 'count-annotated.png'}",
+        "The photo's count agrees with the referee's, back by back.",
+    ]
+    written = {p.name for p in tmp_path.iterdir()}
+    assert written == {"count.png", "count-annotated.png"} | {
+        f"back-{back}.png" for back in ("red", "blue", "green", "black")
+    }
+
+    def miscounted(args: argparse.Namespace) -> count_command.CountOutcome:
+        return count_command.CountOutcome(0, {"red": 5, "blue": 2, "green": 1, "black": 4})
+
+    monkeypatch.setattr(count_command, "count_round", miscounted)
+    assert demo._count_by_back(tmp_path, [deal, end]) == 1
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "The photo's count differs from the referee's: blue: 2 in the photo, 3 on the "
+        "foundations; green: 1 in the photo, 0 on the foundations"
+    )

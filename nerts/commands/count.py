@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 from shlex import quote
+from typing import NamedTuple
 
 import numpy as np
 
@@ -178,7 +179,20 @@ DOUBTFUL_COUNT_STATUS = 3
 another photo."""
 
 
+class CountOutcome(NamedTuple):
+    """What a count came to: the command's exit status, and the cards counted per back."""
+
+    status: int
+    counts: dict[str, int]
+
+
 def run(args: argparse.Namespace) -> int:
+    return count_round(args).status
+
+
+def count_round(args: argparse.Namespace) -> CountOutcome:
+    """`nerts count` with `args`: prints and draws what it counted (`nerts demo` counts its
+    round's spread so)."""
     if args.image is None:
         raise photo_not_given(
             {"--backs": args.backs, "--left": args.left, "--bonus": args.bonus},
@@ -252,8 +266,9 @@ def run(args: argparse.Namespace) -> int:
         kept = f"; the round was added to {args.sheet}" if added else ""
         log.error("--annotate could not write %s (said above)%s", args.annotate, kept)
     if doubtful and (args.strict or sheet is not None):
-        return DOUBTFUL_COUNT_STATUS  # it wins over a picture not drawn: it asks for a new photo
-    return FAILURE_STATUS if not_drawn else 0
+        # It wins over a picture not drawn: it asks for a new photo.
+        return CountOutcome(DOUBTFUL_COUNT_STATUS, counts)
+    return CountOutcome(FAILURE_STATUS if not_drawn else 0, counts)
 
 
 def _house_points(
