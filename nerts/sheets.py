@@ -132,13 +132,14 @@ def refuse_scoring_twice(
 def game_over_warning(sheet: Scoresheet) -> str | None:
     """What to say when a round is added to `sheet` (as it is before the round) though its
     game is won already; None while it is not."""
-    winner = sheet.winner
-    if winner is None:
+    over, winner = sheet.game_over_after, sheet.winner
+    if over is None or winner is None:
         return None
     return (
         f"the game was over before this round ({sheet.players[winner]} had won with "
-        f"{sheet.totals[winner]}); the round is added, but a new game starts with a new sheet: "
-        "nerts scores NEXT.jsonl new --players ..."
+        f"{sheet.totals_after(over)[winner]} in round {over}); the round is added, but changes "
+        "nothing of who won: a new game starts with a new sheet (nerts scores NEXT.jsonl new "
+        "--players ...), and 'undo' takes the round back off this one"
     )
 
 
@@ -193,9 +194,19 @@ def format_sheet(sheet: Scoresheet) -> str:
     lines = [f"Score sheet (target {sheet.target})", header]
     for number, cells in enumerate(rows, start=1):
         lines.append(f"{number:>5} " + " ".join(f"{cell:>{width}}" for cell in cells))
-    winner = sheet.winner
-    if winner is not None:
-        lines.append(f"GAME OVER: {sheet.players[winner]} wins with {sheet.totals[winner]}.")
+    over, winner = sheet.game_over_after, sheet.winner
+    if over is not None and winner is not None:
+        won_with = sheet.totals_after(over)[winner]
+        lines.append(f"GAME OVER: {sheet.players[winner]} wins with {won_with}.")
+        if over < len(sheet.rounds):
+            later = (
+                "round after it counts"
+                if over + 1 == len(sheet.rounds)
+                else "rounds after it count"
+            )
+            lines.append(
+                f"(won in round {over}: the {later} for no one; 'undo' takes the last back)"
+            )
     elif sheet.rounds:
         best = max(sheet.totals[s] for s in seats)
         leaders = [sheet.players[s] for s in seats if sheet.totals[s] == best]

@@ -166,8 +166,19 @@ class Scoresheet:
         return self.totals_after(len(self.rounds))
 
     @property
+    def game_over_after(self) -> int | None:
+        """The round (numbered from 1) that won the game; None while no one has won. Rounds
+        added after it (by mistake, or played on) change neither the winner nor when."""
+        for count in range(1, len(self.rounds) + 1):
+            if game_winner(self.totals_after(count), self.target) is not None:
+                return count
+        return None
+
+    @property
     def winner(self) -> int | None:
-        return game_winner(self.totals, self.target)
+        """The seat that won the game, as of the round that won it."""
+        over = self.game_over_after
+        return None if over is None else game_winner(self.totals_after(over), self.target)
 
 
 def _origin(entry: Mapping[str, Any]) -> RoundOrigin | None:

@@ -75,9 +75,14 @@ def test_a_sheet_may_start_in_a_new_folder_and_warns_of_rounds_after_the_end(
     run(capsys, "scores", str(game), "new", "--players", "Anna", "Ben", "--target", "10")
     status, stdout, err = run(capsys, "scores", str(game), "add", "Anna=12", "Ben=3")
     assert status == 0 and "GAME OVER: Anna wins with 12." in stdout and "warning:" not in err
-    status, _, err = run(capsys, "scores", str(game), "add", "Anna=1", "Ben=4")
+    status, _, err = run(capsys, "scores", str(game), "add", "Anna=1", "Ben=40")
     assert status == 0 and len(load_sheet(game).rounds) == 2
-    assert "the game was over before this round (Anna had won with 12)" in err
+    assert "the game was over before this round (Anna had won with 12 in round 1)" in err
+    # The round after the end leaves Ben ahead, yet Anna had won.
+    assert run(capsys, "scores", str(game), "show")[1].splitlines()[-2:] == [
+        "GAME OVER: Anna wins with 12.",
+        "(won in round 1: the round after it counts for no one; 'undo' takes the last back)",
+    ]
 
 
 def test_scores_errors_do_not_write(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -157,7 +162,7 @@ def test_scores_from_refereed_events(tmp_path: Path, capsys: pytest.CaptureFixtu
     run(capsys, "scores", short, "new", "--players", "A", "B", "C", "--target", "10")
     status, _, err = run(capsys, "scores", short, "add", "--from", str(events))
     assert status == 0 and err.startswith(
-        "warning: round 3: the game was over before this round (B had won with 10)"
+        "warning: round 3: the game was over before this round (B had won with 10 in round 2)"
     )
     # A log given where a sheet belongs is named as what it is; one without round ends as
     # most likely not refereed.

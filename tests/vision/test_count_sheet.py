@@ -110,7 +110,7 @@ def test_the_counted_round_is_added_to_the_sheet(
     capsys.readouterr()
     assert exit_status(["count", str(other), "--backs", *references, "--sheet", str(game)]) == 0
     error = capsys.readouterr().err
-    assert "the game was over before this round (Red had won with 23)" in error
+    assert "the game was over before this round (Red had won with 23 in round 2)" in error
     assert len(load_sheet(game).rounds) == 3
 
 
