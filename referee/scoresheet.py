@@ -1,4 +1,4 @@
-"""The score sheet players keep across rounds: add a round, undo the last, correct one.
+"""The score sheet players keep across rounds: add a round, undo the last change, correct one.
 
 A sheet is rebuilt from a journal of entries (plain dicts, as stored one per line), so that
 every correction stays visible and nothing is ever overwritten.
@@ -44,9 +44,13 @@ class Scoresheet:
     origins: list[RoundOrigin | None] = field(default_factory=list)
     """Per round, the file it was scored from (None when typed in), so that the same file is
     not scored twice; kept as long as `rounds`."""
+    changes: list[str | None] = field(default_factory=list)
+    """Per round, the change that added it with others (the rounds of one log, added by one
+    command), so that `undo` takes them back together; None for a round added alone."""
 
     def __post_init__(self) -> None:
         self.origins += [None] * (len(self.rounds) - len(self.origins))
+        self.changes += [None] * (len(self.rounds) - len(self.changes))
 
     @classmethod
     def from_journal(
@@ -82,7 +86,11 @@ class Scoresheet:
         if missing:
             raise ScoresheetError(f"a {kind} entry needs {' and '.join(map(repr, missing))}")
         if kind == "round":
-            self.add_round(self.scores_from(entry["scores"], complete=True), _origin(entry))
+            change = entry.get("change")
+            if change is not None and not isinstance(change, str):
+                raise ScoresheetError(f"a round's change is a name, got {json_text(change)}")
+            scores = self.scores_from(entry["scores"], complete=True)
+            self.add_round(scores, _origin(entry), change)
         elif kind == "undo":
             if "round" in entry:  # written by hand, meaning one round: undo takes the last
                 raise ScoresheetError(
@@ -128,15 +136,29 @@ class Scoresheet:
         known = ", ".join(f"{seat}={name}" for seat, name in self.players.items())
         raise ScoresheetError(f"no player {key!r} (players: {known})")
 
-    def add_round(self, scores: dict[int, int], origin: RoundOrigin | None = None) -> None:
+    def add_round(
+        self, scores: dict[int, int], origin: RoundOrigin | None = None, change: str | None = None
+    ) -> None:
         self.rounds.append(scores)
         self.origins.append(origin)
+        self.changes.append(change)
+
+    def last_change(self) -> range:
+        """The rounds (numbered from 1) that `undo` takes back: the last, with the others the
+        same change added (the rounds of one log)."""
+        if not self.rounds:
+            return range(0)
+        change, first = self.changes[-1], len(self.rounds)
+        while change is not None and first > 1 and self.changes[first - 2] == change:
+            first -= 1
+        return range(first, len(self.rounds) + 1)
 
     def undo(self) -> None:
+        """Takes back the last change: its last round, or every round of a log added at once."""
         if not self.rounds:
             raise ScoresheetError("there is no round to undo")
-        self.rounds.pop()
-        self.origins.pop()
+        kept = self.last_change().start - 1
+        del self.rounds[kept:], self.origins[kept:], self.changes[kept:]
 
     def rounds_scored_from(self, fingerprint: str) -> list[tuple[int, RoundOrigin]]:
         """The rounds (numbered from 1) scored from the file of this fingerprint, with their

@@ -454,3 +454,25 @@ def test_game_numbers_are_for_add_from_and_count_from_one(
     # The log's own trouble is told first, not that it holds no game 1.
     status, _, err = run(capsys, "scores", str(sheet), "add", "--from", str(empty), "--game", "1")
     assert err.splitlines()[-1] == f"nerts scores: error: {empty} holds no events: nothing to add"
+
+
+def test_undo_takes_back_every_round_a_log_added(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A log added to the wrong sheet is taken back whole, and can then go where it belongs."""
+    game = str(tmp_path / "club.jsonl")
+    events = tmp_path / "e.jsonl"
+    shutil.copy(GOLDEN / "game_to_target.expected.jsonl", events)
+    run(capsys, "scores", game, "new", "--players", "A", "B", "C", "--target", "100")
+    run(capsys, "scores", game, "add", "A=1", "B=2", "C=3")
+    assert run(capsys, "scores", game, "add", "--from", str(events))[0] == 0
+    assert len(load_sheet(Path(game)).rounds) == 5
+    status, stdout, _ = run(capsys, "scores", game, "undo")
+    assert status == 0 and stdout.startswith(
+        f"took back rounds 2 to 5 (added together from {events})\n"
+    )
+    assert load_sheet(Path(game)).rounds == [{0: 1, 1: 2, 2: 3}]
+    assert run(capsys, "scores", game, "add", "--from", str(events))[0] == 0  # no longer refused
+    assert run(capsys, "scores", game, "add", "A=0", "B=0", "C=1")[0] == 0
+    assert run(capsys, "scores", game, "undo")[1].startswith("took back round 6 (A 0, B 0, C 1)\n")
+    assert len(load_sheet(Path(game)).rounds) == 5

@@ -76,6 +76,25 @@ def test_a_malformed_fingerprint_names_its_entry() -> None:
         Scoresheet.from_journal([GAME, entry], ["line 1", "line 2"])
 
 
+def test_undo_takes_back_the_rounds_of_one_change_together() -> None:
+    """Rounds added by one change (a log's) go back together; rounds of two changes side by
+    side, or added alone, one change at a time."""
+    sheet = Scoresheet({0: "Anna", 1: "Ben"})
+    for change in (None, "a", "a", "b", "b", None):
+        sheet.add_round({0: 1, 1: 1}, change=change)
+    taken = []
+    while sheet.rounds:
+        taken.append(list(sheet.last_change()))
+        sheet.undo()
+    assert taken == [[6], [4, 5], [2, 3], [1]]
+
+
+def test_a_malformed_change_names_its_entry() -> None:
+    entry = {"type": "round", "scores": {"Anna": 1, "Ben": 2}, "change": 7}
+    with pytest.raises(ScoresheetError, match=r"^line 2: a round's change is a name, got 7$"):
+        Scoresheet.from_journal([GAME, entry], ["line 1", "line 2"])
+
+
 @pytest.mark.parametrize(
     ("rounds", "has"), [(0, "no rounds yet"), (1, "round 1 only"), (3, "rounds 1..3")]
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import secrets
 import sys
 from pathlib import Path
 from shlex import quote
@@ -38,8 +39,9 @@ actions:
                                --photo IMAGE: the photo it was counted from)
   add --from EVENTS.jsonl      append every round a refereed events file scored (--game N:
                                those of its Nth game, where it holds more than one)
-  undo                         take back the last round added (undo is not for a fix: to
-                               take back a fix, fix the round again)
+  undo                         take back the last round added, or all the rounds of the
+                               last 'add --from' (undo is not for a fix: to take back a
+                               fix, fix the round again)
   fix ROUND SEAT=POINTS ...    correct one round's numbers
   show                         the sheet with running totals (the default)
 
@@ -115,6 +117,11 @@ def _game_number(text: str) -> int:
     return number
 
 
+CHANGE_NAME_BYTES = 6
+"""Random bytes naming the change that added a log's rounds together: two adds side by side
+never share one."""
+
+
 def run(args: argparse.Namespace) -> int:
     if args.action is None:  # none given: 'show', unless --players took it for a name
         _refuse_action_taken_for_a_player(args.game, args.players or [])
@@ -127,14 +134,25 @@ def run(args: argparse.Namespace) -> int:
         else:
             with sheet_to_change(args.game) as sheet:
                 if args.action == "undo" and sheet.rounds:
-                    taken_back = _round_said(sheet, len(sheet.rounds))
+                    taken_back = _change_said(sheet)
                 _change(args, sheet)
     except RefereeInputError as error:
         raise UserError(f"{args.game}: {error}") from None
-    if taken_back:  # undo takes back the last round, not the last change: say which
+    if taken_back:  # what undo took back: one round, or the rounds of one log
         sys.stdout.write(f"took back {taken_back}\n")
     sys.stdout.write(format_sheet(sheet))
     return 0
+
+
+def _change_said(sheet: Scoresheet) -> str:
+    """What `undo` takes back: "round 5 (Anna 12, Ben -4)", or "rounds 2 to 5 (added together
+    from events.jsonl)"."""
+    rounds = sheet.last_change()
+    if len(rounds) == 1:
+        return _round_said(sheet, rounds.start)
+    origin = sheet.origins[rounds.start - 1]
+    source = f" from {origin.source}" if origin is not None else ""
+    return f"rounds {rounds.start} to {rounds.stop - 1} (added together{source})"
 
 
 def _round_said(sheet: Scoresheet, number: int) -> str:
@@ -239,9 +257,11 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
                 f"has players {players}: add its rounds to a sheet of its own seats"
             )
         source = _scored_from(sheet, args.game, args.from_events)
+        # One change: undo takes a log's rounds back together, as they were added.
+        change = {"change": secrets.token_hex(CHANGE_NAME_BYTES)} if len(rounds) > 1 else {}
         for end in rounds:
             points = {str(s): v + end.bonus.get(s, 0) for s, v in end.scores.items()}
-            entries.append({"type": "round", "scores": points, **source})
+            entries.append({"type": "round", "scores": points, **source, **change})
     elif args.action == "add":
         photo = {} if args.photo is None else _scored_from(sheet, args.game, args.photo)
         entries.append({"type": "round", "scores": _seat_points(args.values), **photo})
