@@ -111,7 +111,7 @@ def refuse_scoring_twice(
 ) -> None:
     """A `UserError` if a round of the sheet was scored from this very file already (the same
     bytes, whatever its name): running a command twice must not add its rounds twice. (A log
-    that has grown since is another file: its earlier rounds are not told apart.)"""
+    that has grown since is another file: its rounds are told apart by their round ends.)"""
     scored = sheet.rounds_scored_from(fingerprint)
     if scored:
         numbers = [str(number) for number, _ in scored]

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.errors import RefereeInputError, json_kind, json_text
+from referee.events import RoundEnd
 from referee.numbers import plain_number
 from referee.options import DEFAULT_TARGET_SCORE
 from referee.scoring import game_winner
@@ -34,6 +35,20 @@ class RoundOrigin:
 
     fingerprint: str
     source: str
+    ended: str | None = None
+    """Of a round scored from a log: the round end it was scored from (`round_end_key`), so
+    that the same round is not scored twice from another file (a copy, the log grown since,
+    refereed again with other house rules)."""
+
+
+def round_end_key(end: RoundEnd) -> str:
+    """What tells a round's end from any other's: its number, frame and time, and what lay
+    on the foundations and in the Nerts piles. The points are left out: the same round
+    refereed with a caller's bonus is the same round."""
+    foundation = ",".join(f"{seat}:{end.foundation[seat]}" for seat in sorted(end.foundation))
+    left = ",".join(f"{seat}:{end.nerts_left[seat]}" for seat in sorted(end.nerts_left))
+    when = f"round {end.round} at frame {end.frame} ({end.t} s)"
+    return f"{when}; foundation {foundation}; left {left}"
 
 
 @dataclass
@@ -169,6 +184,17 @@ class Scoresheet:
             if origin is not None and origin.fingerprint == fingerprint
         ]
 
+    def round_ended_as(self, key: str) -> int | None:
+        """The round (numbered from 1) scored from the round end of this `round_end_key`."""
+        return next(
+            (
+                number
+                for number, origin in enumerate(self.origins, start=1)
+                if origin is not None and origin.ended == key
+            ),
+            None,
+        )
+
     def fix(self, round_number: int, scores: dict[int, int]) -> None:
         if not 1 <= round_number <= len(self.rounds):
             has = {0: "no rounds yet", 1: "round 1 only"}.get(
@@ -204,7 +230,8 @@ class Scoresheet:
 
 
 def _origin(entry: Mapping[str, Any]) -> RoundOrigin | None:
-    """A round entry's `RoundOrigin`: its "fingerprint" and "source"; None without them."""
+    """A round entry's `RoundOrigin`: its "fingerprint", "source" and "ended" (a log's round
+    end); None without a fingerprint."""
     fingerprint, source = entry.get("fingerprint"), entry.get("source", "")
     if fingerprint is None:
         return None
@@ -213,7 +240,10 @@ def _origin(entry: Mapping[str, Any]) -> RoundOrigin | None:
             f"'fingerprint' and 'source' must be strings, got {json_text(fingerprint)} and "
             f"{json_text(source)}"
         )
-    return RoundOrigin(fingerprint, source)
+    ended = entry.get("ended")
+    if ended is not None and not isinstance(ended, str):
+        raise ScoresheetError(f"'ended' must be a string, got {json_text(ended)}")
+    return RoundOrigin(fingerprint, source, ended)
 
 
 def control_character(name: str) -> str | None:

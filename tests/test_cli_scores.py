@@ -476,3 +476,35 @@ def test_undo_takes_back_every_round_a_log_added(
     assert run(capsys, "scores", game, "add", "A=0", "B=0", "C=1")[0] == 0
     assert run(capsys, "scores", game, "undo")[1].startswith("took back round 6 (A 0, B 0, C 1)\n")
     assert len(load_sheet(Path(game)).rounds) == 5
+
+
+def test_a_round_is_known_by_its_end_whatever_file_brings_it_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A log's first two rounds, then the whole log grown since: its new rounds only. The
+    same log refereed again with a caller's bonus, or saved with other line ends: nothing."""
+    whole = (GOLDEN / "game_to_target.expected.jsonl").read_text().splitlines(keepends=True)
+    ends = [n for n, line in enumerate(whole) if '"round_end"' in line]
+    early, grown = tmp_path / "early.jsonl", tmp_path / "grown.jsonl"
+    early.write_text("".join(whole[: ends[1] + 1]))
+    grown.write_text("".join(whole))
+    game = str(tmp_path / "club.jsonl")
+    run(capsys, "scores", game, "new", "--players", "A", "B", "C", "--target", "100")
+    assert run(capsys, "scores", game, "add", "--from", str(early))[0] == 0
+    status, _, err = run(capsys, "scores", game, "add", "--from", str(grown))
+    assert status == 0 and len(load_sheet(Path(game)).rounds) == 4
+    assert err == (
+        f"warning: {game}: round 1 (as round 1), round 2 (as round 2) of {grown} are on the sheet "
+        "already (the same round ends): left out\n"
+    )
+    crlf = tmp_path / "crlf.jsonl"
+    crlf.write_bytes(grown.read_bytes().replace(b"\n", b"\r\n"))
+    bonus = tmp_path / "bonus.jsonl"
+    assert run(capsys, "referee", str(grown), "--caller-bonus", "10", "--out", str(bonus))[0] == 0
+    for again in (crlf, bonus):
+        status, _, err = run(capsys, "scores", game, "add", "--from", str(again))
+        assert status == 2 and err.endswith(
+            f"every round of {again} is on it already (round 1 (as round 1), round 2 (as round "
+            "2), round 3 (as round 3), round 4 (as round 4)): nothing added\n"
+        )
+    assert len(load_sheet(Path(game)).rounds) == 4

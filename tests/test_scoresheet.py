@@ -171,3 +171,9 @@ def test_a_sheet_holding_a_name_with_a_control_character_opens_with_it_escaped()
         [edges, {"type": "round", "scores": {"Ben\t": 3, "\u2028Cy": 1}}]
     )
     assert sheet.players == {0: "Ben\\t", 1: "\\u2028Cy"} and sheet.rounds == [{0: 3, 1: 1}]
+
+
+def test_a_malformed_round_end_names_its_entry() -> None:
+    entry = {"type": "round", "scores": {"Anna": 1, "Ben": 2}, "fingerprint": "f", "ended": 3}
+    with pytest.raises(ScoresheetError, match=r"^line 2: 'ended' must be a string, got 3$"):
+        Scoresheet.from_journal([GAME, entry], ["line 1", "line 2"])

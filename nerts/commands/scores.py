@@ -26,7 +26,12 @@ from referee.errors import RefereeInputError
 from referee.events import GameEnd, NertsCall, Play, RoundEnd, RoundStart
 from referee.numbers import plain_number
 from referee.options import DEFAULT_TARGET_SCORE
-from referee.scoresheet import ROUND_POINTS_MAX, Scoresheet, control_character
+from referee.scoresheet import (
+    ROUND_POINTS_MAX,
+    Scoresheet,
+    control_character,
+    round_end_key,
+)
 from referee.scoring import round_score
 
 DESCRIPTION = """\
@@ -46,8 +51,9 @@ actions:
   show                         the sheet with running totals (the default)
 
 A file scored once (an events file here, a photo with 'nerts count --sheet') is known by its
-bytes, whatever its name: scoring it again is refused. A log that has grown since is another
-file, and all its rounds would be added again: add a growing log's rounds once it is complete.
+bytes, whatever its name: scoring it again is refused. A log's rounds are also known by their
+round ends: a log grown since, a copy, or the log refereed again adds only its rounds not yet
+on the sheet, and names those left out.
 """
 EPILOG = """\
 examples:
@@ -257,11 +263,13 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
                 f"has players {players}: add its rounds to a sheet of its own seats"
             )
         source = _scored_from(sheet, args.game, args.from_events)
+        rounds = _not_yet_scored(sheet, args.game, args.from_events, rounds)
         # One change: undo takes a log's rounds back together, as they were added.
         change = {"change": secrets.token_hex(CHANGE_NAME_BYTES)} if len(rounds) > 1 else {}
         for end in rounds:
             points = {str(s): v + end.bonus.get(s, 0) for s, v in end.scores.items()}
-            entries.append({"type": "round", "scores": points, **source, **change})
+            ended = {"ended": round_end_key(end)}
+            entries.append({"type": "round", "scores": points, **source, **ended, **change})
     elif args.action == "add":
         photo = {} if args.photo is None else _scored_from(sheet, args.game, args.photo)
         entries.append({"type": "round", "scores": _seat_points(args.values), **photo})
@@ -283,6 +291,31 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
     if over is not None:
         log.warning("%s%s", where, over)
     return sheet
+
+
+def _not_yet_scored(
+    sheet: Scoresheet, sheet_path: Path, log_path: Path, rounds: list[RoundEnd]
+) -> list[RoundEnd]:
+    """The log's rounds not yet on the sheet, known by their round ends: the same round from
+    another file (a copy, the log grown since, refereed again with a caller's bonus) is left
+    out, and said so; a `UserError` where none is left."""
+    on_sheet = [(end, sheet.round_ended_as(round_end_key(end))) for end in rounds]
+    scored = [f"round {end.round} (as round {number})" for end, number in on_sheet if number]
+    fresh = [end for end, number in on_sheet if number is None]
+    if scored and not fresh:
+        raise UserError(
+            f"{sheet_path}: every round of {log_path} is on it already ({', '.join(scored)}): "
+            "nothing added"
+        )
+    if scored:
+        log.warning(
+            "%s: %s of %s %s on the sheet already (the same round ends): left out",
+            sheet_path,
+            ", ".join(scored),
+            log_path,
+            "is" if len(scored) == 1 else "are",
+        )
+    return fresh
 
 
 def _scored_from(sheet: Scoresheet, sheet_path: Path, source: Path) -> dict[str, str]:
