@@ -20,6 +20,11 @@ from nerts.eventlog import blank_line, json_line, looks_like_event
 from referee.errors import RefereeInputError
 from referee.scoresheet import Scoresheet
 
+NOT_A_JOURNAL = (
+    "a score sheet is the journal 'nerts scores ... new' starts, a JSON object a line; one "
+    "saved by a spreadsheet or word processor is no longer one: restore it, or start another"
+)
+
 
 def load_sheet(path: Path) -> Scoresheet:
     """The sheet journalled in `path`; a `UserError` naming the file (and line) if it cannot be
@@ -34,7 +39,16 @@ def load_sheet(path: Path) -> Scoresheet:
     numbered = [
         (number, line) for number, line in enumerate(lines, start=1) if not blank_line(line)
     ]
-    entries = [json_line(line, str(path), number) for number, line in numbered]
+    if not numbered:  # a start cut short (a full disk), or a file made by hand
+        raise UserError(
+            f"{path} is empty: start the sheet with: nerts scores {quote(str(path))} new "
+            "--players NAME NAME ..."
+        )
+    try:
+        first = json_line(numbered[0][1], str(path), numbered[0][0])
+    except UserError as error:
+        raise UserError(f"{error} ({NOT_A_JOURNAL})") from None
+    entries = [first, *(json_line(line, str(path), number) for number, line in numbered[1:])]
     if entries and looks_like_event(entries[0]):
         raise UserError(
             f"{path} is a log of table events, not a score sheet: the rounds of refereed "

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from nerts.cli import main
-from nerts.sheets import load_sheet
+from nerts.sheets import NOT_A_JOURNAL, load_sheet
 from tests.command_line import GOLDEN, run
 
 
@@ -42,6 +42,18 @@ def test_scores_journal_add_undo_fix(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert "GAME OVER: Anna wins with 20." in stdout
     entries = [json.loads(line)["type"] for line in Path(game).read_text().splitlines()]
     assert entries == ["game", "round", "round", "undo", "round", "undo", "fix", "round", "round"]
+
+
+def test_an_empty_sheet_is_told_how_to_start(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game = tmp_path / "club.jsonl"
+    game.write_text("\n")
+    status, _, err = run(capsys, "scores", str(game), "add", "Anna=1", "Ben=2")
+    assert status == 2 and err == (
+        f"nerts scores: error: {game} is empty: start the sheet with: nerts scores {game} new "
+        "--players NAME NAME ...\n"
+    )
 
 
 def test_an_empty_file_may_become_a_sheet(
@@ -245,7 +257,8 @@ def test_scores_name_a_bad_journal_entry_by_its_line(
         ("5", "must be a JSON object, got a number"),
         ("null", "must be a JSON object, got null"),
         ('"round"', "must be a JSON object, got a string"),
-        ("[" * 100_000, "JSON nested too deeply"),
+        ("[" * 100_000, f"JSON nested too deeply ({NOT_A_JOURNAL})"),
+        ("Round,Anna,Ben", f"not valid JSON (Expecting value) ({NOT_A_JOURNAL})"),
     ],
 )
 def test_scores_names_journal_lines_it_cannot_use(
