@@ -346,6 +346,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if files and stopped.code != 0:
             sys.stderr.write(f"nerts: {_given_as_a_file(files[0])}\n")
         raise
+    take_loose_words = getattr(args, "take_loose_words", None)
+    if unknown and take_loose_words and not any(word.startswith("-") for word in unknown):
+        take_loose_words(args, unknown)  # a command's values given after one of its options
+        unknown = []
     if unknown:
         # An option typed before the command is nerts' own mistake ('nerts --bogus demo');
         # after it, told with the command's own usage, as its other mistakes are.

@@ -521,3 +521,20 @@ def test_a_round_is_known_by_its_end_whatever_file_brings_it_again(
             "2), round 3 (as round 3), round 4 (as round 4)): nothing added\n"
         )
     assert len(load_sheet(Path(game)).rounds) == 4
+
+
+def test_points_may_follow_an_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """'add --photo IMG Anna=3 Ben=1', as the help lists them: argparse alone read the
+    points as unknown arguments; the action too may follow an option."""
+    game, first, second = str(tmp_path / "club.jsonl"), tmp_path / "1.png", tmp_path / "2.png"
+    first.write_bytes(b"a photo")
+    second.write_bytes(b"another photo")
+    run(capsys, "scores", game, "new", "--players", "Anna", "Ben")
+    assert run(capsys, "scores", game, "add", "--photo", str(first), "Anna=3", "Ben=1")[0] == 0
+    assert run(capsys, "scores", game, "--photo", str(second), "add", "Anna=0", "Ben=2")[0] == 0
+    sheet = load_sheet(Path(game))
+    assert sheet.rounds == [{0: 3, 1: 1}, {0: 0, 1: 2}]
+    assert [origin.source for origin in sheet.origins if origin] == [str(first), str(second)]
+    with pytest.raises(SystemExit):
+        main(["scores", game, "add", "--bogus", "Anna=1", "Ben=1"])
+    assert capsys.readouterr().err.endswith("unrecognized arguments: --bogus Anna=1 Ben=1\n")

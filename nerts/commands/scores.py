@@ -113,7 +113,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="for add --from: the log's Nth game, where it holds more than one (the referee "
         "starts a new game after one ends: a sheet keeps one game)",
     )
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=run, take_loose_words=_take_loose_words)
+
+
+def _take_loose_words(args: argparse.Namespace, words: list[str]) -> None:
+    """Words argparse left over after an option ('add --photo IMG Anna=3 Ben=1': it reads
+    positionals in one run, before the option): the action, where none was read, then its
+    values, in the order given."""
+    if args.action is None:
+        args.action, *words = words
+    args.values = [*args.values, *words]
 
 
 def _game_number(text: str) -> int:
