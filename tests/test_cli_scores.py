@@ -416,6 +416,14 @@ def test_a_log_of_several_games_adds_the_one_named(
         2,
         f"nerts scores: error: --game 9: {events} holds {games} games",
     )
+    status, _, err = run(capsys, "scores", str(sheet), "add", "--from", str(events), "--game", "1")
+    numbers = ", ".join(str(n) for n in range(1, rounds_by_game[1] + 1))
+    assert (status, err.splitlines()[-1]) == (
+        2,
+        f"nerts scores: error: {sheet} holds another game of {events} (its rounds {numbers}), "
+        "and a sheet keeps one game: give this one a sheet of its own (nerts scores NEXT.jsonl "
+        "new --players ...)",
+    )
 
 
 def _rounds_between(events: Path, ends: list[int]) -> list[int]:

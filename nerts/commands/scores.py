@@ -271,6 +271,7 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
                 f"{args.from_events} scores seats {', '.join(map(str, seats))}, but {args.game} "
                 f"has players {players}: add its rounds to a sheet of its own seats"
             )
+        _refuse_another_game(sheet, args.game, args.from_events, rounds)
         source = _scored_from(sheet, args.game, args.from_events)
         rounds = _not_yet_scored(sheet, args.game, args.from_events, rounds)
         # One change: undo takes a log's rounds back together, as they were added.
@@ -300,6 +301,24 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
     if over is not None:
         log.warning("%s%s", where, over)
     return sheet
+
+
+def _refuse_another_game(
+    sheet: Scoresheet, sheet_path: Path, log_path: Path, rounds: list[RoundEnd]
+) -> None:
+    """A `UserError` where the sheet holds rounds of this very log, none of them these (another
+    of its games, added with another --game): a sheet keeps one game."""
+    scored = sheet.rounds_scored_from(file_fingerprint(log_path))
+    keys = {round_end_key(end) for end in rounds}
+    if scored and all(
+        origin.ended is not None and origin.ended not in keys for _, origin in scored
+    ):
+        numbers = ", ".join(str(number) for number, _ in scored)
+        raise UserError(
+            f"{sheet_path} holds another game of {log_path} (its rounds {numbers}), and a sheet "
+            "keeps one game: give this one a sheet of its own (nerts scores NEXT.jsonl new "
+            "--players ...)"
+        )
 
 
 def _not_yet_scored(
