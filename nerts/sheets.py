@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import errno
 import fcntl
@@ -20,6 +21,7 @@ from nerts.eventlog import blank_line, json_line, looks_like_event
 from referee.errors import RefereeInputError
 from referee.scoresheet import Scoresheet
 
+UTF8_BOM = codecs.BOM_UTF8
 NOT_A_JOURNAL = (
     "a score sheet is the journal 'nerts scores ... new' starts, a JSON object a line; one "
     "saved by a spreadsheet or word processor is no longer one: restore it, or start another"
@@ -47,6 +49,8 @@ def load_sheet(path: Path) -> Scoresheet:
     try:
         first = json_line(numbered[0][1], str(path), numbered[0][0])
     except UserError as error:
+        if numbered[0][1].lstrip(UTF8_BOM + b" \t").startswith(b"{"):  # a sheet's, damaged
+            raise
         raise UserError(f"{error} ({NOT_A_JOURNAL})") from None
     entries = [first, *(json_line(line, str(path), number) for number, line in numbered[1:])]
     if entries and looks_like_event(entries[0]):
