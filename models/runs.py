@@ -75,15 +75,24 @@ def train_run(kind: str, model_yaml: str, args: argparse.Namespace, **overrides:
     last = run_dir / "weights" / "last.pt"
     started = time.monotonic()
     best = run_dir / "weights" / "best.pt"
-    resumed = ultralytics.YOLO(str(last)) if args.resume and last.is_file() else None
+    earlier = ultralytics.YOLO(str(last)) if last.is_file() else None
+    if earlier is not None and not args.resume and _resumable(earlier.ckpt):
+        # Started afresh over it, ultralytics would overwrite its epochs.
+        raise SystemExit(
+            f"{run_dir} holds a training stopped after epoch {earlier.ckpt['epoch'] + 1}: add "
+            "--resume to go on from there, or move it away to start over"
+        )
+    resumed = earlier if args.resume else None
     if resumed is not None and not _resumable(resumed.ckpt):
         # Finished (ultralytics strips the optimizer at the end), its export or its `.done`
         # cut short: resuming would start a new training on ultralytics' default data.
-        _check_finished_as_asked(run_dir, args)
+        _check_trained_as_asked(run_dir, args, finished=True)
         log.info("%s: %s finished training before; its best weights go on", kind, last)
         return best
     if resumed is not None:
-        resumed.train(resume=True)
+        # Resumed, ultralytics keeps the settings the run was started with, bar a few.
+        _check_trained_as_asked(run_dir, args, finished=False)
+        resumed.train(resume=True, device=args.device, workers=_workers(args))
     else:
         # --init continues from earlier weights (more epochs on top of a finished run).
         model = ultralytics.YOLO(args.init or model_yaml)
@@ -113,9 +122,10 @@ def train_run(kind: str, model_yaml: str, args: argparse.Namespace, **overrides:
     return best
 
 
-def _check_finished_as_asked(run_dir: Path, args: argparse.Namespace) -> None:
-    """Stops where a finished run was trained otherwise than now asked (more epochs, other
-    data): its weights would be published as if it had been."""
+def _check_trained_as_asked(run_dir: Path, args: argparse.Namespace, *, finished: bool) -> None:
+    """Stops where a run, `finished` or to be resumed, was started otherwise than now asked
+    (more epochs, other data): its weights would be published as if it had been, and a
+    resumed run goes on as it was started."""
     asked = {"data": str(Path(args.data).resolve()), "imgsz": str(args.imgsz)}
     if args.hours is None:  # a time budget has ultralytics fit the epochs to it
         asked["epochs"] = str(args.epochs)
@@ -125,9 +135,10 @@ def _check_finished_as_asked(run_dir: Path, args: argparse.Namespace) -> None:
         f"{key} {trained[key]} -> {asked[key]}" for key in asked if trained[key] != asked[key]
     ]
     if changed:
+        how = "finished training" if finished else "was started"
         raise SystemExit(
-            f"{run_dir} finished training otherwise ({'; '.join(changed)}): move it away to "
-            "train again, or ask for what it was trained with"
+            f"{run_dir} {how} otherwise ({'; '.join(changed)}): move it away to train again, "
+            "or ask for what it was trained with"
         )
 
 
@@ -194,9 +205,12 @@ def final_metrics(run_dir: Path, seconds: float, args: argparse.Namespace) -> di
         if len(rows) > 1
         else {}
     )
+    # ultralytics' own clock counts every epoch, those of an earlier process a resumed run
+    # went on from too; `seconds` only this process's.
+    cumulative = last.get("time")
     return {
         "epochs_run": max(0, len(rows) - 1),  # no results.csv: no epochs, not -1
-        "train_seconds": round(seconds),
+        "train_seconds": round(float(cumulative) if cumulative else seconds),
         "imgsz": args.imgsz,
         "data": str(args.data),
         "final": last,
@@ -246,12 +260,6 @@ def run_setting(run_dir: Path, name: str) -> str:
             if key == name:
                 return value.strip()
     raise SystemExit(f"{settings} names no {name}")
-
-
-def results_column(run_dir: Path, name: str) -> list[str]:
-    rows = (run_dir / "results.csv").read_text().splitlines()
-    header = [h.strip() for h in rows[0].split(",")]
-    return [row.split(",")[header.index(name)].strip() for row in rows[1:]]
 
 
 def _workers(args: argparse.Namespace) -> int:

@@ -31,7 +31,6 @@ from models.runs import (
     PUBLISHED,
     final_metrics,
     publish_weights,
-    results_column,
     run_setting,
     train_and_publish,
 )
@@ -92,7 +91,6 @@ def command_publish(args: argparse.Namespace) -> None:
     # As the run was trained: a classifier trained on 32 px crops reads 32 px crops.
     imgsz, data = int(run_setting(run_dir, "imgsz")), Path(run_setting(run_dir, "data"))
     metrics = final_metrics(run_dir, 0, argparse.Namespace(imgsz=imgsz, data=str(data)))
-    metrics["train_seconds"] = round(float(results_column(run_dir, "time")[-1]))  # cumulative
     best = run_dir / "weights" / "best.pt"
     publish_weights(
         best,

@@ -13,6 +13,8 @@ import pytest
 
 pytest.importorskip("ultralytics", reason="the train extra (torch, ultralytics) is not installed")
 
+import torch  # the train extra, checked above
+
 from models.dataset import write_crops
 from models.index_corners import CORNER_CLASSES
 from models.train import main as train
@@ -71,6 +73,17 @@ def test_tiny_training_runs_and_exports(tmp_path: Path, offline: None) -> None:
     # Asked for more epochs than it had, it says so rather than publish it as such.
     with pytest.raises(SystemExit, match=r"finished training otherwise \(epochs 1 -> 2\)"):
         train([*resumed, "--epochs", "2"])
+    # A run stopped part way (its checkpoint still holds the optimizer): started again without
+    # --resume it would be overwritten, and resumed it goes on as it was started.
+    last = run / "weights" / "last.pt"
+    finished = last.read_bytes()
+    checkpoint = torch.load(last, weights_only=False)
+    torch.save({**checkpoint, "epoch": 0, "optimizer": {"state": {}}}, last)
+    with pytest.raises(SystemExit, match=r"holds a training stopped after epoch 1: add --resume"):
+        train(["corners", "--data", str(corners), "--imgsz", "96", *common])
+    with pytest.raises(SystemExit, match=r"was started otherwise \(epochs 1 -> 2\)"):
+        train([*resumed, "--epochs", "2"])
+    last.write_bytes(finished)
     # Crops cut also where both detectors put the cards.
     found = tmp_path / "crops_found"
     detectors = ["--detector", str(published / "cards.onnx")]
@@ -79,6 +92,10 @@ def test_tiny_training_runs_and_exports(tmp_path: Path, offline: None) -> None:
     assert any(found.glob("train/*/*.png")) and (found / "index_window.json").is_file()
     metrics = json.loads((published / "cards.metrics.json").read_text())
     assert metrics["epochs_run"] == 1 and metrics["imgsz"] == 96
+    # ultralytics' own clock, which a resumed run's epochs all count on.
+    timed = (tmp_path / "runs" / "cards" / "results.csv").read_text().splitlines()
+    column = [name.strip() for name in timed[0].split(",")].index("time")
+    assert metrics["train_seconds"] == round(float(timed[-1].split(",")[column]))
     train(
         ["classifier", "--data", str(tmp_path / "crops"), "--imgsz", "32", "--batch", "8", *common]
     )
