@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import statistics
 import subprocess
 import sys
@@ -59,7 +60,7 @@ from vision.detections import CardDetection
 from vision.geometry import card_length
 from vision.geometry import intersection_over_union as iou
 from vision.identify import CardReader
-from vision.onnx_models import RawCard
+from vision.onnx_models import ModelFileError, RawCard
 
 MATCH_OVERLAP = 0.5
 
@@ -587,7 +588,12 @@ def main(prog: str | None = None) -> None:
         parser.error("--count-only measures the count, which is always tiled; drop --tiled")
     if not SHARED.is_dir():
         raise SystemExit(f"needs the shared folder beside the repository: {SHARED}")
-    reader = CardReader(args.cards, args.classifier, args.corners, args.faces)
+    if args.metrics is not None:  # said now, not after minutes of measuring
+        _refuse_unwritable(parser, args.metrics)
+    try:
+        reader = CardReader(args.cards, args.classifier, args.corners, args.faces)
+    except ModelFileError as error:
+        parser.error(str(error))
 
     def read(image: np.ndarray) -> list[CardDetection]:
         return reader.read(image, tiled=args.tiled)
@@ -628,6 +634,13 @@ def main(prog: str | None = None) -> None:
         write_metrics(args.metrics, vars(args))
 
 
+def _refuse_unwritable(parser: argparse.ArgumentParser, path: Path) -> None:
+    """A usage error where the metrics file cannot be written (its folder is made if missing)."""
+    folder = next((p for p in [path.parent, *path.parent.parents] if p.exists()), Path("."))
+    if path.is_dir() or not os.access(path if path.exists() else folder, os.W_OK):
+        parser.error(f"--metrics {path}: cannot be written here")
+
+
 def write_metrics(path: Path, options: dict[str, object]) -> None:
     """Every figure of the run as JSON, with the day, the commit measured and the options."""
     repository = Path(__file__).resolve().parents[1]
@@ -652,8 +665,13 @@ def write_metrics(path: Path, options: dict[str, object]) -> None:
         "targets": TARGETS,
         "figures": FIGURES,
     }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(record, indent=1) + "\n")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(record, indent=1) + "\n")
+    except OSError as error:  # a read-only mount, a full disk: the figures stand printed above
+        raise SystemExit(
+            f"cannot write {path}: {error.strerror or error} (figures above)"
+        ) from None
     print(f"figures written to {path}")
 
 

@@ -421,7 +421,8 @@ INTERRUPTED_STATUS = 130
 """The exit status of a run stopped by Ctrl-C, as a shell gives one killed by SIGINT."""
 RESUME_SAID = (
     "run the same command again to go on: `all` skips the steps done and resumes a training "
-    "from its last epoch (a training step alone does with --resume); other steps start over"
+    "from its last epoch; a training step run alone does so with --resume added; other steps "
+    "start over"
 )
 
 

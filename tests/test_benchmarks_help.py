@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from models import evaluate
+
 BENCHMARKS = sorted((Path(__file__).resolve().parents[1] / "benchmarks").glob("bench_*.py"))
 
 
@@ -55,3 +57,30 @@ def test_models_evaluate_runs_the_recognition_benchmark_writing_its_figures() ->
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("usage: python -m models.evaluate ")  # the command typed
     assert "--metrics FILE.json" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("arguments", "given"),
+    [
+        ([], ["--metrics", str(evaluate.METRICS)]),  # the plain run: the committed figures
+        (["--count-only"], ["--count-only"]),  # a partial run leaves them as committed
+        (["--metric", "quick.json"], ["--metric", "quick.json"]),  # abbreviated, as argparse takes
+        (["--metrics=quick.json", "--tiled"], ["--metrics=quick.json", "--tiled"]),
+    ],
+)
+def test_only_the_plain_evaluation_writes_the_committed_figures(
+    arguments: list[str],
+    given: list[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    benchmark = tmp_path / "bench_recognition.py"
+    benchmark.write_text("import sys\ndef main(prog):\n    print(sys.argv[1:], prog)\n")
+    monkeypatch.setattr(evaluate, "BENCHMARK", benchmark)
+    monkeypatch.setattr(sys, "argv", sys.argv)  # restored after: main sets it as a script's
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    evaluate.main(arguments)
+    said = capsys.readouterr().out.splitlines()
+    assert said[-1] == f"{given} python -m models.evaluate"
+    assert ("figures printed only" in said[0]) == (arguments in (["--count-only"],))
