@@ -52,6 +52,28 @@ def check_inputs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
     data = getattr(args, "data", None)
     if isinstance(data, str):
         _check_training_data(parser, getattr(args, "step", ""), Path(data))
+    device = getattr(args, "device", None)
+    if isinstance(device, str) and device not in ("", "cpu"):
+        _check_device(parser, device)
+
+
+def _check_device(parser: argparse.ArgumentParser, device: str) -> None:
+    """`parser.error` for a --device this machine lacks, said before any work (ultralytics
+    says it with a traceback, in `all` after the renders are made)."""
+    try:
+        import torch  # noqa: PLC0415  (the train extra: without it, the step says so itself)
+    except ImportError:
+        return
+    if device == "mps":
+        if not torch.backends.mps.is_available():
+            parser.error("--device mps: no Apple GPU here; give --device cpu")
+        return
+    count = torch.cuda.device_count()
+    wanted = [part.strip().removeprefix("cuda:") for part in device.split(",")]
+    if all(part.isdigit() and int(part) < count for part in wanted):
+        return
+    here = f"CUDA devices 0 to {count - 1}" if count else "no CUDA GPU"
+    parser.error(f"--device {device}: this machine has {here}; give --device cpu, or 0 for a GPU")
 
 
 DRAWN_DESIGNS_MAX = TRUETYPE_SEEDS

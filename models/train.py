@@ -1,4 +1,10 @@
-r"""Train and export the recognition models: one documented command per step.
+r"""Train and export the recognition models: `all` makes every one, one step at a time.
+
+    python -m models.train all                  # everything, published to models/; resumable
+    python -m models.train all --images 8 --card-epochs 1 --classifier-epochs 1 \
+        --work build/smoke --models-dir build/smoke/models      # a smoke test, published apart
+
+Or one documented command per step:
 
     python -m models.train data --out build/renders --count 1500        # labelled renders
     python -m models.train crops --renders build/renders --out build/crops \
@@ -11,12 +17,16 @@ r"""Train and export the recognition models: one documented command per step.
     python -m models.train mix --out build/mix.yaml --renders build/r1 build/r2 --real build/edje
     python -m models.train mix --out build/corners/data.yaml --renders build/r1 --index-corners
     python -m models.train corners --data build/corners/data.yaml --epochs 30  # index corners
+    python -m models.train face-crops --renders build/renders --out build/faces \
+        --detector models/cards.onnx                        # whole cards, for the face classifier
+    python -m models.train faces --data build/faces --epochs 10
     python -m models.train quantize    # classifier and detectors in 8 bits, as the runtime reads
 
 Each training run keeps its checkpoints under --runs (default build/runs); run the same command
-with --resume to continue an interrupted run. The best weights are copied to models/ with their
-ONNX export and a metrics file, which the model cards quote. Needs the `train` extra (torch,
-ultralytics); nothing is downloaded: models are built from their yaml.
+with --resume added to continue an interrupted run (without it, it stops rather than start over).
+The best weights are copied to models/ with their ONNX export and a metrics file, which the model
+cards quote. Needs the `train` extra (torch, ultralytics); nothing is downloaded: models are built
+from their yaml.
 """
 
 from __future__ import annotations
@@ -115,7 +125,9 @@ def _add_publish(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     publish = sub.add_parser("publish", help="publish the best weights of a run to models/")
     publish.add_argument("model", choices=sorted(PUBLISHED))
     publish.add_argument("--run", required=True, help="the run folder, e.g. build/runs/cards")
-    publish.add_argument("--models-dir", default=str(MODELS_DIR))
+    publish.add_argument(
+        "--models-dir", default=str(MODELS_DIR), help="where to publish (default %(default)s)"
+    )
     publish.set_defaults(handler=steps.command_publish)
 
 
@@ -133,7 +145,11 @@ def _add_quantize(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="which to make (default: all three); a model whose 8-bit file is not made again "
         "keeps the one it has",
     )
-    quantize.add_argument("--models-dir", default=str(MODELS_DIR))
+    quantize.add_argument(
+        "--models-dir",
+        default=str(MODELS_DIR),
+        help="the folder of the exports, where the 8-bit files go (default %(default)s)",
+    )
     quantize.add_argument("--shared", default=str(DEFAULT_SHARED), help="the shared/ folder")
     quantize.add_argument(
         "--renders",
@@ -147,7 +163,16 @@ def _add_quantize(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def _add_all(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     every = sub.add_parser(
-        "all", help="renders, crops, every model, published: one resumable command"
+        "all",
+        help="renders, crops, every model, published: one resumable command",
+        description="Makes every model from nothing: renders of decks/train, the edje photos, "
+        "the detectors' data, the classifiers' crops, the four trainings, their exports and "
+        "8-bit files, published to --models-dir (models/ by default: the committed files are "
+        "replaced). Each finished step leaves a .done file in --work; run the same command "
+        "again after a stop and it skips those and resumes a training from its last epoch "
+        "(with other settings it stops and says which). A smoke run in minutes: --images 8 "
+        "--card-epochs 1 --classifier-epochs 1 --work build/smoke --models-dir "
+        "build/smoke/models.",
     )
     every.add_argument(
         "--work",
@@ -215,14 +240,16 @@ def _add_edje(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     edje = sub.add_parser(
         "edje", help="real photos (edje_tf_cards/images/train) as detector data: boxes only"
     )
-    edje.add_argument("--out", required=True)
+    edje.add_argument("--out", required=True, help="the data folder to write (for 'mix --real')")
     edje.add_argument("--shared", default=str(DEFAULT_SHARED), help="the shared/ folder")
     edje.set_defaults(handler=steps.command_edje)
 
 
 def _add_mix(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     mix = sub.add_parser("mix", help="one detector data.yaml over several data folders")
-    mix.add_argument("--out", required=True, metavar="DATA.yaml")
+    mix.add_argument(
+        "--out", required=True, metavar="DATA.yaml", help="the data.yaml to write (for --data)"
+    )
     mix.add_argument("--renders", required=True, nargs="+", help="render folders ('data')")
     mix.add_argument("--real", nargs="*", default=[], help="real-photo folders ('edje')")
     mix.add_argument(
@@ -255,7 +282,9 @@ def _add_mix_crops(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
 def _add_crops(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     crops = sub.add_parser("crops", help="cut index-corner crops from renders for the classifier")
     crops.add_argument("--renders", required=True, nargs="+", help="render folders")
-    crops.add_argument("--out", required=True)
+    crops.add_argument(
+        "--out", required=True, help="the crop folder to write (for 'classifier --data')"
+    )
     crops.add_argument(
         "--detector",
         metavar="CARDS.onnx",
@@ -291,7 +320,7 @@ def _add_face_crops(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "face-crops", help="cut whole-card crops from renders for the face classifier"
     )
     faces.add_argument("--renders", required=True, nargs="+", help="render folders")
-    faces.add_argument("--out", required=True)
+    faces.add_argument("--out", required=True, help="the crop folder to write (for 'faces --data')")
     faces.add_argument(
         "--detector",
         metavar="CARDS.onnx",

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from models import train_all
+from models import inputs, train_all
 from models.runs import final_metrics
 from models.train import main
 from simulator.training import frame_size
@@ -156,6 +156,7 @@ def test_all_again_on_a_gpu_or_with_a_folder_named_otherwise_skips_what_is_done(
     first = _seeds(tmp_path, monkeypatch, "--models-dir", str(tmp_path / "published"))
     assert first  # every step ran and wrote its .done
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(inputs, "_check_device", lambda parser, device: None)  # a GPU machine
     again = ["--device", "0", "--models-dir", "published"]  # relative this time
     assert _seeds(tmp_path, monkeypatch, *again) == {}  # nothing ran again
     with pytest.raises(SystemExit, match=r"renders was done in .* \(seed 1 -> 4\)"):
@@ -310,3 +311,21 @@ def test_an_out_folder_that_cannot_be_made_is_one_line(
     assert stopped.value.code == 1
     err = capsys.readouterr().err
     assert err.startswith("python -m models.train data: error: ") and "Not a directory" in err
+
+
+def test_a_device_this_machine_lacks_stops_with_usage_before_any_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    torch = pytest.importorskip("torch", reason="the train extra is not installed")
+    count = torch.cuda.device_count()
+    with pytest.raises(SystemExit) as stopped:
+        main(["all", "--device", str(count), "--work", str(tmp_path / "w")])
+    assert stopped.value.code == 2 and not (tmp_path / "w").exists()
+    assert f"--device {count}: this machine has " in capsys.readouterr().err
+
+
+def test_a_resumed_run_counts_the_time_of_every_epoch(tmp_path: Path) -> None:
+    """ultralytics' own clock: a resumed run's earlier epochs ran in another process."""
+    args = argparse.Namespace(imgsz=64, data="crops")
+    (tmp_path / "results.csv").write_text("epoch,time,loss\n1,40.2,0.5\n2,81.7,0.4\n")
+    assert final_metrics(tmp_path, 3.0, args)["train_seconds"] == 82
