@@ -26,6 +26,7 @@ from models.quantize import (
 from models.real_photos import edje_dataset
 from models.runs import (
     CLASSIFIER_AUGMENTATION,
+    CLASSIFIERS,
     CORNER_AUGMENTATION,
     DYNAMIC_EXPORTS,
     PUBLISHED,
@@ -88,6 +89,13 @@ def command_publish(args: argparse.Namespace) -> None:
     """Publishes the best weights of a stopped or finished run (e.g. one cut short for time)."""
     run_dir = Path(args.run)
     target = PUBLISHED[args.model]
+    task = "classify" if args.model in CLASSIFIERS else "pose"
+    trained = run_setting(run_dir, "task")
+    if trained != task:  # the runtime would refuse the file only when it loads it
+        raise SystemExit(
+            f"{run_dir} trained a {trained} model, and {args.model} is a {task} model: give "
+            "the run of that model"
+        )
     # As the run was trained: a classifier trained on 32 px crops reads 32 px crops.
     imgsz, data = int(run_setting(run_dir, "imgsz")), Path(run_setting(run_dir, "data"))
     metrics = final_metrics(run_dir, 0, argparse.Namespace(imgsz=imgsz, data=str(data)))

@@ -329,3 +329,15 @@ def test_a_resumed_run_counts_the_time_of_every_epoch(tmp_path: Path) -> None:
     args = argparse.Namespace(imgsz=64, data="crops")
     (tmp_path / "results.csv").write_text("epoch,time,loss\n1,40.2,0.5\n2,81.7,0.4\n")
     assert final_metrics(tmp_path, 3.0, args)["train_seconds"] == 82
+
+
+def test_a_run_of_another_kind_of_model_is_not_published(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = tmp_path / "runs" / "classifier"
+    (run / "weights").mkdir(parents=True)
+    (run / "weights" / "best.pt").write_bytes(b"weights")
+    (run / "args.yaml").write_text("task: classify\nimgsz: 64\ndata: crops\n")
+    with pytest.raises(SystemExit, match="trained a classify model, and cards is a pose model"):
+        main(["publish", "cards", "--run", str(run), "--models-dir", str(tmp_path / "m")])
+    assert not (tmp_path / "m").exists()
