@@ -641,6 +641,12 @@ def _refuse_unwritable(parser: argparse.ArgumentParser, path: Path) -> None:
         parser.error(f"--metrics {path}: cannot be written here")
 
 
+MEASURED_CODE = ("vision", "models", "benchmarks", "simulator")
+"""What the figures depend on: changed and not committed, the commit recorded says so."""
+METRICS_FILES = "models/*.metrics.json"
+"""Figures, not code: an evaluation's own file, not yet committed, changes nothing measured."""
+
+
 def write_metrics(path: Path, options: dict[str, object]) -> None:
     """Every figure of the run as JSON, with the day, the commit measured and the options."""
     repository = Path(__file__).resolve().parents[1]
@@ -651,6 +657,13 @@ def write_metrics(path: Path, options: dict[str, object]) -> None:
         check=False,
         cwd=repository,
     ).stdout.strip()
+    changed = subprocess.run(
+        ["git", "diff", "--quiet", "HEAD", "--", *MEASURED_CODE, f":(exclude){METRICS_FILES}"],
+        check=False,
+        cwd=repository,
+    ).returncode
+    if commit and changed:  # the code measured is not the commit's alone
+        commit += " with uncommitted changes"
 
     def shown(value: object) -> object:  # the repository's own files by their place in it
         if not isinstance(value, Path):
