@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.errors import RefereeInputError, json_kind, json_text
-from referee.events import RoundEnd
 from referee.numbers import plain_number
 from referee.options import DEFAULT_TARGET_SCORE
 from referee.scoring import game_winner
@@ -36,19 +35,9 @@ class RoundOrigin:
     fingerprint: str
     source: str
     ended: str | None = None
-    """Of a round scored from a log: the round end it was scored from (`round_end_key`), so
-    that the same round is not scored twice from another file (a copy, the log grown since,
-    refereed again with other house rules)."""
-
-
-def round_end_key(end: RoundEnd) -> str:
-    """What tells a round's end from any other's: its number, frame and time, and what lay
-    on the foundations and in the Nerts piles. The points are left out: the same round
-    refereed with a caller's bonus is the same round."""
-    foundation = ",".join(f"{seat}:{end.foundation[seat]}" for seat in sorted(end.foundation))
-    left = ",".join(f"{seat}:{end.nerts_left[seat]}" for seat in sorted(end.nerts_left))
-    when = f"round {end.round} at frame {end.frame} ({end.t} s)"
-    return f"{when}; foundation {foundation}; left {left}"
+    """Of a round scored from a log: which round of which game it was
+    (`nerts.logged_rounds.round_identity`), so that the same round is not scored twice from
+    another file (a copy, the log grown since, refereed again with other house rules)."""
 
 
 @dataclass
@@ -185,7 +174,7 @@ class Scoresheet:
         ]
 
     def round_ended_as(self, key: str) -> int | None:
-        """The round (numbered from 1) scored from the round end of this `round_end_key`."""
+        """The round (numbered from 1) scored from the logged round of this identity."""
         return next(
             (
                 number

@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 from nerts.cli import main
+from nerts.eventlog import read_events
 from nerts.sheets import NOT_A_JOURNAL, load_sheet
+from referee.events import RoundEnd
 from tests.command_line import GOLDEN, run
 
 
@@ -424,6 +426,11 @@ def test_a_log_of_several_games_adds_the_one_named(
         "and a sheet keeps one game: give this one a sheet of its own (nerts scores NEXT.jsonl "
         "new --players ...)",
     )
+    # The log grown since (other bytes) is still the log whose other game the sheet holds.
+    grown = tmp_path / "grown.jsonl"
+    grown.write_text(events.read_text() + '{"frame": 999999, "t": 99999.0, "type": "tick"}\n')
+    status, _, err = run(capsys, "scores", str(sheet), "add", "--from", str(grown), "--game", "1")
+    assert status == 2 and f"{sheet} holds another game of {grown} (its rounds {numbers})" in err
 
 
 def _rounds_between(events: Path, ends: list[int]) -> list[int]:
@@ -499,7 +506,7 @@ def test_undo_takes_back_every_round_a_log_added(
     assert len(load_sheet(Path(game)).rounds) == 5
 
 
-def test_a_round_is_known_by_its_end_whatever_file_brings_it_again(
+def test_a_round_is_known_as_itself_whatever_file_brings_it_again(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A log's first two rounds, then the whole log grown since: its new rounds only. The
@@ -516,7 +523,7 @@ def test_a_round_is_known_by_its_end_whatever_file_brings_it_again(
     assert status == 0 and len(load_sheet(Path(game)).rounds) == 4
     assert err == (
         f"warning: {game}: round 1 (as round 1), round 2 (as round 2) of {grown} are on the sheet "
-        "already (the same round ends): left out\n"
+        "already (the same rounds): left out\n"
     )
     crlf = tmp_path / "crlf.jsonl"
     crlf.write_bytes(grown.read_bytes().replace(b"\n", b"\r\n"))
@@ -546,3 +553,57 @@ def test_points_may_follow_an_option(tmp_path: Path, capsys: pytest.CaptureFixtu
     with pytest.raises(SystemExit):
         main(["scores", game, "add", "--bogus", "Anna=1", "Ben=1"])
     assert capsys.readouterr().err.endswith("unrecognized arguments: --bogus Anna=1 Ben=1\n")
+
+
+def test_a_round_refereed_before_its_cards_in_the_air_were_down_is_the_same_round(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A live log refereed once just after the call, and again once a card in the air landed:
+    the round ends at another frame, with another card, yet is the same round."""
+    deal = {"frame": 0, "t": 0.0, "type": "round_start", "round": 1, "nerts_pile": 13,
+            "seats": [{"seat": 0, "back": "red"}, {"seat": 1, "back": "blue"}]}  # fmt: skip
+    called = [
+        deal,
+        {"frame": 5, "t": 0.5, "type": "play", "seat": 0, "card": "AH", "pile": "F0"},
+        {"frame": 6, "t": 0.6, "type": "nerts_count", "seat": 0, "remaining": 0},
+        {"frame": 10, "t": 1.0, "type": "nerts_call", "seat": 0, "valid": True},
+    ]
+    landed = [*called, {"frame": 12, "t": 1.2, "type": "play", "seat": 1, "card": "AS",
+                        "pile": "F1"}]  # fmt: skip
+    outs = []
+    for name, lines in (("called", called), ("landed", landed)):
+        log, out = tmp_path / f"{name}.jsonl", tmp_path / f"{name}.out.jsonl"
+        log.write_text("".join(json.dumps(line) + "\n" for line in lines))
+        assert run(capsys, "referee", str(log), "--out", str(out))[0] == 0
+        outs.append(out)
+    ends = [next(e for e in read_events(out) if isinstance(e, RoundEnd)) for out in outs]
+    assert (ends[0].frame, ends[1].frame) == (10, 12)  # the end moved, and a card came
+    game = str(tmp_path / "club.jsonl")
+    run(capsys, "scores", game, "new", "--players", "Anna", "Ben")
+    assert run(capsys, "scores", game, "add", "--from", str(outs[0]))[0] == 0
+    status, _, err = run(capsys, "scores", game, "add", "--from", str(outs[1]))
+    assert status == 2 and "every round of" in err and "is on it already" in err
+    assert len(load_sheet(Path(game)).rounds) == 1
+
+
+def test_a_sheet_from_before_rounds_were_known_warns_of_a_log_of_the_same_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Its rounds say only which file they came from: the log grown since may hold them."""
+    events = tmp_path / "e.jsonl"
+    shutil.copy(GOLDEN / "game_to_target.expected.jsonl", events)
+    game = tmp_path / "old.jsonl"
+    old_round = {"type": "round", "scores": {"0": 1, "1": 2, "2": 3}}
+    old_round |= {"source": str(events), "fingerprint": "0123456789abcdef"}
+    game.write_text(
+        json.dumps({"type": "game", "players": {"0": "A", "1": "B", "2": "C"}, "target": 100})
+        + "\n"
+        + json.dumps(old_round)
+        + "\n"
+    )
+    status, _, err = run(capsys, "scores", str(game), "add", "--from", str(events))
+    assert status == 0 and len(load_sheet(game).rounds) == 5
+    assert err.startswith(
+        f"warning: {game}: round(s) 1 came from a file named {events} before sheets kept which "
+        "round each is"
+    )

@@ -9,10 +9,16 @@ import secrets
 import sys
 from pathlib import Path
 from shlex import quote
-from typing import Any, NamedTuple
+from typing import Any
 
 from nerts.errors import UserError, file_argument, make_folder
-from nerts.eventlog import blank_line, read_numbered_events
+from nerts.eventlog import blank_line
+from nerts.logged_rounds import (
+    not_yet_scored,
+    read_logged_games,
+    refuse_another_game,
+    rounds_of_game,
+)
 from nerts.sheets import (
     append_entries,
     file_fingerprint,
@@ -23,16 +29,13 @@ from nerts.sheets import (
     start_sheet,
 )
 from referee.errors import RefereeInputError
-from referee.events import GameEnd, NertsCall, Play, RoundEnd, RoundStart
 from referee.numbers import plain_number
 from referee.options import DEFAULT_TARGET_SCORE
 from referee.scoresheet import (
     ROUND_POINTS_MAX,
     Scoresheet,
     control_character,
-    round_end_key,
 )
-from referee.scoring import round_score
 
 DESCRIPTION = """\
 Keeps a game's score sheet in GAME, a JSON Lines journal: every round added, undone or corrected
@@ -51,9 +54,9 @@ actions:
   show                         the sheet with running totals (the default)
 
 A file scored once (an events file here, a photo with 'nerts count --sheet') is known by its
-bytes, whatever its name: scoring it again is refused. A log's rounds are also known by their
-round ends: a log grown since, a copy, or the log refereed again adds only its rounds not yet
-on the sheet, and names those left out.
+bytes, whatever its name: scoring it again is refused. A log's rounds are also known as
+themselves (by their deal and their Nerts call): a log grown since, a copy, or the log refereed
+again adds only its rounds not yet on the sheet, and names those left out.
 """
 EPILOG = """\
 examples:
@@ -249,7 +252,7 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
         raise UserError("add takes either --from EVENTS.jsonl or SEAT=POINTS, not both")
     entries: list[dict[str, Any]] = []
     if args.action == "add" and args.from_events:
-        games, refereed, read = _round_ends(args.from_events)
+        games, refereed, read = read_logged_games(args.from_events)
         if not read:
             raise UserError(f"{args.from_events} holds no events: nothing to add")
         if not games and refereed:
@@ -263,22 +266,22 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
                 f"refereed has none: nerts referee {quote(str(args.from_events))} --out "
                 "EVENTS.jsonl writes one with them"
             )
-        rounds = _rounds_of_game(games, args.from_events, args.game_number)
-        seats = sorted({seat for end in rounds for seat in end.scores})
+        rounds = rounds_of_game(games, args.from_events, args.game_number)
+        seats = sorted({seat for logged in rounds for seat in logged.end.scores})
         if seats != sorted(sheet.players):
             players = ", ".join(f"{seat}={name}" for seat, name in sheet.players.items())
             raise UserError(
                 f"{args.from_events} scores seats {', '.join(map(str, seats))}, but {args.game} "
                 f"has players {players}: add its rounds to a sheet of its own seats"
             )
-        _refuse_another_game(sheet, args.game, args.from_events, rounds)
+        refuse_another_game(sheet, args.game, args.from_events, games, args.game_number or 1)
         source = _scored_from(sheet, args.game, args.from_events)
-        rounds = _not_yet_scored(sheet, args.game, args.from_events, rounds)
+        rounds = not_yet_scored(sheet, args.game, args.from_events, rounds)
         # One change: undo takes a log's rounds back together, as they were added.
         change = {"change": secrets.token_hex(CHANGE_NAME_BYTES)} if len(rounds) > 1 else {}
-        for end in rounds:
+        for end, identity in rounds:
             points = {str(s): v + end.bonus.get(s, 0) for s, v in end.scores.items()}
-            ended = {"ended": round_end_key(end)}
+            ended = {"ended": identity}
             entries.append({"type": "round", "scores": points, **source, **ended, **change})
     elif args.action == "add":
         photo = {} if args.photo is None else _scored_from(sheet, args.game, args.photo)
@@ -303,137 +306,12 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
     return sheet
 
 
-def _refuse_another_game(
-    sheet: Scoresheet, sheet_path: Path, log_path: Path, rounds: list[RoundEnd]
-) -> None:
-    """A `UserError` where the sheet holds rounds of this very log, none of them these (another
-    of its games, added with another --game): a sheet keeps one game."""
-    scored = sheet.rounds_scored_from(file_fingerprint(log_path))
-    keys = {round_end_key(end) for end in rounds}
-    if scored and all(
-        origin.ended is not None and origin.ended not in keys for _, origin in scored
-    ):
-        numbers = ", ".join(str(number) for number, _ in scored)
-        raise UserError(
-            f"{sheet_path} holds another game of {log_path} (its rounds {numbers}), and a sheet "
-            "keeps one game: give this one a sheet of its own (nerts scores NEXT.jsonl new "
-            "--players ...)"
-        )
-
-
-def _not_yet_scored(
-    sheet: Scoresheet, sheet_path: Path, log_path: Path, rounds: list[RoundEnd]
-) -> list[RoundEnd]:
-    """The log's rounds not yet on the sheet, known by their round ends: the same round from
-    another file (a copy, the log grown since, refereed again with a caller's bonus) is left
-    out, and said so; a `UserError` where none is left."""
-    on_sheet = [(end, sheet.round_ended_as(round_end_key(end))) for end in rounds]
-    scored = [f"round {end.round} (as round {number})" for end, number in on_sheet if number]
-    fresh = [end for end, number in on_sheet if number is None]
-    if scored and not fresh:
-        raise UserError(
-            f"{sheet_path}: every round of {log_path} is on it already ({', '.join(scored)}): "
-            "nothing added"
-        )
-    if scored:
-        log.warning(
-            "%s: %s of %s %s on the sheet already (the same round ends): left out",
-            sheet_path,
-            ", ".join(scored),
-            log_path,
-            "is" if len(scored) == 1 else "are",
-        )
-    return fresh
-
-
 def _scored_from(sheet: Scoresheet, sheet_path: Path, source: Path) -> dict[str, str]:
     """The keys a round keeps of the file it was scored from (an events log, a photo), so that
     scoring that file again is refused; refused here if it was scored already."""
     fingerprint = file_fingerprint(source)
     refuse_scoring_twice(sheet, sheet_path, source, fingerprint)
     return {"source": str(source), "fingerprint": fingerprint}
-
-
-def _rounds_of_game(games: list[LoggedGame], log_path: Path, number: int | None) -> list[RoundEnd]:
-    """The rounds of the log's game `number` (None: its only one); a `UserError` where that
-    leaves a choice to make, or names no game of it."""
-    if number is None and len(games) > 1:
-        ends = [str(game.end_line) for game in games if game.end_line is not None]
-        raise UserError(
-            f"{log_path} holds {len(games)} games (game_end on line{'s' * (len(ends) > 1)} "
-            f"{', '.join(ends)}), and a sheet keeps one: give --game 1 to --game {len(games)}, "
-            "each to a sheet of its own"
-        )
-    if number is not None and number > len(games):
-        held = f"{len(games)} game{'s' * (len(games) != 1)}"
-        raise UserError(f"--game {number}: {log_path} holds {held}")
-    return games[(number or 1) - 1].rounds if games else []
-
-
-class LoggedGame(NamedTuple):
-    """A game's rounds in a log, and the line of its `game_end` (None: a game not over)."""
-
-    rounds: list[RoundEnd]
-    end_line: int | None
-
-
-def _round_ends(path: Path) -> tuple[list[LoggedGame], bool, bool]:
-    """The rounds an events file scored, game by game; whether it may have been refereed (no
-    play lacks a verdict: a log of no play at all has nothing for a referee to add either); and
-    whether it holds any event;
-    a `UserError` naming the line of a round whose scores are not its centre cards less twice
-    its Nerts cards, or that gives a bonus to more than one seat or a negative one (a line
-    edited by hand, or another tool's)."""
-    again = (
-        f"nothing added. Referee the log again: nerts referee {quote(str(path))} --out EVENTS.jsonl"
-    )
-    games: list[LoggedGame] = []
-    rounds: list[RoundEnd] = []
-    refereed = True  # until a play without a verdict shows it was not
-    # The seats whose Nerts call the referee judged valid this round: a caller's last Nerts
-    # card, late and taken back after the call, leaves it one Nerts card and its bonus.
-    called: set[int] = set()
-    read = False
-    for line, event in read_numbered_events(path):
-        read = True
-        refereed = refereed and not (isinstance(event, Play) and event.verdict is None)
-        if isinstance(event, RoundStart):
-            called = set()
-        elif isinstance(event, NertsCall) and event.valid:
-            called.add(event.seat)
-        elif isinstance(event, GameEnd) and rounds:  # the next round begins a new game
-            games.append(LoggedGame(rounds, line))
-            rounds = []
-        if not isinstance(event, RoundEnd):
-            continue
-        for seat, score in sorted(event.scores.items()):
-            centre, left = event.foundation.get(seat), event.nerts_left.get(seat)
-            if centre is None or left is None or score != round_score(centre, left):
-                raise UserError(
-                    f"{path}:{line}: round {event.round} gives seat {seat} {score} points, but "
-                    f"its centre cards ({centre}) less twice its Nerts cards ({left}) do not "
-                    f"make that; {again}"
-                )
-        given = {seat: bonus for seat, bonus in event.bonus.items() if bonus}
-        callers = [seat for seat in given if event.nerts_left.get(seat) == 0 or seat in called]
-        if len(given) > 1 or callers != list(given) or any(b < 0 for b in given.values()):
-            raise UserError(
-                f"{path}:{line}: round {event.round} gives a bonus to "
-                f"{', '.join(f'seat {seat} ({bonus})' for seat, bonus in sorted(given.items()))}, "
-                "but only its Nerts caller (a seat that called with no Nerts card left) earns "
-                f"one, and no less than nothing; {again}"
-            )
-        for seat, score in event.scores.items():
-            if abs(score + given.get(seat, 0)) > ROUND_POINTS_MAX:
-                raise UserError(
-                    f"{path}:{line}: round {event.round} gives seat {seat} "
-                    f"{score + given.get(seat, 0)} points, beyond -{ROUND_POINTS_MAX} to "
-                    f"{ROUND_POINTS_MAX}; {again}"
-                )
-        rounds.append(event)
-    if rounds:
-        games.append(LoggedGame(rounds, None))
-    return games, refereed, read
 
 
 USUAL_ROUND_POINTS = (-26, 64)
