@@ -121,6 +121,9 @@ class RoundReferee:
         # and illegal plays await: `_forget_stale_awaits` at the frame's end.
         self._played_this_frame: set[tuple[int, str]] = set()
         self._awaited_this_frame: Counter[tuple[int, str, str]] = Counter()
+        # Of the take-backs awaited, those of jokers: the card a joker stands for played for
+        # real takes nothing off the joker's place.
+        self._jokers_awaited: Counter[tuple[int, str, str]] = Counter()
         # The end a stuck judged this frame brought, written after the whole frame: a call
         # listed after the stuck was judged before it, and the end counts it.
         self._ended_this_frame: RoundEnd | None = None
@@ -306,25 +309,28 @@ class RoundReferee:
         key = (play.seat, str(play.card), play.pile)
         self.awaiting_take_back[key] += 1
         self._awaited_this_frame[key] += 1
+        self._jokers_awaited[key] += play.joker
 
     def _forget_stale_awaits(self) -> None:
         """A card played again was taken back from wherever it lay late or illegal before (a
         deck holds it once), though the log missed that take-back: left awaited, it would
         swallow the take-back of this play. Forgotten only once the whole frame is judged, as
         plays are judged before take-backs: the frame's own take-back of the earlier play
-        (a card taken back and put down again at once) has then been matched."""
+        (a card taken back and put down again at once) has then been matched. A joker's is
+        kept: the card it stood for, played for real, is another card."""
         for key in list(self.awaiting_take_back):
             if key[:2] in self._played_this_frame:
-                kept = min(self.awaiting_take_back[key], self._awaited_this_frame[key])
-                if kept:
-                    self.awaiting_take_back[key] = kept
-                else:
-                    del self.awaiting_take_back[key]
+                still = self._awaited_this_frame[key] + self._jokers_awaited[key]
+                kept = min(self.awaiting_take_back[key], still)
+                self.awaiting_take_back[key] = kept
+                self._jokers_awaited[key] = min(self._jokers_awaited[key], kept)
 
     def _take_back(self, event: TakeBack) -> None:
         key = (event.seat, str(event.card), event.pile)
         if self.awaiting_take_back[key] > 0:
             self.awaiting_take_back[key] -= 1
+            # Which card came back cannot be told: the jokers' count stays within what is left.
+            self._jokers_awaited[key] = min(self._jokers_awaited[key], self.awaiting_take_back[key])
             return
         # A card that had stayed is taken back: the table undid a play, so the count follows.
         pile = self.piles.get(event.pile)

@@ -15,6 +15,7 @@ from referee.events import (
     NertsCount,
     OtherEvent,
     PileComplete,
+    Play,
     RoundEnd,
     RoundStart,
     SeatInfo,
@@ -24,7 +25,18 @@ from referee.foundations import FoundationPile
 from referee.game import GameReferee
 from referee.options import RuleOptions
 from referee.round import RepeatedPlay
-from tests.helpers import call, count, play, referee, round_ends, start, stuck, take_back, verdicts
+from tests.helpers import (
+    FPS,
+    call,
+    count,
+    play,
+    referee,
+    round_ends,
+    start,
+    stuck,
+    take_back,
+    verdicts,
+)
 
 RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
 
@@ -558,4 +570,29 @@ def test_a_card_played_again_was_taken_back_though_the_log_missed_it() -> None:
     out = game.referee_all([*events, stuck(14), stuck(15)])
     assert verdicts(out)[-2:] == ["1:6H:accepted", "0:7H:accepted"]
     assert round_ends(out)[0].foundation == {0: 5, 1: 1}
+    assert game.pop_unmatched_take_backs() == []
+
+
+def test_a_jokers_take_back_awaited_stays_when_the_card_it_stood_for_is_played() -> None:
+    """The joker standing for 7H was illegal on F0; the real 7H later stays there: the take-back
+    that follows is the joker's, and the real 7H still counts."""
+    events = [start(), *(play(i, 0, f"{rank}H") for i, rank in enumerate("A2345", 1))]
+    joker = Play(6, 6 / FPS, 0, Card.parse("7H"), "F0", joker=True)
+    events += [joker, play(7, 0, "6H"), play(8, 0, "7H"), take_back(9, 0, "7H")]
+    game = GameReferee()
+    out = game.referee_all([*events, stuck(14), stuck(15)])
+    assert verdicts(out)[-3:] == ["0:7H:illegal:wrong_rank", "0:6H:accepted", "0:7H:accepted"]
+    assert round_ends(out)[0].foundation == {0: 7, 1: 0}
+    assert game.pop_unmatched_take_backs() == []
+
+
+def test_a_card_put_down_wrong_again_as_its_take_back_is_seen_awaits_one_more() -> None:
+    """7H illegal on F0; a frame shows it taken back and put down there again, still illegal;
+    its next take-back is the one that play awaits, not a stray one."""
+    events = [start(), *(play(i, 0, f"{rank}H") for i, rank in enumerate("A2345", 1))]
+    events += [play(6, 0, "7H"), take_back(8, 0, "7H"), play(8, 0, "7H"), take_back(10, 0, "7H")]
+    game = GameReferee()
+    out = game.referee_all([*events, stuck(14), stuck(15)])
+    assert verdicts(out)[-2:] == ["0:7H:illegal:wrong_rank", "0:7H:illegal:wrong_rank"]
+    assert round_ends(out)[0].foundation == {0: 5, 1: 0}
     assert game.pop_unmatched_take_backs() == []
