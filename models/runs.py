@@ -7,6 +7,7 @@ with an ONNX export and a metrics file, which the model cards quote."""
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import logging
 import os
@@ -205,16 +206,26 @@ def final_metrics(run_dir: Path, seconds: float, args: argparse.Namespace) -> di
         if len(rows) > 1
         else {}
     )
-    # ultralytics' own clock counts every epoch, those of an earlier process a resumed run
-    # went on from too; `seconds` only this process's.
-    cumulative = last.get("time")
+    timed = _training_seconds(header, rows[1:])
     return {
         "epochs_run": max(0, len(rows) - 1),  # no results.csv: no epochs, not -1
-        "train_seconds": round(float(cumulative) if cumulative else seconds),
+        "train_seconds": round(seconds if timed is None else timed),
         "imgsz": args.imgsz,
         "data": str(args.data),
         "final": last,
     }
+
+
+def _training_seconds(header: list[str], rows: list[str]) -> float | None:
+    """The time every epoch of a run took, from its results' `time` column (None without
+    one): ultralytics counts from the start of each process, so a resumed run's clock starts
+    again, and each stretch is added."""
+    if "time" not in header:
+        return None
+    column = header.index("time")
+    clock = [float(row.split(",")[column]) for row in rows]
+    ends = [before for before, after in itertools.pairwise(clock) if after < before]
+    return sum(ends) + (clock[-1] if clock else 0.0)
 
 
 PUBLISHED = {

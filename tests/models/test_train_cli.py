@@ -325,10 +325,15 @@ def test_a_device_this_machine_lacks_stops_with_usage_before_any_work(
 
 
 def test_a_resumed_run_counts_the_time_of_every_epoch(tmp_path: Path) -> None:
-    """ultralytics' own clock: a resumed run's earlier epochs ran in another process."""
+    """ultralytics' own clock starts again in the process that resumed a run."""
     args = argparse.Namespace(imgsz=64, data="crops")
-    (tmp_path / "results.csv").write_text("epoch,time,loss\n1,40.2,0.5\n2,81.7,0.4\n")
+    results = tmp_path / "results.csv"
+    results.write_text("epoch,time,loss\n1,40.2,0.5\n2,81.7,0.4\n")
     assert final_metrics(tmp_path, 3.0, args)["train_seconds"] == 82
+    results.write_text(results.read_text() + "3,39.0,0.3\n4,80.3,0.2\n")  # resumed after 2
+    assert final_metrics(tmp_path, 3.0, args)["train_seconds"] == 162
+    results.write_text("epoch,loss\n1,0.5\n")  # no clock: this process's own
+    assert final_metrics(tmp_path, 3.0, args)["train_seconds"] == 3
 
 
 def test_a_run_of_another_kind_of_model_is_not_published(
