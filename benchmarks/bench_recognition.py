@@ -657,11 +657,14 @@ def write_metrics(path: Path, options: dict[str, object]) -> None:
         check=False,
         cwd=repository,
     ).stdout.strip()
+    # Changed or new files (a module not yet added), bar figures.
     changed = subprocess.run(
-        ["git", "diff", "--quiet", "HEAD", "--", *MEASURED_CODE, f":(exclude){METRICS_FILES}"],
+        ["git", "status", "--porcelain", "--", *MEASURED_CODE, f":(exclude){METRICS_FILES}"],
+        capture_output=True,
+        text=True,
         check=False,
         cwd=repository,
-    ).returncode
+    ).stdout.strip()
     if commit and changed:  # the code measured is not the commit's alone
         commit += " with uncommitted changes"
 

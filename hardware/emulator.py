@@ -166,6 +166,7 @@ class PtyEmulator(_Frontend):
             os.close(descriptor)
 
     def _send(self, data: bytes) -> None:
+        # Always called under the lock, which close() takes to let the pty go.
         if data and self._descriptors:  # closed, the box is off: nothing reaches a host
             log.debug("emulator -> %r", data)
             try:

@@ -53,8 +53,8 @@ def check_inputs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
     if isinstance(data, str):
         _check_training_data(parser, getattr(args, "step", ""), Path(data))
     device = getattr(args, "device", None)
-    if isinstance(device, str) and device not in ("", "cpu"):
-        _check_device(parser, device)
+    if isinstance(device, str) and device.strip().lower() not in ("", "cpu"):
+        _check_device(parser, device.strip().lower())
 
 
 def _check_device(parser: argparse.ArgumentParser, device: str) -> None:
@@ -69,6 +69,8 @@ def _check_device(parser: argparse.ArgumentParser, device: str) -> None:
             parser.error("--device mps: no Apple GPU here; give --device cpu")
         return
     count = torch.cuda.device_count()
+    if device in ("cuda", "-1") and count:  # the first GPU; the idlest (ultralytics' -1)
+        return
     wanted = [part.strip().removeprefix("cuda:") for part in device.split(",")]
     if all(part.isdigit() and int(part) < count for part in wanted):
         return
