@@ -5,7 +5,12 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from nerts.scoreboard import _round_summary, as_it_happens, format_scoreboard
+from nerts.scoreboard import (
+    _level_at_the_top,
+    _round_summary,
+    as_it_happens,
+    format_scoreboard,
+)
 from referee.events import Event, GameEnd, event_from_dict
 from referee.game import GameReferee
 from referee.options import RuleOptions
@@ -236,3 +241,11 @@ def test_seats_level_at_the_top_past_the_target_are_told_to_play_on() -> None:
     assert lines[5].startswith("  plays: 2 accepted")
     assert "level" not in format_scoreboard(decided, target=2)
     assert "level" not in format_scoreboard(decided)
+
+
+def test_a_lone_leader_or_a_level_top_under_the_target_is_not_told_to_play_on() -> None:
+    assert _level_at_the_top(Counter({0: 25, 1: 25, 2: 3}), 20) == [
+        "  seats 0 and 1 are level at 25, at or past the target 20: play on"
+    ]
+    assert _level_at_the_top(Counter({0: 25, 1: 24}), 20) == []  # a winner
+    assert _level_at_the_top(Counter({0: 15, 1: 15}), 20) == []  # short of the target

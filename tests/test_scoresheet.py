@@ -87,6 +87,9 @@ def test_undo_takes_back_the_rounds_of_one_change_together() -> None:
         taken.append(list(sheet.last_change()))
         sheet.undo()
     assert taken == [[6], [4, 5], [2, 3], [1]]
+    sheet.add_round({0: 1, 1: 1}, change="c")  # a log's rounds on an empty sheet
+    sheet.add_round({0: 2, 1: 2}, change="c")
+    assert list(sheet.last_change()) == [1, 2]
 
 
 def test_a_malformed_change_names_its_entry() -> None:
