@@ -525,9 +525,14 @@ def test_a_card_played_after_the_round_ended_is_taken_back_as_a_late_card_is() -
     assert game.pop_unmatched_take_backs() == []
 
 
+def hearts_ace_to_five() -> list[Event]:
+    """A two-seat deal, then seat 0's AH to 5H on F0, one a frame (frames 1 to 5)."""
+    return [start(), *(play(i, 0, f"{rank}H") for i, rank in enumerate("A2345", 1))]
+
+
 def test_a_card_taken_back_and_put_down_again_in_one_frame_stays() -> None:
     """The take-back undoes the illegal play awaited, not the card put down again with it."""
-    events = [start(), *(play(i, 0, f"{rank}H") for i, rank in enumerate("A2345", 1))]
+    events = hearts_ace_to_five()
     events += [play(6, 0, "7H"), play(8, 1, "6H"), take_back(8, 0, "7H"), play(8, 0, "7H")]
     out = referee([*events, stuck(9), stuck(10)])
     assert verdicts(out)[-3:] == ["0:7H:illegal:wrong_rank", "1:6H:accepted", "0:7H:accepted"]
@@ -564,7 +569,7 @@ def test_a_frame_of_impossible_events_alone_moves_no_round_end() -> None:
 def test_a_card_played_again_was_taken_back_though_the_log_missed_it() -> None:
     """Seat 0's 7H was illegal on F0 and its take-back never logged; seat 0 then plays it on
     its 6H, and takes it back: that take-back undoes this play, not the forgotten one."""
-    events = [start(), *(play(i, 0, f"{rank}H") for i, rank in enumerate("A2345", 1))]
+    events = hearts_ace_to_five()
     events += [play(6, 0, "7H"), play(8, 1, "6H"), play(9, 0, "7H"), take_back(12, 0, "7H")]
     game = GameReferee()
     out = game.referee_all([*events, stuck(14), stuck(15)])
@@ -576,7 +581,7 @@ def test_a_card_played_again_was_taken_back_though_the_log_missed_it() -> None:
 def test_a_jokers_take_back_awaited_stays_when_the_card_it_stood_for_is_played() -> None:
     """The joker standing for 7H was illegal on F0; the real 7H later stays there: the take-back
     that follows is the joker's, and the real 7H still counts."""
-    events = [start(), *(play(i, 0, f"{rank}H") for i, rank in enumerate("A2345", 1))]
+    events = hearts_ace_to_five()
     joker = Play(6, 6 / FPS, 0, Card.parse("7H"), "F0", joker=True)
     events += [joker, play(7, 0, "6H"), play(8, 0, "7H"), take_back(9, 0, "7H")]
     game = GameReferee()
@@ -589,7 +594,7 @@ def test_a_jokers_take_back_awaited_stays_when_the_card_it_stood_for_is_played()
 def test_a_card_put_down_wrong_again_as_its_take_back_is_seen_awaits_one_more() -> None:
     """7H illegal on F0; a frame shows it taken back and put down there again, still illegal;
     its next take-back is the one that play awaits, not a stray one."""
-    events = [start(), *(play(i, 0, f"{rank}H") for i, rank in enumerate("A2345", 1))]
+    events = hearts_ace_to_five()
     events += [play(6, 0, "7H"), take_back(8, 0, "7H"), play(8, 0, "7H"), take_back(10, 0, "7H")]
     game = GameReferee()
     out = game.referee_all([*events, stuck(14), stuck(15)])
