@@ -124,6 +124,7 @@ class RoundReferee:
         # Of the take-backs awaited, those of jokers: the card a joker stands for played for
         # real takes nothing off the joker's place.
         self._jokers_awaited: Counter[tuple[int, str, str]] = Counter()
+        self._jokers_awaited_this_frame: Counter[tuple[int, str, str]] = Counter()
         # The end a stuck judged this frame brought, written after the whole frame: a call
         # listed after the stuck was judged before it, and the end counts it.
         self._ended_this_frame: RoundEnd | None = None
@@ -151,6 +152,7 @@ class RoundReferee:
         self._results = [[] for _ in events]
         self._placed_this_frame = {}
         self._played_this_frame, self._awaited_this_frame = set(), Counter()
+        self._jokers_awaited_this_frame = Counter()
         self._ended_this_frame = None
         # Most frames hold one event.
         order = (
@@ -310,6 +312,7 @@ class RoundReferee:
         self.awaiting_take_back[key] += 1
         self._awaited_this_frame[key] += 1
         self._jokers_awaited[key] += play.joker
+        self._jokers_awaited_this_frame[key] += play.joker
 
     def _forget_stale_awaits(self) -> None:
         """A card played again was taken back from wherever it lay late or illegal before (a
@@ -320,7 +323,9 @@ class RoundReferee:
         kept: the card it stood for, played for real, is another card."""
         for key in list(self.awaiting_take_back):
             if key[:2] in self._played_this_frame:
-                still = self._awaited_this_frame[key] + self._jokers_awaited[key]
+                # This frame's awaits, and the jokers' of earlier frames.
+                earlier_jokers = self._jokers_awaited[key] - self._jokers_awaited_this_frame[key]
+                still = self._awaited_this_frame[key] + max(0, earlier_jokers)
                 kept = min(self.awaiting_take_back[key], still)
                 self.awaiting_take_back[key] = kept
                 self._jokers_awaited[key] = min(self._jokers_awaited[key], kept)

@@ -601,3 +601,18 @@ def test_a_card_put_down_wrong_again_as_its_take_back_is_seen_awaits_one_more() 
     assert verdicts(out)[-2:] == ["0:7H:illegal:wrong_rank", "0:7H:illegal:wrong_rank"]
     assert round_ends(out)[0].foundation == {0: 5, 1: 0}
     assert game.pop_unmatched_take_backs() == []
+
+
+def test_a_joker_awaited_in_the_frame_a_card_is_played_again_is_counted_once() -> None:
+    """7H illegal on F0, its take-back missed; a frame later the real 7H is illegal on F1 and
+    a joker for 7H illegal on F0; both come back; the real 7H then stays on F0 over its 6H,
+    and is taken back: seat 0 keeps AH to 6H."""
+    events = hearts_ace_to_five()
+    joker = Play(8, 8 / FPS, 0, Card.parse("7H"), "F0", joker=True)
+    events += [play(6, 0, "7H"), play(8, 0, "7H", "F1"), joker]
+    events += [take_back(9, 0, "7H", "F1"), take_back(9, 0, "7H", "F0")]
+    events += [play(10, 0, "6H"), play(11, 0, "7H"), take_back(12, 0, "7H")]
+    game = GameReferee()
+    out = game.referee_all([*events, stuck(14), stuck(15)])
+    assert round_ends(out)[0].foundation == {0: 6, 1: 0}
+    assert game.pop_unmatched_take_backs() == []
