@@ -43,7 +43,13 @@ def round_identity(deal: RoundStart | None, end: RoundEnd, called_at: int | None
         else f"frame {deal.frame} ({deal.t} s) to {', '.join(seat.back for seat in deal.seats)}"
     )
     ended = f"called at frame {called_at}" if called_at is not None else f"ended at {end.frame}"
-    return f"round {end.round} dealt at {dealt}; {ended}"
+    caller = "" if end.caller is None else f" by seat {end.caller}"
+    return f"round {end.round} {IDENTITY_MARK} {dealt}; {ended}{caller}"
+
+
+IDENTITY_MARK = "dealt at"
+"""In every `round_identity`: a sheet's round whose `ended` lacks it was added by an earlier
+version, which kept the round's end, and is told as a round whose identity is unknown."""
 
 
 def read_logged_games(path: Path) -> tuple[list[LoggedGame], bool, bool]:
@@ -69,12 +75,16 @@ def read_logged_games(path: Path) -> tuple[list[LoggedGame], bool, bool]:
         elif isinstance(event, NertsCall) and event.valid:
             called.add(event.seat)
             called_at = event.frame if called_at is None else called_at
-        elif isinstance(event, GameEnd) and rounds:  # the next round begins a new game
-            games.append(LoggedGame(rounds, line))
-            rounds = []
+        elif isinstance(event, GameEnd):  # the next round begins a new game
+            deal = None
+            if rounds:
+                games.append(LoggedGame(rounds, line))
+                rounds = []
         if isinstance(event, RoundEnd):
             _check_points(path, line, event, called)
             rounds.append(LoggedRound(event, round_identity(deal, event, called_at)))
+            # A log whose next deal is missing must not lend this round's call to the next.
+            called, called_at = set(), None
     if rounds:
         games.append(LoggedGame(rounds, None))
     return games, refereed, read
@@ -164,7 +174,9 @@ def not_yet_scored(
     unknown = [
         str(number)
         for number, origin in enumerate(sheet.origins, start=1)
-        if origin is not None and origin.source == str(log_path) and origin.ended is None
+        if origin is not None
+        and origin.source == str(log_path)
+        and IDENTITY_MARK not in (origin.ended or "")
     ]
     if unknown:
         log.warning(
@@ -178,6 +190,19 @@ def not_yet_scored(
     on_sheet = [(logged, sheet.round_ended_as(logged.identity)) for logged in rounds]
     scored = [f"round {logged.end.round} (as round {n})" for logged, n in on_sheet if n]
     fresh = [logged for logged, number in on_sheet if number is None]
+    fixes = [
+        fix
+        for logged, number in on_sheet
+        if number is not None
+        for fix in [_fix_if_other(sheet, sheet_path, number, logged_points(logged.end))]
+        if fix
+    ]
+    if fixes:  # the round refereed again gives other points: the sheet keeps its own
+        log.warning(
+            "%s gives other points than the sheet for the same round; to take the log's: %s",
+            log_path,
+            "; ".join(fixes),
+        )
     if scored and not fresh:
         raise UserError(
             f"{sheet_path}: every round of {log_path} is on it already ({', '.join(scored)}): "
@@ -192,3 +217,22 @@ def not_yet_scored(
             "is" if len(scored) == 1 else "are",
         )
     return fresh
+
+
+def logged_points(end: RoundEnd) -> dict[int, int]:
+    """A logged round's points by seat, as a sheet adds them: the caller's bonus included."""
+    return {seat: score + end.bonus.get(seat, 0) for seat, score in end.scores.items()}
+
+
+def _fix_if_other(
+    sheet: Scoresheet, sheet_path: Path, number: int, points: dict[int, int]
+) -> str | None:
+    """The `nerts scores ... fix` that gives round `number` of the sheet these points; None
+    where it holds them already."""
+    held = sheet.rounds[number - 1]
+    if all(held.get(seat) == value for seat, value in points.items()):
+        return None
+    values = " ".join(
+        quote(f"{sheet.players.get(seat, seat)}={value}") for seat, value in sorted(points.items())
+    )
+    return f"nerts scores {quote(str(sheet_path))} fix {number} {values}"

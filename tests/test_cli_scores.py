@@ -584,6 +584,8 @@ def test_a_round_refereed_before_its_cards_in_the_air_were_down_is_the_same_roun
     status, _, err = run(capsys, "scores", game, "add", "--from", str(outs[1]))
     assert status == 2 and "every round of" in err and "is on it already" in err
     assert len(load_sheet(Path(game)).rounds) == 1
+    # Ben's AS landed in the air: the sheet is told how to take the log's points.
+    assert f"to take the log's: nerts scores {game} fix 1 Anna=1 Ben=-25\n" in err
 
 
 def test_a_sheet_from_before_rounds_were_known_warns_of_a_log_of_the_same_name(

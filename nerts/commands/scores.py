@@ -14,6 +14,7 @@ from typing import Any
 from nerts.errors import UserError, file_argument, make_folder
 from nerts.eventlog import blank_line
 from nerts.logged_rounds import (
+    logged_points,
     not_yet_scored,
     read_logged_games,
     refuse_another_game,
@@ -280,7 +281,7 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
         # One change: undo takes a log's rounds back together, as they were added.
         change = {"change": secrets.token_hex(CHANGE_NAME_BYTES)} if len(rounds) > 1 else {}
         for end, identity in rounds:
-            points = {str(s): v + end.bonus.get(s, 0) for s, v in end.scores.items()}
+            points = {str(seat): value for seat, value in logged_points(end).items()}
             ended = {"ended": identity}
             entries.append({"type": "round", "scores": points, **source, **ended, **change})
     elif args.action == "add":
