@@ -93,6 +93,7 @@ def train_run(kind: str, model_yaml: str, args: argparse.Namespace, **overrides:
     if resumed is not None:
         # Resumed, ultralytics keeps the settings the run was started with, bar a few.
         _check_trained_as_asked(run_dir, args, finished=False)
+        _note_clock_before_resuming(run_dir)
         resumed.train(resume=True, device=args.device, workers=_workers(args))
     else:
         # --init continues from earlier weights (more epochs on top of a finished run).
@@ -206,7 +207,7 @@ def final_metrics(run_dir: Path, seconds: float, args: argparse.Namespace) -> di
         if len(rows) > 1
         else {}
     )
-    timed = _training_seconds(header, rows[1:])
+    timed = _training_seconds(run_dir)
     return {
         "epochs_run": max(0, len(rows) - 1),  # no results.csv: no epochs, not -1
         "train_seconds": round(seconds if timed is None else timed),
@@ -216,16 +217,41 @@ def final_metrics(run_dir: Path, seconds: float, args: argparse.Namespace) -> di
     }
 
 
-def _training_seconds(header: list[str], rows: list[str]) -> float | None:
-    """The time every epoch of a run took, from its results' `time` column (None without
-    one): ultralytics counts from the start of each process, so a resumed run's clock starts
-    again, and each stretch is added."""
-    if "time" not in header:
-        return None
+CLOCK_BEFORE_RESUMING = "clock_before_resuming.txt"
+"""Beside a run: ultralytics' clock (`time` of results.csv) where each resumption began, one
+number a line. Its clock starts again in the process that resumes a run."""
+
+
+def _note_clock_before_resuming(run_dir: Path) -> None:
+    clock = _clock(run_dir / "results.csv")
+    if clock:
+        with (run_dir / CLOCK_BEFORE_RESUMING).open("a") as noted:
+            noted.write(f"{clock[-1]}\n")
+
+
+def _clock(results: Path) -> list[float]:
+    """The `time` column of a run's results.csv (empty without one); rows cut short skipped."""
+    rows = results.read_text().splitlines() if results.is_file() else []
+    if not rows or "time" not in (header := [h.strip() for h in rows[0].split(",")]):
+        return []
     column = header.index("time")
-    clock = [float(row.split(",")[column]) for row in rows]
-    ends = [before for before, after in itertools.pairwise(clock) if after < before]
-    return sum(ends) + (clock[-1] if clock else 0.0)
+    cells = [row.split(",") for row in rows[1:]]
+    return [float(cell[column]) for cell in cells if len(cell) > column and cell[column].strip()]
+
+
+def _training_seconds(run_dir: Path) -> float | None:
+    """The time every epoch of a run took (None without a clock): the clock where each
+    resumption began (`CLOCK_BEFORE_RESUMING`), and where it ends now. A run resumed before
+    those were noted: each fall of the clock is taken for a new process."""
+    clock = _clock(run_dir / "results.csv")
+    if not clock:
+        return None
+    noted = run_dir / CLOCK_BEFORE_RESUMING
+    if noted.is_file():
+        starts = [float(line) for line in noted.read_text().split() if line]
+    else:
+        starts = [before for before, after in itertools.pairwise(clock) if after < before]
+    return sum(starts) + clock[-1]
 
 
 PUBLISHED = {

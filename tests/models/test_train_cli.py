@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from models import inputs, train_all
-from models.runs import final_metrics
+from models import inputs, runs, train_all
+from models.runs import CLOCK_BEFORE_RESUMING, final_metrics
 from models.train import main
 from simulator.training import frame_size
 
@@ -334,6 +334,10 @@ def test_a_resumed_run_counts_the_time_of_every_epoch(tmp_path: Path) -> None:
     assert final_metrics(tmp_path, 3.0, args)["train_seconds"] == 162
     results.write_text("epoch,loss\n1,0.5\n")  # no clock: this process's own
     assert final_metrics(tmp_path, 3.0, args)["train_seconds"] == 3
+    # Noted where it resumed: a resumed process's first epoch may outlast the earlier ones.
+    results.write_text("epoch,time\n1,40.2\n2,45.0\n3,85.1\n4,\n")  # a row cut short
+    (tmp_path / CLOCK_BEFORE_RESUMING).write_text("40.2\n")
+    assert final_metrics(tmp_path, 3.0, args)["train_seconds"] == 125
 
 
 def test_a_run_of_another_kind_of_model_is_not_published(
@@ -346,3 +350,14 @@ def test_a_run_of_another_kind_of_model_is_not_published(
     with pytest.raises(SystemExit, match="trained a classify model, and cards is a pose model"):
         main(["publish", "cards", "--run", str(run), "--models-dir", str(tmp_path / "m")])
     assert not (tmp_path / "m").exists()
+
+
+def test_the_clock_is_noted_each_time_a_run_is_resumed(tmp_path: Path) -> None:
+    (tmp_path / "results.csv").write_text("epoch,time\n1,40.2\n")
+    runs._note_clock_before_resuming(tmp_path)
+    (tmp_path / "results.csv").write_text("epoch,time\n1,40.2\n2,30.5\n")
+    runs._note_clock_before_resuming(tmp_path)
+    assert (tmp_path / CLOCK_BEFORE_RESUMING).read_text() == "40.2\n30.5\n"
+    (tmp_path / "results.csv").write_text("epoch,time\n1,40.2\n2,30.5\n3,20.1\n")
+    args = argparse.Namespace(imgsz=64, data="crops")
+    assert final_metrics(tmp_path, 3.0, args)["train_seconds"] == 91  # 40.2 + 30.5 + 20.1
