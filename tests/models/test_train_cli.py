@@ -361,3 +361,27 @@ def test_the_clock_is_noted_each_time_a_run_is_resumed(tmp_path: Path) -> None:
     (tmp_path / "results.csv").write_text("epoch,time\n1,40.2\n2,30.5\n3,20.1\n")
     args = argparse.Namespace(imgsz=64, data="crops")
     assert final_metrics(tmp_path, 3.0, args)["train_seconds"] == 91  # 40.2 + 30.5 + 20.1
+
+
+@pytest.mark.parametrize(
+    ("device", "gpus", "refused"),
+    [("CPU", 0, False), ("cuda", 1, False), ("-1", 2, False), ("0,1", 2, False),
+     ("cuda:1", 1, True), ("cuda", 0, True), ("gpu", 1, True)],
+)  # fmt: skip
+def test_a_device_is_read_as_ultralytics_reads_it(
+    device: str,
+    gpus: int,
+    refused: bool,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    torch = pytest.importorskip("torch", reason="the train extra is not installed")
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: gpus)
+    parser = argparse.ArgumentParser(prog="python -m models.train all")
+    args = argparse.Namespace(step="all", device=device)
+    if refused:
+        with pytest.raises(SystemExit):
+            inputs.check_inputs(parser, args)
+        assert f"--device {device.lower()}: this machine has" in capsys.readouterr().err
+    else:
+        inputs.check_inputs(parser, args)
