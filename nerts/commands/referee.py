@@ -7,7 +7,6 @@ import contextlib
 import itertools
 import logging
 import math
-import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -20,12 +19,12 @@ from nerts.errors import (
     UserError,
     file_argument,
     refuse_overwriting,
-    stdout_to_devnull,
 )
 from nerts.eventlog import STANDARD_INPUT, EventWriter, log_name, read_numbered_events
-from nerts.scoreboard import as_it_happens, format_scoreboard
+from nerts.live import LIVE_BANNER, NertsButtons, SaidAtOnce, tell_presses_ignored
+from nerts.scoreboard import format_scoreboard
 from referee.errors import EventError, RefereeInputError
-from referee.events import EVENT_TYPES, Event, GameEnd, NertsCall, OtherEvent, RoundStart
+from referee.events import EVENT_TYPES, Event, GameEnd, OtherEvent, RoundStart
 from referee.game import GameReferee
 from referee.options import (
     CALLER_BONUS_MAX,
@@ -246,7 +245,7 @@ def referee_log(
         known_read = False  # whether any event read is of a type the referee knows
         if live is None:
             live = not log_path.is_file()
-        buttons = None if box is None or not live else _NertsButtons(box)
+        buttons = None if box is None or not live else NertsButtons(box)
         while True:
             try:
                 numbered = next(reading, None)
@@ -292,7 +291,7 @@ def referee_log(
             for out in finished:
                 publish(out)
         if box is not None and buttons is None:
-            _tell_presses_ignored(box, name)
+            tell_presses_ignored(box, name)
     if not known_read and stopped_by is None and not interrupted:  # the whole log was read
         log.warning(
             "%s: no event in it is of a type the referee knows (%s): nothing was refereed",
@@ -349,57 +348,6 @@ class _DealOrder:
             self.last = event.round
 
 
-class _NertsButtons:
-    """The box's Nerts! buttons: a press is its seat's Nerts call (a camera cannot see a
-    call), in the frame being read when it was pressed. It is put in once every line of that
-    frame has been read, so that the seats it is checked against are the frame's own (a deal
-    may come on its last line); a press from a seat not dealt in is warned of and ignored."""
-
-    def __init__(self, box: BoxAnnouncer) -> None:
-        self.box = box
-        self.reading: Event | None = None  # the last event read: its frame is being read
-
-    def calls_before(self, event: Event | None, referee: GameReferee) -> list[Event]:
-        """Before `event` is fed (None: the log has ended): where it begins another frame,
-        the presses so far are fed to `referee` as calls of the frame read until now; returns
-        what the referee decided meanwhile."""
-        reading, self.reading = self.reading, event
-        if reading is not None and event is not None and event.frame == reading.frame:
-            return []  # more of the frame may still come
-        decided: list[Event] = []
-        for seat in self.box.button_presses():
-            if reading is None:
-                log.warning("seat %d pressed its Nerts! button before the log began: ignored", seat)
-                continue
-            seats = referee.seats_in_play()
-            if seat not in seats:
-                log.warning(
-                    "seat %d pressed its Nerts! button at frame %d, but %s: ignored",
-                    seat,
-                    reading.frame,
-                    f"the round has seats {', '.join(map(str, seats))}" if seats else "no deal yet",
-                )
-                continue
-            log.info(
-                "seat %d pressed its Nerts! button: a Nerts call at frame %d", seat, reading.frame
-            )
-            decided += referee.feed(NertsCall(reading.frame, reading.t, seat))
-        return decided
-
-
-def _tell_presses_ignored(box: BoxAnnouncer, log_name: str) -> None:
-    """Warns of the Nerts! buttons pressed while a recorded log was refereed: read far faster
-    than it was played, it gives a press no frame of its own."""
-    seats = box.button_presses()
-    if seats:
-        log.warning(
-            "Nerts! buttons pressed (seat %s) while the recorded log %s was refereed: ignored; "
-            "a button is a Nerts call on a live log only (piped in as '-', or a FIFO)",
-            ", ".join(map(str, seats)),
-            log_name,
-        )
-
-
 def _tell_ignored(referee: GameReferee, log_name: str, held: list[tuple[Event, int]]) -> None:
     """Warns of each event just judged that the rules ignore as impossible, though the camera
     (or whoever wrote the log) saw it: a take-back of a card not on its pile, a play of a card
@@ -450,40 +398,6 @@ def _where(log_name: str, error: RefereeInputError, held: list[tuple[Event, int]
     return f"{log_name}:{held[-1][1]}" if held else log_name
 
 
-LIVE_BANNER = (
-    "reading table events from this terminal, one JSON object a line "
-    "(docs/contracts/events.md); Ctrl-D ends the log, Ctrl-C stops\n"
-)
-
-
-class _SaidAtOnce:
-    """Prints a live log's decided events that players want to hear now (`as_it_happens`),
-    each on a line of its own under the progress bar. Should the output's reader go away (a
-    display piped to another program that stopped), the game is still refereed: --out and the
-    box go on, and it is said once."""
-
-    def __init__(self) -> None:
-        self.reader_gone = False
-
-    def __call__(self, event: Event) -> None:
-        line = as_it_happens(event)
-        if line is None or self.reader_gone:
-            return
-        try:
-            tqdm.write(line, file=sys.stdout)
-            sys.stdout.flush()
-        except BrokenPipeError:
-            self.reader_gone = True
-            stdout_to_devnull()
-            # The scoreboard at the end too goes nowhere, rather than end the run with an error.
-            sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
-            log.warning(
-                "the output's reader went away at frame %d: verdicts are no longer printed, "
-                "but the game is still refereed (--out, the box)",
-                event.frame,
-            )
-
-
 def run(args: argparse.Namespace) -> int:
     if args.out is not None:
         refuse_overwriting([args.out], [args.log], "--out")
@@ -498,7 +412,7 @@ def run(args: argparse.Namespace) -> int:
         live = args.log == STANDARD_INPUT
         if live and sys.stdin.isatty():  # a person typing, or wondering why nothing happens
             sys.stderr.write(LIVE_BANNER)
-        tell = _SaidAtOnce() if live else None
+        tell = SaidAtOnce() if live else None
         options = rule_options(args)
         decided = referee_log(args.log, args.out, options, box, tell)
     except RefereeingInterrupted as stopped:  # the rounds decided so far are still told
