@@ -19,10 +19,12 @@ log = logging.getLogger(__name__)
 
 
 class LoggedRound(NamedTuple):
-    """A round's end, and what tells the round from any other (`round_identity`)."""
+    """A round's end, what tells the round from any other (`round_identity`), and each seat's
+    back as its deal named it (empty where the log lacks the deal)."""
 
     end: RoundEnd
     identity: str
+    backs: dict[int, str]
 
 
 class LoggedGame(NamedTuple):
@@ -82,7 +84,8 @@ def read_logged_games(path: Path) -> tuple[list[LoggedGame], bool, bool]:
                 rounds = []
         if isinstance(event, RoundEnd):
             _check_points(path, line, event, called)
-            rounds.append(LoggedRound(event, round_identity(deal, event, called_at)))
+            backs = {} if deal is None else {info.seat: info.back for info in deal.seats}
+            rounds.append(LoggedRound(event, round_identity(deal, event, called_at), backs))
             # A log whose next deal is missing must not lend this round's call to the next.
             called, called_at = set(), None
     if rounds:

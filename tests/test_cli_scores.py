@@ -160,6 +160,10 @@ def test_scores_from_refereed_events(tmp_path: Path, capsys: pytest.CaptureFixtu
     shutil.copy(GOLDEN / "game_to_target.expected.jsonl", events)
     status, stdout, _ = run(capsys, "scores", game, "add", "--from", str(events))
     assert status == 0 and "GAME OVER: A wins with 21." in stdout
+    # Which back became which name: names typed in another order show here.
+    assert stdout.startswith(
+        f"{events}: seat 0 (red) is A, seat 1 (blue) is B, seat 2 (green) is C\n"
+    )
     before = Path(game).read_text()
     status, _, err = run(capsys, "scores", game, "add", "--from", str(events))
     assert status == 2 and f"rounds 1, 2, 3 and 4 were scored from {events} already" in err

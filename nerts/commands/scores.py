@@ -14,6 +14,7 @@ from typing import Any
 from nerts.errors import UserError, file_argument, make_folder
 from nerts.eventlog import blank_line
 from nerts.logged_rounds import (
+    LoggedRound,
     logged_points,
     not_yet_scored,
     read_logged_games,
@@ -43,7 +44,9 @@ Keeps a game's score sheet in GAME, a JSON Lines journal: every round added, und
 is appended as one line, so nothing is ever overwritten and every correction stays visible.
 
 actions:
-  new --players NAME NAME...   start a sheet (seats 0, 1, ... in that order)
+  new --players NAME NAME...   start a sheet (seats 0, 1, ... in that order: seat 0 is the
+                               player at the bottom edge of the camera's image, then
+                               clockwise as the image shows them)
   add SEAT=POINTS ...          append a round (SEAT is a seat number or a player's name;
                                --photo IMAGE: the photo it was counted from)
   add --from EVENTS.jsonl      append every round a refereed events file scored (--game N:
@@ -252,6 +255,7 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
     if args.action == "add" and args.from_events and args.values:
         raise UserError("add takes either --from EVENTS.jsonl or SEAT=POINTS, not both")
     entries: list[dict[str, Any]] = []
+    rounds: list[LoggedRound] = []  # those of a log, with --from
     if args.action == "add" and args.from_events:
         games, refereed, read = read_logged_games(args.from_events)
         if not read:
@@ -280,7 +284,7 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
         rounds = not_yet_scored(sheet, args.game, args.from_events, rounds)
         # One change: undo takes a log's rounds back together, as they were added.
         change = {"change": secrets.token_hex(CHANGE_NAME_BYTES)} if len(rounds) > 1 else {}
-        for end, identity in rounds:
+        for end, identity, _ in rounds:
             points = {str(seat): value for seat, value in logged_points(end).items()}
             ended = {"ended": identity}
             entries.append({"type": "round", "scores": points, **source, **ended, **change})
@@ -302,6 +306,14 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
             where = f"round {len(sheet.rounds) + 1}: " if len(entries) > 1 else ""
         sheet.apply(entry)  # raises before anything is written when an entry does not fit
     append_entries(args.game, entries)
+    if args.action == "add" and args.from_events and rounds and rounds[0].backs:
+        # Names typed in another order than the seats would score each round to the wrong player.
+        named = ", ".join(
+            f"seat {seat} ({rounds[0].backs[seat]}) is {sheet.players[seat]}"
+            for seat in sorted(rounds[0].backs)
+            if seat in sheet.players
+        )
+        sys.stdout.write(f"{args.from_events}: {named}\n")
     if over is not None:
         log.warning("%s%s", where, over)
     return sheet
