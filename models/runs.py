@@ -199,22 +199,23 @@ def publish_weights(
 
 
 def final_metrics(run_dir: Path, seconds: float, args: argparse.Namespace) -> dict[str, Any]:
-    results = run_dir / "results.csv"
-    rows = results.read_text().splitlines() if results.is_file() else []
-    header = [h.strip() for h in rows[0].split(",")] if rows else []
-    last = (
-        dict(zip(header, (v.strip() for v in rows[-1].split(",")), strict=False))
-        if len(rows) > 1
-        else {}
-    )
+    header, rows = _results(run_dir)
     timed = _training_seconds(run_dir)
     return {
-        "epochs_run": max(0, len(rows) - 1),  # no results.csv: no epochs, not -1
+        "epochs_run": len(rows),
         "train_seconds": round(seconds if timed is None else timed),
         "imgsz": args.imgsz,
         "data": str(args.data),
-        "final": last,
+        "final": dict(zip(header, rows[-1], strict=False)) if rows else {},
     }
+
+
+def _results(run_dir: Path) -> tuple[list[str], list[list[str]]]:
+    """A run's results.csv: its column names and each epoch's cells (none without the file)."""
+    results = run_dir / "results.csv"
+    lines = results.read_text().splitlines() if results.is_file() else []
+    table = [[cell.strip() for cell in line.split(",")] for line in lines]
+    return (table[0], table[1:]) if table else ([], [])
 
 
 CLOCK_BEFORE_RESUMING = "clock_before_resuming.txt"
@@ -223,27 +224,26 @@ number a line. Its clock starts again in the process that resumes a run."""
 
 
 def _note_clock_before_resuming(run_dir: Path) -> None:
-    clock = _clock(run_dir / "results.csv")
+    clock = _clock(run_dir)
     if clock:
         with (run_dir / CLOCK_BEFORE_RESUMING).open("a") as noted:
             noted.write(f"{clock[-1]}\n")
 
 
-def _clock(results: Path) -> list[float]:
+def _clock(run_dir: Path) -> list[float]:
     """The `time` column of a run's results.csv (empty without one); rows cut short skipped."""
-    rows = results.read_text().splitlines() if results.is_file() else []
-    if not rows or "time" not in (header := [h.strip() for h in rows[0].split(",")]):
+    header, rows = _results(run_dir)
+    if "time" not in header:
         return []
     column = header.index("time")
-    cells = [row.split(",") for row in rows[1:]]
-    return [float(cell[column]) for cell in cells if len(cell) > column and cell[column].strip()]
+    return [float(row[column]) for row in rows if len(row) > column and row[column]]
 
 
 def _training_seconds(run_dir: Path) -> float | None:
     """The time every epoch of a run took (None without a clock): the clock where each
     resumption began (`CLOCK_BEFORE_RESUMING`), and where it ends now. A run resumed before
     those were noted: each fall of the clock is taken for a new process."""
-    clock = _clock(run_dir / "results.csv")
+    clock = _clock(run_dir)
     if not clock:
         return None
     noted = run_dir / CLOCK_BEFORE_RESUMING
