@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's code first
 
 from nerts.commands.referee import referee_log
-from referee.events import event_from_dict
+from referee.event_parsing import event_from_dict
 from referee.game import GameReferee
 from referee.options import RuleOptions
 from simulator.training import whole_number

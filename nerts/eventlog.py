@@ -17,14 +17,8 @@ from typing import IO, Any
 from nerts.columns import first_few
 from nerts.errors import UserError, cannot_write, make_folder
 from referee.errors import RefereeInputError
-from referee.events import (
-    EVENT_TYPES,
-    Event,
-    OtherEvent,
-    Play,
-    event_from_dict,
-    set_aside_keys,
-)
+from referee.event_parsing import EVENT_TYPES, event_from_dict, set_aside_keys
+from referee.events import Event, OtherEvent, Play
 
 log = logging.getLogger(__name__)
 

@@ -6,7 +6,8 @@ derived events as values. The simulator's bots play by the same rules (`referee.
 
 from referee.cards import Card, Rank, Suit, full_deck
 from referee.errors import EventError, InvalidCardError, RefereeInputError
-from referee.events import Event, event_from_dict
+from referee.event_parsing import event_from_dict
+from referee.events import Event
 from referee.game import GameReferee
 from referee.options import RuleOptions
 

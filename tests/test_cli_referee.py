@@ -12,7 +12,8 @@ import pytest
 
 from nerts.cli import main
 from nerts.eventlog import read_numbered_events
-from referee.events import Event, event_from_dict
+from referee.event_parsing import event_from_dict
+from referee.events import Event
 from referee.game import GameReferee
 from tests.command_line import GOLDEN, run
 

@@ -5,16 +5,8 @@ from typing import Any
 import pytest
 
 from referee.errors import EventError
-from referee.events import (
-    OtherEvent,
-    Play,
-    RoundEnd,
-    RoundEndCause,
-    RoundStart,
-    Verdict,
-    event_from_dict,
-    set_aside_keys,
-)
+from referee.event_parsing import event_from_dict, set_aside_keys
+from referee.events import OtherEvent, Play, RoundEnd, RoundEndCause, RoundStart, Verdict
 from referee.game import GameReferee
 
 PLAY = {"frame": 3, "t": 0.1, "type": "play", "seat": 1, "card": "10H", "pile": "F0"}

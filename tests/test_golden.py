@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.events import event_from_dict
+from referee.event_parsing import event_from_dict
 from referee.game import GameReferee
 from referee.options import RuleOptions
 

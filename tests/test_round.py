@@ -8,6 +8,7 @@ import pytest
 from referee import game as game_module
 from referee.cards import Card, Rank, Suit
 from referee.errors import EventError, RefereeInputError
+from referee.event_parsing import event_from_dict
 from referee.events import (
     Event,
     GameEnd,
@@ -19,7 +20,6 @@ from referee.events import (
     RoundEnd,
     RoundStart,
     SeatInfo,
-    event_from_dict,
 )
 from referee.foundations import FoundationPile
 from referee.game import GameReferee

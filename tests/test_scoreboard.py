@@ -11,7 +11,8 @@ from nerts.scoreboard import (
     as_it_happens,
     format_scoreboard,
 )
-from referee.events import Event, GameEnd, event_from_dict
+from referee.event_parsing import event_from_dict
+from referee.events import Event, GameEnd
 from referee.game import GameReferee
 from referee.options import RuleOptions
 

@@ -24,7 +24,8 @@ from nerts.eventlog import STANDARD_INPUT, EventWriter, log_name, read_numbered_
 from nerts.live import LIVE_BANNER, NertsButtons, SaidAtOnce, tell_presses_ignored
 from nerts.scoreboard import format_scoreboard
 from referee.errors import EventError, RefereeInputError
-from referee.events import EVENT_TYPES, Event, GameEnd, OtherEvent, RoundStart
+from referee.event_parsing import EVENT_TYPES
+from referee.events import Event, GameEnd, OtherEvent, RoundStart
 from referee.game import GameReferee
 from referee.options import (
     CALLER_BONUS_MAX,
