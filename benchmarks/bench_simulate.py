@@ -22,8 +22,8 @@ import numpy as np
 
 from nerts.cli import main as nerts_main
 from nerts.commands.simulate import VIDEO_FILE
+from simulator.pace import frames_in
 from simulator.render import VideoSink
-from simulator.timeline import frames_in
 from simulator.training import positive, whole_number
 
 FPS = 30

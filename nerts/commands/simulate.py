@@ -26,6 +26,14 @@ from simulator.backs import BackDesign
 from simulator.camera import DEFAULT_FPS, FRAME_LARGEST, FRAME_SIDE_MIN, frame_shape_refused
 from simulator.errors import DesignError
 from simulator.faces import CardDesign
+from simulator.pace import (
+    DEFAULT_PLAYERS,
+    MAX_PLAYERS,
+    MAX_ROUND_S,
+    MIN_PLAYERS,
+    SimulationSettings,
+    frames_in,
+)
 from simulator.render import (
     DEFAULT_FRAME_SIZE,
     RenderSettings,
@@ -37,15 +45,7 @@ from simulator.render import (
     load_design,
 )
 from simulator.table import TABLES
-from simulator.timeline import (
-    DEFAULT_PLAYERS,
-    MAX_PLAYERS,
-    MAX_ROUND_S,
-    MIN_PLAYERS,
-    RoundSimulation,
-    SimulationSettings,
-    frames_in,
-)
+from simulator.timeline import RoundSimulation
 
 log = logging.getLogger(__name__)
 

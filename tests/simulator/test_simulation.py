@@ -18,12 +18,9 @@ from referee.foundations import FoundationPile, Placed, why_illegal
 from referee.game import GameReferee
 from referee.layout import NERTS, PlayerLayout
 from simulator.bots import LayoutMove, SeatBot
+from simulator.pace import SimulationSettings, frames_in
 from simulator.picture import PILE_TURN_OVER_S
-from simulator.timeline import (
-    RoundSimulation,
-    SimulationSettings,
-    frames_in,
-)
+from simulator.timeline import RoundSimulation
 
 
 def play_round(**settings: object) -> tuple[RoundSimulation, list[Event]]:
