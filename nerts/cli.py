@@ -46,6 +46,7 @@ COMMAND_MODULES = (
     "nerts.commands.identify",
     "nerts.commands.count",
     "nerts.commands.box",
+    "nerts.commands.box_emulator",
 )
 
 DESCRIPTION = """\

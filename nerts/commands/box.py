@@ -1,4 +1,4 @@
-"""`nerts box send|test` and `nerts box-emulator`: talk to the referee box, or be one."""
+"""`nerts box send|test`: talk to the referee box (`nerts box-emulator` is one)."""
 
 from __future__ import annotations
 
@@ -9,19 +9,14 @@ import logging
 import math
 import os
 import sys
-import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import wait
 from functools import partial
 
-from hardware.device import DEFAULT_SEATS, MAX_SEATS, BoxDevice
 from hardware.driver import BoxDriver, CommandRejected, Delivery
-from hardware.emulator import PtyEmulator, TcpEmulator
-from hardware.faults import FaultPlan, FaultyDevice
 from hardware.framing import check_command_text
-from hardware.ports import AUTO_URL, IN_USE_SAID, MAX_TCP_PORT, check_url
-from hardware.terminal import TerminalDisplay, in_foreground, read_keys
+from hardware.ports import AUTO_URL, IN_USE_SAID, check_url
 from nerts.columns import first_few
 from nerts.errors import FAILURE_STATUS, UserError, file_argument
 from nerts.eventlog import UTF16_MARKS
@@ -41,12 +36,6 @@ INTERRUPT_POLL_S = 0.2
 # How long `box test` waits for a box's ID line after the `ok` to its handshake (it follows at
 # once on the wire; the wait covers the reader thread's turn).
 ID_LINE_WAIT_S = 1.0
-# The emulator's fault options, by the FaultPlan field each sets.
-FAULT_OPTIONS = {
-    "corrupt_rate": "--corrupt",
-    "lose_reply_rate": "--lose",
-    "reset_every": "--reset-every",
-}
 # The colours `box test` lights the seats in: seat 0 red, seat 1 green, ...
 TEST_COLOURS = ("FF0000", "00FF00", "0000FF", "FFFF00", "FF00FF", "00FFFF", "FFFFFF", "FF8000")
 
@@ -62,17 +51,6 @@ examples:
   nerts box send --port socket://127.0.0.1:7000 --file commands.txt
   nerts box test --port auto
 """
-EMULATOR_DESCRIPTION = """\
-Runs a software referee box, the device side of the protocol, on a new pseudo-terminal (--pty,
-the default) or a TCP port (--tcp PORT), and shows it in the terminal: seat lights in colour,
-the display text, buzzes as they happen. Keys 0-7 press a seat's Nerts! button, r resets the
-box, q quits. Faults can be injected (seeded, so runs repeat) for tests and demos.
-"""
-EMULATOR_EPILOG = """\
-examples:
-  nerts box-emulator --tcp 7000
-  nerts box-emulator --pty --corrupt 0.02 --lose 0.02 --reset-every 20
-"""
 
 
 def send_timeout(text: str) -> float:
@@ -86,17 +64,6 @@ def send_timeout(text: str) -> float:
             f"must be more than 0 and at most {MAX_SEND_TIMEOUT_S:g} seconds, not {text!r}"
         )
     return seconds
-
-
-def tcp_port(text: str) -> int:
-    """argparse type of --tcp: a TCP port number, 0 (any free port) to `MAX_TCP_PORT`."""
-    try:
-        port = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
-    if not 0 <= port <= MAX_TCP_PORT:
-        raise argparse.ArgumentTypeError(f"must be 0 to {MAX_TCP_PORT}, not {port}")
-    return port
 
 
 SEND_DESCRIPTION = """\
@@ -166,49 +133,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         )
     send.set_defaults(handler=run_send)
     test.set_defaults(handler=run_test)
-
-    emulator = subparsers.add_parser(
-        "box-emulator",
-        help="run a software referee box on a pty or TCP port, shown in the terminal",
-        description=EMULATOR_DESCRIPTION,
-        epilog=EMULATOR_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    where = emulator.add_mutually_exclusive_group()
-    where.add_argument("--pty", action="store_true", help="serve on a new pty (the default)")
-    where.add_argument("--tcp", type=tcp_port, metavar="PORT", help="serve on this TCP port")
-    emulator.add_argument("--host", default="127.0.0.1", help="TCP address (default 127.0.0.1)")
-    emulator.add_argument(
-        "--seats", type=int, default=DEFAULT_SEATS, help="seats, 1-8 (default %(default)s)"
-    )
-    emulator.add_argument(
-        "--corrupt",
-        type=float,
-        default=0.0,
-        metavar="RATE",
-        help="probability that each byte, either way, is corrupted",
-    )
-    emulator.add_argument(
-        "--lose",
-        type=float,
-        default=0.0,
-        metavar="RATE",
-        help="probability that each reply is lost",
-    )
-    emulator.add_argument(
-        "--reset-every",
-        type=int,
-        default=0,
-        metavar="N",
-        help="reset the box after every N executed commands (HELLO handshakes not counted)",
-    )
-    emulator.add_argument("--seed", type=int, default=0, help="seed of the injected faults")
-    emulator.add_argument(
-        "--no-colour",
-        action="store_true",
-        help="no terminal colours (none either where the output is no terminal)",
-    )
-    emulator.set_defaults(handler=run_emulator)
 
 
 USB_PORTS_SAID = (
@@ -442,63 +366,3 @@ def run_test(args: argparse.Namespace) -> int:
                 f"{driver.identity.seats} seats lit, beeped\n"
             )
         return status
-
-
-def run_emulator(args: argparse.Namespace) -> int:
-    if not 1 <= args.seats <= MAX_SEATS:
-        raise UserError(f"--seats must be 1 to {MAX_SEATS}")
-    try:
-        plan = FaultPlan(args.corrupt, args.lose, args.reset_every, args.seed)
-    except ValueError as error:  # FaultPlan names its fields; the user knows the options
-        message = str(error)
-        for field, option in FAULT_OPTIONS.items():
-            message = message.replace(field, option)
-        raise UserError(message) from None
-    device = BoxDevice(seats=args.seats)
-    # Colours are terminal escapes: written to a file or a pipe, they would be noise in it.
-    colour = not args.no_colour and sys.stdout.isatty()
-    display = TerminalDisplay(device.state, sys.stdout, colour=colour)
-    stop = threading.Event()
-    display_failed: list[OSError] = []
-
-    def show_command(text: str) -> None:
-        # On the serving thread: its output gone ('| head', a full disk), the emulator stops,
-        # rather than serve on with a dead thread and answer no host.
-        try:
-            display.show_command(text)
-        except OSError as error:
-            display_failed.append(error)
-            stop.set()
-
-    device.on_command = show_command
-    faulty = FaultyDevice(device, plan)
-    try:
-        frontend = (
-            TcpEmulator(faulty, args.tcp, args.host)
-            if args.tcp is not None
-            else (PtyEmulator(faulty))
-        )
-    except OSError as error:
-        raise UserError(f"cannot open the emulator's port: {error}") from error
-    with frontend:
-        display.show(f"nerts box emulator ({args.seats} seats) on {frontend.url}")
-        keys = sys.stdin.isatty()
-        if keys and not in_foreground(sys.stdin):
-            display.show("keys are read once the emulator is in the foreground ('fg')")
-        # Started in the background ('&'), it reads keys once brought to the foreground.
-        while not stop.is_set():
-            if keys and in_foreground(sys.stdin):
-                display.show(f"keys: 0-{args.seats - 1} seat button, r reset, q quit")
-                read_keys(
-                    frontend.press_button,
-                    frontend.reset,
-                    stop,
-                    args.seats,
-                    sys.stdin,
-                    say=display.show,
-                )
-                break
-            stop.wait(INTERRUPT_POLL_S)
-    if display_failed:
-        raise display_failed[0]  # told as the command line tells a closed pipe or a full disk
-    return 0
