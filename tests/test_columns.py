@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from nerts.columns import first_few, left, right, shown_width
-from nerts.commands.count import _count_table, _points_table
+from nerts.count_report import count_table, points_table
 from nerts.sheets import format_sheet
 from referee.scoresheet import Scoresheet
 
@@ -18,7 +18,7 @@ def test_wide_characters_fill_two_columns_and_combining_marks_none() -> None:
 
 def test_count_tables_line_up_with_names_in_any_script() -> None:
     counts = {"美咲さん": 12, "Zoe\u0301": 3, "ben": 10}
-    table = _count_table(counts)
+    table = count_table(counts)
     assert table.splitlines() == [
         "美咲さん   12",
         "Zoe\u0301" + " " * 9 + "3",
@@ -26,7 +26,7 @@ def test_count_tables_line_up_with_names_in_any_script() -> None:
         "total      25",
     ]
     assert len({shown_width(row) for row in table.splitlines()}) == 1
-    points = _points_table(counts, {}, {}, {"美咲さん": 12, "Zoe\u0301": 3, "ben": 10})
+    points = points_table(counts, {}, {}, {"美咲さん": 12, "Zoe\u0301": 3, "ben": 10})
     assert points.splitlines()[1] == "美咲さん     12     0     +12"
     assert len({shown_width(row) for row in points.splitlines()[:-1]}) == 1
 

@@ -20,7 +20,7 @@ from nerts.commands import count, simulate
 from nerts.commands.referee import referee_log
 from nerts.errors import FAILURE_STATUS, UserError, folder_argument
 from nerts.eventlog import refuse_replacing_other_than_events
-from nerts.photos import write_annotated
+from nerts.pictures_out import write_annotated
 from nerts.scoreboard import format_scoreboard
 from referee.events import Event, RoundEnd, RoundStart
 from referee.options import RuleOptions

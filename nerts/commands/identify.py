@@ -26,12 +26,10 @@ from nerts.errors import (
 from nerts.photos import (
     check_photo,
     no_card_said,
-    picture_path,
     read_photo,
-    refuse_replacing_pictures,
     without_colour,
-    write_annotated,
 )
+from nerts.pictures_out import picture_path, refuse_replacing_pictures, write_annotated
 from referee.cards import Card
 from vision.annotate import annotate, back_colours, for_drawing
 from vision.back_views import with_backs

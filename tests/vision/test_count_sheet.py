@@ -20,10 +20,9 @@ from nerts.cli import main
 from nerts.commands.count import (
     BONUS_MAX,
     NERTS_PILE_MAX,
-    _count_table,
     _house_points,
-    _points_table,
 )
+from nerts.count_report import count_table, points_table
 from nerts.sheets import load_sheet
 from simulator.backs import back_from_spec
 from simulator.scene import CardPose
@@ -149,14 +148,14 @@ def test_a_photo_without_cards_scores_no_round(
 
 def test_the_table_shows_points_and_bonus_columns_only_when_asked() -> None:
     counts = {"anna": 12, "ben": 10}
-    assert _count_table(counts) == "anna    12\nben     10\ntotal   22\n"
-    assert _points_table(counts, {"ben": 4}, {}, {"anna": 12, "ben": 2}) == (
+    assert count_table(counts) == "anna    12\nben     10\ntotal   22\n"
+    assert points_table(counts, {"ben": 4}, {}, {"anna": 12, "ben": 2}) == (
         "back   cards  left  points\n"
         "anna      12     0     +12\n"
         "ben       10     4      +2\n"
         "total     22\n"
     )
-    assert _points_table(counts, {}, {"anna": 10}, {"anna": 22, "ben": 10}) == (
+    assert points_table(counts, {}, {"anna": 10}, {"anna": 22, "ben": 10}) == (
         "back   cards  left  bonus  points\n"
         "anna      12     0     10     +22\n"
         "ben       10     0      0     +10\n"
@@ -164,7 +163,7 @@ def test_the_table_shows_points_and_bonus_columns_only_when_asked() -> None:
     )
     # A player named Total: the sum's row is named otherwise.
     assert (
-        _count_table({"Total": 3, "ben": 2})
+        count_table({"Total": 3, "ben": 2})
         == "Total          3\nben            2\n(all backs)    5\n"
     )
 

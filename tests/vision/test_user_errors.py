@@ -25,16 +25,13 @@ from models.dataset import read_image
 from nerts.cli import main
 from nerts.errors import UserError
 from nerts.photos import (
-    ANNOTATION_MARK,
     JPEG_MISSING_GREY,
-    MARK_SEARCH_BYTES,
     _jpeg_end,
     damaged_said,
     decoder_quiet,
-    picture_path,
     read_photo,
-    write_annotated,
 )
+from nerts.pictures_out import ANNOTATION_MARK, MARK_SEARCH_BYTES, picture_path, write_annotated
 from vision.backs import BackMatcher, read_reference
 from vision.onnx_models import (
     CardDetector,
