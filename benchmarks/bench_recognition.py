@@ -17,22 +17,17 @@ Needs ../shared (decks and real photos); prints every figure with the target bes
 from __future__ import annotations
 
 import argparse
-import json
 import math
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's code first
 
-import cv2
 import numpy as np
 from count_spreads import (
     ALL_BACKS,
@@ -44,13 +39,19 @@ from count_spreads import (
     SPREAD_KINDS,
     counting,
 )
+from real_photo_figures import bidly, bidly_close_ups, edje
 from recognition_data import (
     HAND_FAN_SCENES,
     TruthCard,
-    bidly_deals,
-    bidly_single_cards,
-    edje_test,
     render_val,
+)
+from recognition_metrics import (
+    MATCH_OVERLAP,
+    Figures,
+    Reader,
+    percent,
+    refuse_unwritable,
+    write_metrics,
 )
 
 from models import CARDS_INT8_ONNX, CORNERS_INT8_ONNX, FACES_ONNX, INDEX_INT8_ONNX
@@ -62,10 +63,7 @@ from vision.geometry import intersection_over_union as iou
 from vision.identify import CardReader
 from vision.onnx_models import ModelFileError, RawCard
 
-MATCH_OVERLAP = 0.5
-
-
-FIGURES: dict[str, dict[str, object]] = {}
+FIGURES: Figures = {}
 """Every figure printed, by measurement, for `--metrics` to write."""
 TARGETS = {
     "val: named right": 0.99,
@@ -78,18 +76,6 @@ TARGETS = {
     "identify: ms per 1280x720 photo": 200,
 }
 """Issue 4's targets, written beside the figures."""
-
-
-def _percent(part: int, whole: int) -> str:
-    """`part` of `whole` as a percentage; n/a of nothing (a small run may hold no such card)."""
-    return f"{part / whole:.1%}" if whole else "n/a"
-
-
-def inside(quad: np.ndarray, x: float, y: float) -> bool:
-    return cv2.pointPolygonTest(quad.astype(np.float32).reshape(-1, 1, 2), (x, y), False) >= 0
-
-
-Reader = Callable[[np.ndarray], list[CardDetection]]
 
 
 VAL_SEED = 123
@@ -179,10 +165,10 @@ def val_designs(read: Reader, count: int, fans: bool = False) -> None:
     print(
         f"val designs ({count} renders{', in hand fans' if fans else ''}): {right}/{to_name} "
         "visible face-up cards named right "
-        f"= {_percent(right, to_name)} (target 99%); precision {_percent(names_right, named)}"
+        f"= {percent(right, to_name)} (target 99%); precision {percent(names_right, named)}"
         f" ({named - names_right} of {named} names wrong; target 99%; strict, counting names of "
-        f"cards whose index is too covered to be labelled as wrong: {_percent(right, named)}); "
-        f"face-down found {down_found}/{down_total} = {_percent(down_found, down_total)} "
+        f"cards whose index is too covered to be labelled as wrong: {percent(right, named)}); "
+        f"face-down found {down_found}/{down_total} = {percent(down_found, down_total)} "
         f"(target 100%; {down_extra} face-down reports on no card or on a card reported already)"
     )
     FIGURES["val in hand fans" if fans else "val"] = {
@@ -309,95 +295,7 @@ def val_true_corners(reader: CardReader, count: int) -> None:
     for design, (right, total) in sorted(per_design.items()):
         print(f"  true corners, {design}: {right}/{total} whole face-up cards named right")
     right, total = (sum(column) for column in zip(*per_design.values(), strict=True))
-    print(f"val designs from the true corners: {right}/{total} = {_percent(right, total)}")
-
-
-def bidly(read: Reader) -> None:
-    right = total = named = correct_named = 0
-    for path, boxes in bidly_deals(SHARED):
-        found = read(read_image(path))
-        labelled = {card for card, _, _ in boxes}
-        total += len(labelled)
-        for card in labelled:
-            centres = [(x, y) for c, x, y in boxes if c == card]
-            right += any(
-                f.card == card and any(inside(f.quad, x, y) for x, y in centres) for f in found
-            )
-        # A name is right where its card's index lies in the card reported, once: a deal is
-        # one deck, and a card listed twice (or at another card's place) is a wrong name.
-        credited: set[str] = set()
-        for f in sorted(found, key=lambda f: -f.confidence):
-            if f.card is None:
-                continue
-            named += 1
-            if f.card not in credited and any(
-                inside(f.quad, x, y) for c, x, y in boxes if c == f.card
-            ):
-                credited.add(f.card)
-                correct_named += 1
-    FIGURES["bidly deals"] = {
-        "labelled cards": total,
-        "named right": right,
-        "names given": named,
-        "names right": correct_named,
-    }
-    print(
-        f"bidly deals: {right}/{total} labelled cards named right = {_percent(right, total)}"
-        f" (target 95%); precision {_percent(correct_named, named)} ({named - correct_named} "
-        f"of {named} names wrong: at no card of that name, or a card named twice; target 95%)"
-    )
-
-
-def bidly_close_ups(read: Reader) -> None:
-    """Photos of a single card filling the frame, as a player photographs one card to ask
-    what it is (not a target of the issue, which asks for cards on a table)."""
-    samples = bidly_single_cards(SHARED)
-    right = wrong = 0
-    for path, card in samples:
-        names = [found.card for found in read(read_image(path)) if found.card is not None]
-        right += card in names
-        wrong += sum(name != card for name in names)
-    FIGURES["bidly single cards"] = {
-        "photos": len(samples),
-        "named right": right,
-        "wrong names": wrong,
-    }
-    print(
-        f"bidly single cards filling the photo: {right}/{len(samples)} named right = "
-        f"{_percent(right, len(samples))}, {wrong} wrong names"
-    )
-
-
-EDJE_MATCH_OVERLAP = 0.3
-"""A card found matches an edje label at this overlap: the labels are upright boxes around
-cards lying at any angle, and a card turned 45 degrees fills half of its box, so even its
-exact outline overlaps it 0.5 at most. (The figure at `MATCH_OVERLAP` is printed beside.)"""
-
-
-def edje(read: Reader) -> None:
-    right = right_strict = total = 0
-    for path, boxes in edje_test(SHARED):
-        found = read(read_image(path))
-        for rank, box in boxes:
-            total += 1
-            quad = np.array(
-                [[box[0], box[1]], [box[2], box[1]], [box[2], box[3]], [box[0], box[3]]], np.float32
-            )
-            overlaps = [
-                iou(f.quad, quad) for f in found if f.card is not None and f.card[:-1] == rank
-            ]
-            right += max(overlaps, default=0.0) > EDJE_MATCH_OVERLAP
-            right_strict += max(overlaps, default=0.0) > MATCH_OVERLAP
-    FIGURES["edje test"] = {
-        "cards": total,
-        f"right rank at overlap {EDJE_MATCH_OVERLAP}": right,
-        f"right rank at overlap {MATCH_OVERLAP}": right_strict,
-    }
-    print(
-        f"edje test photos: {right}/{total} cards found with the right rank = "
-        f"{_percent(right, total)} (target 95%; overlapping their upright label box "
-        f"{EDJE_MATCH_OVERLAP}, at {MATCH_OVERLAP} {right_strict})"
-    )
+    print(f"val designs from the true corners: {right}/{total} = {percent(right, total)}")
 
 
 SMALL_CARDS_PX = 80
@@ -589,7 +487,7 @@ def main(prog: str | None = None) -> None:
     if not SHARED.is_dir():
         raise SystemExit(f"needs the shared folder beside the repository: {SHARED}")
     if args.metrics is not None:  # said now, not after minutes of measuring
-        _refuse_unwritable(parser, args.metrics)
+        refuse_unwritable(parser, args.metrics)
     try:
         reader = CardReader(args.cards, args.classifier, args.corners, args.faces)
     except ModelFileError as error:
@@ -605,9 +503,9 @@ def main(prog: str | None = None) -> None:
             val_designs(read, args.val_images, fans=True)
         if args.true_corners:
             val_true_corners(reader, args.val_images)
-        bidly(read)
-        bidly_close_ups(read)
-        edje(read)
+        bidly(read, FIGURES)
+        bidly_close_ups(read, FIGURES)
+        edje(read, FIGURES)
     if not args.tiled and args.count_scenes > 0:
         chosen = {
             "unlike": True,
@@ -631,64 +529,7 @@ def main(prog: str | None = None) -> None:
                 kind = SPREAD_KINDS[name]
                 FIGURES[f"count: {kind.label}"] = counting(reader, args.count_scenes, kind)
     if args.metrics is not None:
-        write_metrics(args.metrics, vars(args))
-
-
-def _refuse_unwritable(parser: argparse.ArgumentParser, path: Path) -> None:
-    """A usage error where the metrics file cannot be written (its folder is made if missing)."""
-    folder = next((p for p in [path.parent, *path.parent.parents] if p.exists()), Path("."))
-    if path.is_dir() or not os.access(path if path.exists() else folder, os.W_OK):
-        parser.error(f"--metrics {path}: cannot be written here")
-
-
-MEASURED_CODE = ("vision", "models", "benchmarks", "simulator")
-"""What the figures depend on: changed and not committed, the commit recorded says so."""
-METRICS_FILES = "models/*.metrics.json"
-"""Figures, not code: an evaluation's own file, not yet committed, changes nothing measured."""
-
-
-def write_metrics(path: Path, options: dict[str, object]) -> None:
-    """Every figure of the run as JSON, with the day, the commit measured and the options."""
-    repository = Path(__file__).resolve().parents[1]
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=repository,
-    ).stdout.strip()
-    # Changed or new files (a module not yet added), bar figures.
-    changed = subprocess.run(
-        ["git", "status", "--porcelain", "--", *MEASURED_CODE, f":(exclude){METRICS_FILES}"],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=repository,
-    ).stdout.strip()
-    if commit and changed:  # the code measured is not the commit's alone
-        commit += " with uncommitted changes"
-
-    def shown(value: object) -> object:  # the repository's own files by their place in it
-        if not isinstance(value, Path):
-            return value
-        whole = value.resolve()
-        return str(whole.relative_to(repository) if whole.is_relative_to(repository) else value)
-
-    record = {
-        "measured": time.strftime("%Y-%m-%d"),
-        "commit": commit or None,
-        "options": {key: shown(value) for key, value in options.items()},
-        "targets": TARGETS,
-        "figures": FIGURES,
-    }
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(record, indent=1) + "\n")
-    except OSError as error:  # a read-only mount, a full disk: the figures stand printed above
-        raise SystemExit(
-            f"cannot write {path}: {error.strerror or error} (figures above)"
-        ) from None
-    print(f"figures written to {path}")
+        write_metrics(args.metrics, vars(args), TARGETS, FIGURES)
 
 
 if __name__ == "__main__":
