@@ -8,6 +8,9 @@ from dataclasses import dataclass
 from referee.errors import RefereeInputError
 
 DEFAULT_TARGET_SCORE = 100
+TARGET_SCORE_MAX = 10_000
+"""The highest target taken: a round scores at most a deck's 52 cards and a bonus, so a game
+to more takes a hundred rounds and more, and is a typo."""
 DEFAULT_NERTS_PILE_SIZE = 13
 NERTS_PILE_SIZE_MAX = 52
 """The largest Nerts pile a house rule may deal: a whole deck."""
@@ -35,6 +38,11 @@ class RuleOptions:
             raise RefereeInputError(f"in_air_grace_s must be a number, got {self.in_air_grace_s!r}")
         if self.target_score <= 0:
             raise RefereeInputError(f"target score must be positive, got {self.target_score}")
+        if self.target_score > TARGET_SCORE_MAX:
+            raise RefereeInputError(
+                f"target score must be at most {TARGET_SCORE_MAX} (a typo?), "
+                f"got {self.target_score}"
+            )
         if not 0 <= self.caller_bonus <= CALLER_BONUS_MAX:
             raise RefereeInputError(
                 f"caller bonus must be 0 to {CALLER_BONUS_MAX} points (a house rule gives 10), "

@@ -1,4 +1,5 @@
-"""The score sheet players keep across rounds: add a round, undo the last change, correct one.
+"""The score sheet players keep across rounds: add a round, undo the last change, correct one,
+change the target.
 
 A sheet is rebuilt from a journal of entries (plain dicts, as stored one per line), so that
 every correction stays visible and nothing is ever overwritten.
@@ -13,7 +14,7 @@ from typing import Any
 
 from referee.errors import RefereeInputError, json_kind, json_text
 from referee.numbers import plain_number
-from referee.options import DEFAULT_TARGET_SCORE
+from referee.options import DEFAULT_TARGET_SCORE, TARGET_SCORE_MAX
 from referee.scoring import game_winner
 
 
@@ -72,7 +73,7 @@ class Scoresheet:
             if number == 1:
                 if kind != "game":
                     raise ScoresheetError(f"{name}: a score sheet starts with a 'game' entry")
-                sheet = cls(_players(entry.get("players")), _int(entry.get("target"), "target"))
+                sheet = cls(_players(entry.get("players")), _target(entry.get("target")))
                 continue
             assert sheet is not None
             try:
@@ -85,7 +86,9 @@ class Scoresheet:
 
     def apply(self, entry: Mapping[str, Any]) -> None:
         kind = entry.get("type")
-        needed = {"round": ("scores",), "fix": ("round", "scores")}.get(str(kind), ())
+        needed = {"round": ("scores",), "fix": ("round", "scores"), "target": ("target",)}.get(
+            str(kind), ()
+        )
         missing = [key for key in needed if key not in entry]
         if missing:
             raise ScoresheetError(f"a {kind} entry needs {' and '.join(map(repr, missing))}")
@@ -104,6 +107,9 @@ class Scoresheet:
             self.undo()
         elif kind == "fix":
             self.fix(_int(entry["round"], "round"), self.scores_from(entry["scores"]))
+        elif kind == "target":
+            # A house rule changed during the game: who won, and when, follow the new target.
+            self.target = _target(entry["target"])
         else:
             raise ScoresheetError(f"unknown entry type {kind!r}")
 
@@ -276,6 +282,13 @@ def _int(value: Any, what: str, minimum: int | None = 1) -> int:
     if minimum is not None and value < minimum:
         raise ScoresheetError(f"{what} must be at least {minimum}, got {value}")
     return value
+
+
+def _target(value: Any) -> int:
+    target = _int(value, "target")
+    if target > TARGET_SCORE_MAX:
+        raise ScoresheetError(f"target must be at most {TARGET_SCORE_MAX} (a typo?), got {target}")
+    return target
 
 
 def _players(value: Any) -> dict[int, str]:

@@ -39,6 +39,8 @@ from tests.command_line import GOLDEN, run
 def test_bad_option_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
     status, _, err = run(capsys, "referee", str(GOLDEN / "races.input.jsonl"), "--target", "0")
     assert status == 2 and "target score must be positive" in err
+    status, _, err = run(capsys, "referee", str(GOLDEN / "races.input.jsonl"), "--target", "10001")
+    assert status == 2 and "target score must be at most 10000 (a typo?), got 10001" in err
     for grace in ("-1", "nan", "inf"):
         status, _, err = run(
             capsys, "referee", str(GOLDEN / "races.input.jsonl"), "--in-air-grace", grace

@@ -613,3 +613,35 @@ def test_a_sheet_from_before_rounds_were_known_warns_of_a_log_of_the_same_name(
         f"warning: {game}: round(s) 1 came from a file named {events} before sheets kept which "
         "round each is"
     )
+
+
+def test_the_target_changes_mid_game_and_the_sheet_follows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game = tmp_path / "club.jsonl"
+    run(capsys, "scores", str(game), "new", "--players", "Anna", "Ben", "--target", "20")
+    run(capsys, "scores", str(game), "add", "Anna=22", "Ben=3")
+    status, stdout, _ = run(capsys, "scores", str(game), "target", "30")
+    assert status == 0 and stdout.splitlines()[:2] == [
+        "target changed from 20 to 30",
+        "Score sheet (target 30)",
+    ]
+    assert stdout.splitlines()[-1] == "leader: Anna (22 of 30)"
+    assert game.read_text().splitlines()[-1] == '{"type": "target", "target": 30}'
+    before = game.read_text()
+    for values, said in [
+        ([], "target takes the new target score, e.g. 'target 150'"),
+        (["30"], "the target is 30 already: nothing changed"),
+        (["1_000"], "got 1_000"),
+        (["30", "40"], "got 30 40"),
+        (["0"], f"{game}: target must be at least 1, got 0"),
+        (["10001"], f"{game}: target must be at most 10000 (a typo?), got 10001"),
+    ]:
+        status, _, err = run(capsys, "scores", str(game), "target", *values)
+        assert status == 2 and said in err, values
+    assert game.read_text() == before
+    other = tmp_path / "other.jsonl"
+    status, _, err = run(
+        capsys, "scores", str(other), "new", "--players", "A", "B", "--target", "20000"
+    )
+    assert status == 2 and "target must be at most 10000" in err and not other.exists()

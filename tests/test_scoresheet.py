@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from referee.scoresheet import RoundOrigin, Scoresheet, ScoresheetError
@@ -180,3 +182,36 @@ def test_a_malformed_round_end_names_its_entry() -> None:
     entry = {"type": "round", "scores": {"Anna": 1, "Ben": 2}, "fingerprint": "f", "ended": 3}
     with pytest.raises(ScoresheetError, match=r"^line 2: 'ended' must be a string, got 3$"):
         Scoresheet.from_journal([GAME, entry], ["line 1", "line 2"])
+
+
+def test_a_target_changed_during_the_game_decides_who_won_and_when() -> None:
+    rounds = [
+        {"type": "round", "scores": {"Anna": 20, "Ben": 12}},
+        {"type": "round", "scores": {"Anna": 12, "Ben": 25}},
+    ]
+    won_at_30 = Scoresheet.from_journal([GAME, *rounds])
+    assert (won_at_30.game_over_after, won_at_30.winner) == (2, 1)
+    # Agreed after round 1 to play on to 50: no one has won yet.
+    raised = Scoresheet.from_journal([GAME, rounds[0], {"type": "target", "target": 50}, rounds[1]])
+    assert (raised.target, raised.game_over_after, raised.winner) == (50, None, None)
+    # Lowered to 20: Anna's 20 in round 1 had won it; an undo leaves the target as it is.
+    lowered = Scoresheet.from_journal([GAME, *rounds, {"type": "target", "target": 20}])
+    assert (lowered.game_over_after, lowered.winner) == (1, 0)
+    lowered.apply({"type": "undo"})
+    assert (lowered.target, len(lowered.rounds)) == (20, 1)
+
+
+@pytest.mark.parametrize(
+    ("entry", "said"),
+    [
+        ({"type": "target"}, "a target entry needs 'target'"),
+        ({"type": "target", "target": 0}, "target must be at least 1, got 0"),
+        ({"type": "target", "target": "150"}, 'target must be an integer, got "150"'),
+        ({"type": "target", "target": 10_001}, "target must be at most 10000 (a typo?)"),
+    ],
+)
+def test_a_target_entry_is_checked(entry: dict[str, object], said: str) -> None:
+    with pytest.raises(ScoresheetError, match=re.escape(f"entry 2: {said}")):
+        Scoresheet.from_journal([GAME, entry])
+    with pytest.raises(ScoresheetError, match="at most 10000"):
+        Scoresheet.from_journal([{**GAME, "target": 20_000}])

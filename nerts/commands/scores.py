@@ -55,6 +55,9 @@ actions:
                                last 'add --from' (undo is not for a fix: to take back a
                                fix, fix the round again)
   fix ROUND SEAT=POINTS ...    correct one round's numbers
+  target N                     change the score that ends the game (a house rule agreed
+                               during it); who won, and in which round, follow it (undo does
+                               not take it back: set the target again)
   show                         the sheet with running totals (the default)
 
 A file scored once (an events file here, a photo with 'nerts count --sheet') is known by its
@@ -67,9 +70,10 @@ examples:
   nerts scores club.jsonl new --players Anna Ben Cleo --target 150
   nerts scores club.jsonl add Anna=12 Ben=2 Cleo=-6
   nerts scores club.jsonl fix 1 Ben=4
+  nerts scores club.jsonl target 200
   nerts scores club.jsonl add --from events.jsonl
 """
-ACTIONS = ("show", "new", "add", "undo", "fix")
+ACTIONS = ("show", "new", "add", "undo", "fix", "target")
 log = logging.getLogger(__name__)
 
 
@@ -87,7 +91,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     # Checked in `run`, not by argparse, to say when the file and the action are swapped.
     parser.add_argument("action", nargs="?", metavar="{" + ",".join(ACTIONS) + "}")
     parser.add_argument(
-        "values", nargs="*", default=[], metavar="ARG", help="SEAT=POINTS, or ROUND for fix"
+        "values",
+        nargs="*",
+        default=[],
+        metavar="ARG",
+        help="SEAT=POINTS, ROUND for fix, or N for target",
     )
     parser.add_argument(
         "--players", nargs="+", action="extend", metavar="NAME", help="for new: the player names"
@@ -149,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
         _refuse_action_taken_for_a_player(args.game, args.players or [])
         args.action = "show"
     _check_order(args.game, args.action)
-    taken_back = ""
+    taken_back = target_was = ""
     try:
         if args.action == "new":
             sheet = _new(args)
@@ -157,11 +165,14 @@ def run(args: argparse.Namespace) -> int:
             with sheet_to_change(args.game) as sheet:
                 if args.action == "undo" and sheet.rounds:
                     taken_back = _change_said(sheet)
+                target_was = str(sheet.target)
                 _change(args, sheet)
     except RefereeInputError as error:
         raise UserError(f"{args.game}: {error}") from None
     if taken_back:  # what undo took back: one round, or the rounds of one log
         sys.stdout.write(f"took back {taken_back}\n")
+    if args.action == "target":
+        sys.stdout.write(f"target changed from {target_was} to {sheet.target}\n")
     sys.stdout.write(format_sheet(sheet))
     return 0
 
@@ -243,8 +254,8 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
         raise UserError(f"{args.action} takes no values, got {' '.join(args.values)}")
     if args.players or args.target is not None:
         raise UserError(
-            "--players and --target are for new: a sheet's players and target are set when it "
-            "is started"
+            "--players and --target are for new: a sheet's players are set when it is started; "
+            f"its target is changed with: nerts scores {quote(str(args.game))} target N"
         )
     if args.from_events and args.action != "add":
         raise UserError(f"--from is for add, not {args.action}")
@@ -293,6 +304,8 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
         entries.append({"type": "round", "scores": _seat_points(args.values), **photo})
     elif args.action == "undo":
         entries.append({"type": "undo"})
+    elif args.action == "target":
+        entries.append(_target_change(args.values, sheet.target))
     elif args.action == "fix":
         round_number = plain_number(args.values[0]) if args.values else None
         if round_number is None:
@@ -331,6 +344,18 @@ USUAL_ROUND_POINTS = (-26, 64)
 """What one seat usually scores in a round (a 13-card Nerts pile left; a deck of 54 cards, jokers
 in, in the centre, with a +10 house bonus for the call): points beyond are added with a
 warning, as a handicap's larger Nerts pile or another house bonus may score them."""
+
+
+def _target_change(values: list[str], target: int) -> dict[str, Any]:
+    """The journal entry of `target N`; a `UserError` unless one whole number is given, other
+    than the sheet's `target` (checked against the highest target as the entry is applied)."""
+    number = plain_number(values[0]) if len(values) == 1 else None
+    if number is None:
+        got = f", got {' '.join(values)}" if values else ""
+        raise UserError(f"target takes the new target score, e.g. 'target 150'{got}")
+    if number == target:
+        raise UserError(f"the target is {target} already: nothing changed")
+    return {"type": "target", "target": number}
 
 
 def _seat_points(values: list[str]) -> dict[str, int]:
