@@ -128,6 +128,8 @@ def test_scores_errors_do_not_write(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert status == 2 and "--players and --target are for new" in err
     status, _, err = run(capsys, "scores", str(game), "undo", "--from", str(game))
     assert status == 2 and "--from is for add, not undo" in err
+    status, _, err = run(capsys, "scores", str(game), "add", "--from", "-")
+    assert status == 2 and "--from takes the refereed log's file, not standard input" in err
     assert game.read_text() == before
     status, _, err = run(capsys, "scores", str(tmp_path / "none.jsonl"))
     assert (

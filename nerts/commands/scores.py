@@ -265,6 +265,12 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
         raise UserError("--game picks a game of the log given by --from: give it too")
     if args.action == "add" and args.from_events and args.values:
         raise UserError("add takes either --from EVENTS.jsonl or SEAT=POINTS, not both")
+    if str(args.from_events) == "-" and not args.from_events.exists():
+        # A sheet keeps the file each round came from, so that it is not scored twice.
+        raise UserError(
+            "--from takes the refereed log's file, not standard input: write it with "
+            "nerts referee ... --out EVENTS.jsonl, then add --from EVENTS.jsonl"
+        )
     entries: list[dict[str, Any]] = []
     rounds: list[LoggedRound] = []  # those of a log, with --from
     if args.action == "add" and args.from_events:
