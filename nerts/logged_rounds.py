@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 from nerts.errors import UserError
 from nerts.eventlog import read_numbered_events
+from nerts.sheets import source_name
 from referee.events import GameEnd, NertsCall, Play, RoundEnd, RoundStart
 from referee.scoresheet import ROUND_POINTS_MAX, Scoresheet
 from referee.scoring import round_score
@@ -178,7 +179,7 @@ def not_yet_scored(
         str(number)
         for number, origin in enumerate(sheet.origins, start=1)
         if origin is not None
-        and origin.source == str(log_path)
+        and origin.source == source_name(log_path)
         and IDENTITY_MARK not in (origin.ended or "")
     ]
     if unknown:

@@ -16,7 +16,7 @@ from shlex import quote
 from typing import Any, BinaryIO
 
 from nerts.columns import right, shown_width
-from nerts.errors import UserError, cannot_write
+from nerts.errors import UserError, cannot_write, shown_name
 from nerts.eventlog import blank_line, json_line, looks_like_event
 from referee.errors import RefereeInputError
 from referee.scoresheet import Scoresheet
@@ -124,6 +124,13 @@ def file_fingerprint(path: Path) -> str:
     return digest[:FINGERPRINT_HEX_DIGITS]
 
 
+def source_name(path: Path) -> str:
+    """A scored file's path as a sheet keeps it (`RoundOrigin.source`): a sheet is UTF-8 text,
+    so a name from another system keeps its bytes as escapes ('caf\\xe9.jpg'); written as
+    Python holds it, the sheet could not be read again."""
+    return shown_name(str(path))
+
+
 def refuse_scoring_twice(
     sheet: Scoresheet, sheet_path: Path, source: Path, fingerprint: str
 ) -> None:
@@ -139,7 +146,8 @@ def refuse_scoring_twice(
             else f"round {numbers[0]} was"
         )
         earlier = scored[0][1].source
-        same = "" if earlier == str(source) else f", the same file as {source}"
+        given = source_name(source)
+        same = "" if earlier == given else f", the same file as {given}"
         raise UserError(
             f"{sheet_path}: {rounds} scored from {earlier} already{same}; nothing added. If this "
             "is another round, add its points by hand: "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -647,3 +648,32 @@ def test_the_target_changes_mid_game_and_the_sheet_follows(
         capsys, "scores", str(other), "new", "--players", "A", "B", "--target", "20000"
     )
     assert status == 2 and "target must be at most 10000" in err and not other.exists()
+
+
+def test_names_from_another_system_leave_the_sheet_readable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A log's or a photo's name whose bytes are not UTF-8 is kept escaped: written as Python
+    holds it, the sheet could no longer be read; such a player's name is refused."""
+    game = tmp_path / "club.jsonl"
+    run(capsys, "scores", str(game), "new", "--players", "A", "B", "C")
+    events = tmp_path / os.fsdecode(b"caf\xe9.jsonl")
+    shutil.copy(GOLDEN / "game_to_target.expected.jsonl", events)
+    assert run(capsys, "scores", str(game), "add", "--from", str(events))[0] == 0
+    photo = tmp_path / os.fsdecode(b"centre\xe9.png")
+    photo.write_bytes(b"a photo")
+    assert (
+        run(capsys, "scores", str(game), "add", "A=1", "B=2", "C=3", "--photo", str(photo))[0] == 0
+    )
+    status, stdout, _ = run(capsys, "scores", str(game), "show")
+    assert status == 0 and "round" in stdout
+    sources = {json.loads(line).get("source") for line in game.read_text().splitlines()}
+    assert sources == {None, f"{tmp_path}/caf\\xe9.jsonl", f"{tmp_path}/centre\\xe9.png"}
+    status, _, err = run(capsys, "scores", str(game), "add", "--from", str(events))
+    assert status == 2 and f"scored from {tmp_path}/caf\\xe9.jsonl already; nothing added" in err
+    other = tmp_path / "other.jsonl"
+    status, _, err = run(
+        capsys, "scores", str(other), "new", "--players", os.fsdecode(b"Ren\xe9"), "B"
+    )
+    assert status == 2 and "a player's name 'Ren\\xe9' is not UTF-8 text" in err
+    assert not other.exists()

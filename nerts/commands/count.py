@@ -32,6 +32,7 @@ from nerts.sheets import (
     load_sheet,
     refuse_scoring_twice,
     sheet_to_change,
+    source_name,
 )
 from referee.errors import RefereeInputError
 from referee.numbers import plain_number
@@ -381,7 +382,7 @@ def _add_round(path: Path, points: dict[str, int], photo: tuple[Path, str], quie
         entry = {
             "type": "round",
             "scores": scores,
-            "source": str(source),
+            "source": source_name(source),
             "fingerprint": fingerprint,
         }
         over = game_over_warning(sheet)

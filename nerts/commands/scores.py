@@ -11,7 +11,7 @@ from pathlib import Path
 from shlex import quote
 from typing import Any
 
-from nerts.errors import UserError, file_argument, make_folder
+from nerts.errors import UserError, file_argument, make_folder, shown_name
 from nerts.eventlog import blank_line
 from nerts.logged_rounds import (
     LoggedRound,
@@ -28,6 +28,7 @@ from nerts.sheets import (
     game_over_warning,
     refuse_scoring_twice,
     sheet_to_change,
+    source_name,
     start_sheet,
 )
 from referee.errors import RefereeInputError
@@ -234,6 +235,11 @@ def _new(args: argparse.Namespace) -> Scoresheet:
     if not args.players or len(args.players) < 2:
         raise UserError("new needs --players with at least two names")
     for name in args.players:
+        if shown_name(name) != name:  # bytes from another system: the sheet is UTF-8 text
+            raise UserError(
+                f"a player's name '{shown_name(name)}' is not UTF-8 text (typed in another "
+                "encoding?): type it again"
+            )
         control = control_character(name)
         if control is not None:  # printed, it would tear the tables or drive the terminal
             raise UserError(f"a player's name {name!r} holds the control character {control}")
@@ -332,7 +338,7 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
             for seat in sorted(rounds[0].backs)
             if seat in sheet.players
         )
-        sys.stdout.write(f"{args.from_events}: {named}\n")
+        sys.stdout.write(f"{source_name(args.from_events)}: {named}\n")
     if over is not None:
         log.warning("%s%s", where, over)
     return sheet
@@ -343,7 +349,7 @@ def _scored_from(sheet: Scoresheet, sheet_path: Path, source: Path) -> dict[str,
     scoring that file again is refused; refused here if it was scored already."""
     fingerprint = file_fingerprint(source)
     refuse_scoring_twice(sheet, sheet_path, source, fingerprint)
-    return {"source": str(source), "fingerprint": fingerprint}
+    return {"source": source_name(source), "fingerprint": fingerprint}
 
 
 USUAL_ROUND_POINTS = (-26, 64)
