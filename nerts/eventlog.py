@@ -119,11 +119,11 @@ def _logs_in(folder: Path) -> str:
     return f"; the event logs in it: {first_few(logs, LOGS_SUGGESTED)}" if logs else ""
 
 
-def read_numbered_events(path: Path, live: bool = False) -> Iterator[tuple[int, Event]]:
-    """Yields (line number, event) pairs, so later errors can still name the line. A `live`
-    log (one being refereed, maybe as it is written) may end in a line cut short: that line
-    is left out with a warning. Elsewhere (a log added to a score sheet) it is an error: the
-    file is not complete yet, and added again once it is, its rounds would count twice."""
+def read_numbered_events(path: Path) -> Iterator[tuple[int, Event]]:
+    """Yields (line number, event) pairs, so later errors can still name the line. A log may
+    end in a line cut short (one still being written, or whose writer was stopped): that line
+    is left out with a warning, the events before it count. (Added to a score sheet, such a
+    log's rounds are known as themselves: the whole log, added later, adds only the rest.)"""
     name = log_name(path)
     if path.is_dir():
         raise UserError(f"cannot read {name}: it is a folder{_logs_in(path)}")
@@ -145,7 +145,7 @@ def read_numbered_events(path: Path, live: bool = False) -> Iterator[tuple[int, 
             try:
                 data = json_line(raw, name, line_number)
             except UserError:
-                if not live or raw.endswith(b"\n") or line_number == 1 or not _cut_off(raw):
+                if raw.endswith(b"\n") or line_number == 1 or not _cut_off(raw):
                     raise
                 # Only the last line can lack its line break: a log still being written, or
                 # one whose writer was stopped mid-line. The events before it still count.

@@ -99,8 +99,8 @@ def test_a_cut_short_last_line_is_left_out_with_a_warning(
     # Cut short after a number, it is left out again.
     log.write_text(whole + '{"frame": 900, "t": 30')
     assert run(capsys, "referee", str(log))[0] == 0
-    # A score sheet takes no log still being written: added again when whole, its rounds
-    # would count twice.
+    # Nor for a score sheet (a log's rounds are known as themselves: added again when whole,
+    # only its new rounds are added); here no round has ended yet.
     refereed = tmp_path / "refereed.jsonl"
     assert run(capsys, "referee", str(GOLDEN / "races.input.jsonl"), "--out", str(refereed))[0] == 0
     cut = tmp_path / "cut.jsonl"
@@ -108,7 +108,12 @@ def test_a_cut_short_last_line_is_left_out_with_a_warning(
     game = tmp_path / "game.jsonl"
     assert run(capsys, "scores", str(game), "new", "--players", "A", "B", "C")[0] == 0
     status, _, err = run(capsys, "scores", str(game), "add", "--from", str(cut))
-    assert status == 2 and "not valid JSON" in err
+    assert status == 2 and err.splitlines() == [
+        f"warning: {cut}:16: the last line is cut short (a log still being written, or its "
+        "writer stopped): left out",
+        f"nerts scores: error: {cut}: no round ended in this log (it stops before a valid Nerts "
+        "call or a final stuck): nothing to add yet",
+    ]
 
 
 def test_an_escape_of_half_a_character_is_named_by_its_line(
@@ -346,9 +351,9 @@ def test_ctrl_c_while_a_live_log_is_read_keeps_the_rounds_decided(
     lines = example.read_text().splitlines()
     second = [n for n, line in enumerate(lines, start=1) if '"round_start"' in line][1]
 
-    def interrupted(path: Path, live: bool = False) -> Iterator[tuple[int, Event]]:
+    def interrupted(path: Path) -> Iterator[tuple[int, Event]]:
         # The player presses Ctrl-C while the second round is played.
-        for number, event in read_numbered_events(path, live):
+        for number, event in read_numbered_events(path):
             if number > second + 10:
                 raise KeyboardInterrupt
             yield number, event

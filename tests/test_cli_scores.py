@@ -516,16 +516,22 @@ def test_undo_takes_back_every_round_a_log_added(
 def test_a_round_is_known_as_itself_whatever_file_brings_it_again(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A log's first two rounds, then the whole log grown since: its new rounds only. The
-    same log refereed again with a caller's bonus, or saved with other line ends: nothing."""
+    """A log's first two rounds, copied as a line was being written, then the whole log grown
+    since: its new rounds only. The same log refereed again with a caller's bonus, or saved
+    with other line ends: nothing."""
     whole = (GOLDEN / "game_to_target.expected.jsonl").read_text().splitlines(keepends=True)
     ends = [n for n, line in enumerate(whole) if '"round_end"' in line]
     early, grown = tmp_path / "early.jsonl", tmp_path / "grown.jsonl"
-    early.write_text("".join(whole[: ends[1] + 1]))
+    early.write_text("".join(whole[: ends[1] + 1]) + whole[ends[1] + 1][:20])
     grown.write_text("".join(whole))
     game = str(tmp_path / "club.jsonl")
     run(capsys, "scores", game, "new", "--players", "A", "B", "C", "--target", "100")
-    assert run(capsys, "scores", game, "add", "--from", str(early))[0] == 0
+    status, _, err = run(capsys, "scores", game, "add", "--from", str(early))
+    assert status == 0 and len(load_sheet(Path(game)).rounds) == 2
+    assert err == (
+        f"warning: {early}:{ends[1] + 2}: the last line is cut short (a log still being "
+        "written, or its writer stopped): left out\n"
+    )
     status, _, err = run(capsys, "scores", game, "add", "--from", str(grown))
     assert status == 0 and len(load_sheet(Path(game)).rounds) == 4
     assert err == (

@@ -202,7 +202,7 @@ def referee_log(
     referee = GameReferee(options)
     decided: list[Event] = []
     name = log_name(log_path)
-    events: Iterator[tuple[int, Event]] = read_numbered_events(log_path, live=True)
+    events: Iterator[tuple[int, Event]] = read_numbered_events(log_path)
     # The log's first event is read before --out is replaced: a mistyped log name, or a score
     # sheet given as the log, must not cost the events an earlier run wrote there.
     first = next(events, None)
