@@ -9,6 +9,7 @@ from pathlib import Path
 from shlex import quote
 from typing import NamedTuple
 
+from nerts.columns import first_few
 from nerts.errors import UserError
 from nerts.eventlog import read_numbered_events
 from nerts.sheets import source_name
@@ -125,6 +126,10 @@ def _check_points(path: Path, line: int, end: RoundEnd, called: set[int]) -> Non
             )
 
 
+GAME_ENDS_LISTED = 5
+"""The games' ends named where a log holds several: a long night's log may hold hundreds."""
+
+
 def rounds_of_game(
     games: list[LoggedGame], log_path: Path, number: int | None
 ) -> list[LoggedRound]:
@@ -134,8 +139,8 @@ def rounds_of_game(
         ends = [str(game.end_line) for game in games if game.end_line is not None]
         raise UserError(
             f"{log_path} holds {len(games)} games (game_end on line{'s' * (len(ends) > 1)} "
-            f"{', '.join(ends)}), and a sheet keeps one: give --game 1 to --game {len(games)}, "
-            "each to a sheet of its own"
+            f"{first_few(ends, GAME_ENDS_LISTED)}), and a sheet keeps one: give --game 1 to "
+            f"--game {len(games)}, each to a sheet of its own"
         )
     if number is not None and number > len(games):
         held = f"{len(games)} game{'s' * (len(games) != 1)}"

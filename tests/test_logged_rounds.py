@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from nerts.logged_rounds import read_logged_games
+import pytest
+
+from nerts.errors import UserError
+from nerts.logged_rounds import LoggedGame, read_logged_games, rounds_of_game
 
 SEATS = [{"seat": 0, "back": "red"}, {"seat": 1, "back": "blue"}]
 
@@ -40,3 +43,13 @@ def test_a_round_is_known_by_its_deal_and_first_valid_call_and_no_later_round_bo
         ["round 1 dealt at frame 2 (0.2 s) to red, blue; called at frame 10 by seat 0"],
         ["round 1 dealt at ?; ended at 40"],
     ]
+
+
+def test_a_log_of_many_games_names_the_first_few_ends() -> None:
+    games = [LoggedGame([], line) for line in range(100, 800, 100)]
+    with pytest.raises(UserError) as raised:
+        rounds_of_game(games, Path("night.jsonl"), None)
+    assert str(raised.value) == (
+        "night.jsonl holds 7 games (game_end on lines 100, 200, 300, 400, 500 and 2 more), and a "
+        "sheet keeps one: give --game 1 to --game 7, each to a sheet of its own"
+    )
