@@ -270,7 +270,9 @@ def event_from_dict(data: Any) -> Event:
     if not isinstance(data, Mapping):
         raise EventError(f"an event must be a JSON object, got {json_kind(data)}")
     kind = data.get("type")
-    if not isinstance(kind, str) or not kind:
+    if kind is not None and not isinstance(kind, str):
+        raise EventError(f"'type' must be an event type's name, got {json_text(kind)}")
+    if not kind:
         raise EventError(f"event has no 'type': {json_text(dict(data))}")
     reader = _Reader(data, kind)
     frame, t = reader.integer("frame"), reader.number("t")

@@ -41,6 +41,10 @@ class RoundOrigin:
     another file (a copy, the log grown since, refereed again with other house rules)."""
 
 
+ENTRY_TYPES = "round, undo, fix or target"
+"""The types of a sheet's entries after its first (the game), as errors name them."""
+
+
 @dataclass
 class Scoresheet:
     players: dict[int, str]
@@ -110,8 +114,17 @@ class Scoresheet:
         elif kind == "target":
             # A house rule changed during the game: who won, and when, follow the new target.
             self.target = _target(entry["target"])
+        elif kind == "game":
+            raise ScoresheetError(
+                "a sheet keeps one game, started by its first line: another game starts a "
+                "sheet of its own"
+            )
+        elif kind is None:
+            raise ScoresheetError(
+                f"an entry needs a 'type' ({ENTRY_TYPES}), got {json_text(entry)}"
+            )
         else:
-            raise ScoresheetError(f"unknown entry type {kind!r}")
+            raise ScoresheetError(f"unknown entry type {json_text(kind)} ({ENTRY_TYPES})")
 
     def scores_from(self, value: Any, complete: bool = False) -> dict[int, int]:
         """Seat -> points from a mapping keyed by seat number or player name."""
@@ -192,11 +205,14 @@ class Scoresheet:
 
     def fix(self, round_number: int, scores: dict[int, int]) -> None:
         if not 1 <= round_number <= len(self.rounds):
-            has = {0: "no rounds yet", 1: "round 1 only"}.get(
-                len(self.rounds), f"rounds 1..{len(self.rounds)}"
-            )
-            raise ScoresheetError(f"no round {round_number} (the sheet has {has})")
+            raise ScoresheetError(f"no round {round_number} (the sheet has {self.rounds_held()})")
         self.rounds[round_number - 1].update(scores)
+
+    def rounds_held(self) -> str:
+        """The sheet's rounds as an error names them: "rounds 1..4"."""
+        return {0: "no rounds yet", 1: "round 1 only"}.get(
+            len(self.rounds), f"rounds 1..{len(self.rounds)}"
+        )
 
     def totals_after(self, round_count: int) -> dict[int, int]:
         return {

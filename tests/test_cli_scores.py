@@ -117,10 +117,15 @@ def test_scores_errors_do_not_write(tmp_path: Path, capsys: pytest.CaptureFixtur
     huge = "1" * 5000
     for mistyped in (f"{huge}=1", f"0={huge}", "0=1_0", "0=\u0661\u0662", "0= 5"):
         status, _, err = run(capsys, "scores", str(game), "add", mistyped, "Ben=1")
-        said = f"no player '{huge}'" if mistyped.startswith("1") else "expected SEAT=POINTS"
+        said = {
+            f"{huge}=1": f"no player '{huge}'",
+            f"0={huge}": "a round's points lie within -1000 to 1000 (a typo?)",
+        }.get(mistyped, "expected SEAT=POINTS")
         assert status == 2 and said in err and "Traceback" not in err
     status, _, err = run(capsys, "scores", str(game), "fix", huge, "Ben=1")
-    assert status == 2 and "fix needs the round number first" in err
+    assert status == 2 and err.endswith(f"no round {huge} (the sheet has no rounds yet)\n")
+    status, _, err = run(capsys, "scores", str(game), "add", "Ben=-10000000000", "Anna=1")
+    assert status == 2 and "a round's points lie within -1000 to 1000 (a typo?)" in err
     status, _, err = run(capsys, "scores", str(game), "add", "Anna=1001", "Ben=1")
     assert status == 2 and "'Anna=1001': a round's points lie within -1000 to 1000" in err
     status, _, err = run(capsys, "scores", str(game), "undo")

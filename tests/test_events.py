@@ -58,6 +58,8 @@ def test_unknown_keys_are_kept_and_written_back_but_never_judged() -> None:
         ({"frame": "1"}, "'frame' must be an integer >= 0, got \"1\""),
         ({"verdict": "maybe"}, "'verdict' must be one of"),
         ({"pile": ""}, "'pile' must be a non-empty string"),
+        ({"type": 3}, "'type' must be an event type's name, got 3"),
+        ({"type": ""}, "event has no 'type'"),
     ],
 )
 def test_bad_events_name_key_and_value(change: dict[str, Any], message: str) -> None:

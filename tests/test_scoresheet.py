@@ -215,3 +215,17 @@ def test_a_target_entry_is_checked(entry: dict[str, object], said: str) -> None:
         Scoresheet.from_journal([GAME, entry])
     with pytest.raises(ScoresheetError, match="at most 10000"):
         Scoresheet.from_journal([{**GAME, "target": 20_000}])
+
+
+@pytest.mark.parametrize(
+    ("entry", "said"),
+    [
+        (GAME, "a sheet keeps one game, started by its first line"),
+        ({"scores": {"Anna": 1}}, "an entry needs a 'type' (round, undo, fix or target), got {"),
+        ({"type": "rnd"}, 'unknown entry type "rnd" (round, undo, fix or target)'),
+        ({"type": 7}, "unknown entry type 7 (round, undo, fix or target)"),
+    ],
+)
+def test_an_entry_of_no_known_type_is_named(entry: dict[str, object], said: str) -> None:
+    with pytest.raises(ScoresheetError, match=re.escape(f"entry 2: {said}")):
+        Scoresheet.from_journal([GAME, entry])

@@ -32,7 +32,7 @@ from nerts.sheets import (
     start_sheet,
 )
 from referee.errors import RefereeInputError
-from referee.numbers import plain_number
+from referee.numbers import PLAIN_DIGITS_MAX, plain_number
 from referee.options import DEFAULT_TARGET_SCORE
 from referee.scoresheet import (
     ROUND_POINTS_MAX,
@@ -320,6 +320,8 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
         entries.append(_target_change(args.values, sheet.target))
     elif args.action == "fix":
         round_number = plain_number(args.values[0]) if args.values else None
+        if round_number is None and args.values and _many_digits(args.values[0]):
+            raise UserError(f"no round {args.values[0]} (the sheet has {sheet.rounds_held()})")
         if round_number is None:
             raise UserError("fix needs the round number first, e.g. 'fix 2 Ben=4'")
         entry = {"type": "fix", "round": round_number}
@@ -370,6 +372,11 @@ def _target_change(values: list[str], target: int) -> dict[str, Any]:
     return {"type": "target", "target": number}
 
 
+def _many_digits(text: str) -> bool:
+    """Whether `text` is a whole number written plainly, but longer than any a sheet holds."""
+    return len(text) > PLAIN_DIGITS_MAX and text.isascii() and text.isdigit()
+
+
 def _seat_points(values: list[str]) -> dict[str, int]:
     points: dict[str, int] = {}
     for value in values:
@@ -377,6 +384,8 @@ def _seat_points(values: list[str]) -> dict[str, int]:
         if seat in points:
             raise UserError(f"{seat} is given twice")
         given = plain_number(number, signed=True)
+        if given is None and sep and seat and _many_digits(number.lstrip("+-")):
+            given = ROUND_POINTS_MAX + 1  # told as beyond a round's points, below
         if given is None or not sep or not seat:
             raise UserError(f"expected SEAT=POINTS (e.g. 0=12 or Anna=-4), got {value!r}")
         points[seat] = given
