@@ -205,12 +205,16 @@ UTF16_MARKS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 """How a UTF-16 text file begins (Windows PowerShell 5 writes its redirected output so)."""
 
 
+PICTURE_SIGNATURES = (b"\x89PNG\r\n", b"\xff\xd8\xff", b"GIF8")
+"""How PNG, JPEG and GIF files begin: binary data whose first line may hold no NUL byte."""
+
+
 def _check_text(name: str, first: bytes) -> None:
     """A `UserError` naming what a log's first line shows it is, where that is not UTF-8
     text: UTF-16 text, or a file of binary data (a NUL byte: a video, a picture)."""
     if first.startswith(UTF16_MARKS):
         raise UserError(f"{name} is UTF-16 text: save it as UTF-8; {JSON_LINES_SAID}")
-    if b"\0" in first:
+    if b"\0" in first or first.startswith(PICTURE_SIGNATURES):
         raise UserError(
             f"{name}: not a log of table events but binary data (a video or a picture? "
             "Footage is not yet followed into events: referee a log of them, such as the "

@@ -8,6 +8,8 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 
 from nerts.cli import main
@@ -146,7 +148,10 @@ def test_a_log_in_another_form_is_told_the_form_it_must_have(
     video.write_bytes(b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom\xff\xfe\n")
     padded = tmp_path / "padded.mp4"  # blank lines before the binary data hide nothing
     padded.write_bytes(b"\n \n" + video.read_bytes())
-    for binary in (video, padded):
+    photo = tmp_path / "count.png"  # its first line holds no NUL byte
+    assert cv2.imwrite(str(photo), np.full((8, 8, 3), 200, np.uint8))
+    assert b"\0" not in photo.read_bytes().split(b"\n")[0]
+    for binary in (video, padded, photo):
         status, _, err = run(capsys, "referee", str(binary))
         assert status == 2 and err.endswith(
             f"error: {binary}: not a log of table events but binary data (a video or a picture? "
