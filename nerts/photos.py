@@ -117,13 +117,18 @@ HEIF_BRANDS = {b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b"
 OpenCV does not decode; AVIF ('avif') it does."""
 
 
-def heic_photo(path: Path) -> bool:
-    """Whether `path` holds a HEIC/HEIF picture, by its first bytes (whatever its name)."""
+def _first_bytes(path: Path) -> bytes:
+    """The start of a file, enough for its kind: an ISO media file's 'ftyp' box and brand."""
     try:
         with path.open("rb") as handle:
-            start = handle.read(12)
+            return handle.read(12)
     except OSError:
-        return False
+        return b""
+
+
+def heic_photo(path: Path) -> bool:
+    """Whether `path` holds a HEIC/HEIF picture, by its first bytes (whatever its name)."""
+    start = _first_bytes(path)
     return start[4:8] == b"ftyp" and start[8:12] in HEIF_BRANDS
 
 
@@ -133,10 +138,18 @@ HEIC_SAID = (
 )
 
 
+VIDEO_SAID = "a video, not a photo: save a still of it (a frame) as JPEG or PNG"
+
+
 def undecodable_said(path: Path) -> str:
     """Why a file OpenCV cannot decode is no picture for it, and what to do where that is
-    known (an iPhone's HEIC photo, also when named .jpg)."""
-    return HEIC_SAID if heic_photo(path) else "not a picture OpenCV can decode"
+    known (an iPhone's HEIC photo, also when named .jpg; a video; an empty file)."""
+    start = _first_bytes(path)
+    if not start and path.is_file() and path.stat().st_size == 0:
+        return "the file is empty"
+    if start[4:8] == b"ftyp":  # an ISO media file: a HEIC photo, else a video (MP4, MOV)
+        return HEIC_SAID if start[8:12] in HEIF_BRANDS else VIDEO_SAID
+    return "not a picture OpenCV can decode"
 
 
 @contextlib.contextmanager

@@ -64,8 +64,14 @@ def files(tmp_path: Path) -> dict[str, Path]:
     shots.mkdir()
     heic = tmp_path / "IMG_0001.jpg"  # an iPhone's photo, named as a JPEG by some copier
     heic.write_bytes(b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + bytes(64))
+    video = tmp_path / "round.jpg"  # a phone's video, named as a photo
+    video.write_bytes(b"\x00\x00\x00\x18ftypisom\x00\x00\x00\x00mp42isom" + bytes(64))
+    empty = tmp_path / "empty.png"
+    empty.write_bytes(b"")
     return {
         "heic": heic,
+        "video": video,
+        "empty": empty,
         "photo": photo,
         "back": back,
         "text": text,
@@ -225,6 +231,15 @@ CASES = {
         "cannot read image {heic} (a HEIC photo, an iPhone's format, which OpenCV cannot "
         "decode: export it as JPEG, or set the iPhone's Settings > Camera > Formats to Most "
         "Compatible)",
+    ),
+    "a video": (
+        ["identify", "{video}"],
+        "cannot read image {video} (a video, not a photo: save a still of it (a frame) as JPEG "
+        "or PNG)",
+    ),
+    "an empty file": (
+        ["count", "{empty}", "--backs", "a={back}"],
+        "cannot read image {empty} (the file is empty)",
     ),
     "a HEIC back": (
         ["count", "{photo}", "--backs", "a={heic}"],
