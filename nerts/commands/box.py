@@ -280,9 +280,12 @@ def _report(
         raise
     if not driver.connections:  # one line, not one per command never sent
         # No reason yet: the first try to open it has not ended ('auto' asks every port).
-        why = driver.open_error or f"still opening it after {timeout:g} s; --timeout gives more"
+        searched = driver.url == AUTO_URL
+        still = "looking" if searched else "opening it"
+        why = driver.open_error or f"still {still} after {timeout:g} s; --timeout gives more"
         hint = _open_hint(driver.open_error) if driver.open_error else ""
-        log.error("could not open %s (%s): nothing was sent%s", driver.url, why, hint)
+        failure = "found no box" if searched else f"could not open {driver.url}"
+        log.error("%s (%s): nothing was sent%s", failure, why, hint)
         return FAILURE_STATUS
     failed = 0
     unanswered: list[str] = []
@@ -302,7 +305,9 @@ def _report(
             timeout,
             unanswered[-1],
         )
-    log.info("%d of %d commands acknowledged", len(texts) - failed, len(texts))
+    # Of several, which went through matters as much as which did not (a light set, a buzz not).
+    level = logging.ERROR if 0 < failed < len(texts) else logging.INFO
+    log.log(level, "%d of %d commands acknowledged", len(texts) - failed, len(texts))
     return FAILURE_STATUS if failed else 0
 
 
