@@ -20,9 +20,12 @@ from referee.events import (
 from referee.scoresheet import without_controls
 
 
-def format_scoreboard(events: Iterable[Event], target: int | None = None) -> str:
+def format_scoreboard(
+    events: Iterable[Event], target: int | None = None, *, interrupted: bool = False
+) -> str:
     """The scoreboard of refereed `events`; with the game's `target`, a round after which
-    seats stand level at the top past it says why the game plays on."""
+    seats stand level at the top past it says why the game plays on. `interrupted`: the
+    events stop where refereeing was stopped, not at the log's end."""
     lines: list[str] = []
     totals: Counter[int] = Counter()
     backs: dict[int, str] = {}
@@ -68,9 +71,10 @@ def format_scoreboard(events: Iterable[Event], target: int | None = None) -> str
             totals = Counter()
     lines += _closed(ended, game_over, _round_summary(verdicts, false_calls, stucks))
     if in_play is not None and last is not None:
+        until = "when refereeing was stopped" if interrupted else "by the log's end"
         lines.append(
             f"Round {in_play.round} (not scored: no valid Nerts call and no final stuck "
-            f"by the log's end, frame {last.frame}, {last.t:.1f} s)"
+            f"{until}, frame {last.frame}, {last.t:.1f} s)"
         )
         lines.append(_round_summary(verdicts, false_calls, stucks))
         lines.append("")

@@ -417,7 +417,8 @@ def run(args: argparse.Namespace) -> int:
         options = rule_options(args)
         decided = referee_log(args.log, args.out, options, box, tell)
     except RefereeingInterrupted as stopped:  # the rounds decided so far are still told
-        sys.stdout.write(format_scoreboard(stopped.decided, options.target_score))
+        stopped_board = format_scoreboard(stopped.decided, options.target_score, interrupted=True)
+        sys.stdout.write(stopped_board)
         if args.out:
             sys.stdout.write(f"refereed events written to {args.out}\n")
         raise

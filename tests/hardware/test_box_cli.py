@@ -241,8 +241,7 @@ def test_send_says_when_the_box_was_still_being_looked_for(
     monkeypatch.setattr(ports, "detect_box", slow_search)
     assert main(["box", "send", "--port", "auto", "--timeout", "0.2", "PING"]) == 1
     assert capsys.readouterr().err == (
-        "error: found no box (still looking after 0.2 s; --timeout gives more): "
-        "nothing was sent\n"
+        "error: found no box (still looking after 0.2 s; --timeout gives more): nothing was sent\n"
     )
 
 
