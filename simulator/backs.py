@@ -66,6 +66,9 @@ PATTERN_LIGHTEN = 0.55
 """How far pattern strokes are lightened toward white (0 = same colour, 1 = white)."""
 OPAQUE_ALPHA = 128
 """Alpha (0-255) from which a pixel of a back image counts as printed."""
+BACK_IMAGE_SIDE_MIN_PX = 8
+"""A back image smaller than this either way is no pattern (a speck): printed, it is a plain
+colour."""
 WHOLE_BACK_ASPECT = (1.25, 1.6)
 """Height over width of an image that is a whole back; real backs are about 1.4."""
 WHOLE_BACK_OPAQUE_SHARE = 0.9
@@ -164,6 +167,11 @@ def _printed_back(name: str, inner: np.ndarray, edge_bgr: tuple[int, int, int]) 
 def image_back(path: Path) -> BackDesign:
     """A back from an image file: a whole back, or a pattern to print on one (module notes)."""
     image = read_bgra(path)
+    if min(image.shape[:2]) < BACK_IMAGE_SIDE_MIN_PX:
+        raise DesignError(
+            f"back image {path} is {image.shape[1]}x{image.shape[0]} px: too small to show a "
+            f"back or its pattern (at least {BACK_IMAGE_SIDE_MIN_PX} px each way)"
+        )
     opaque = image[..., 3] >= OPAQUE_ALPHA
     rows, columns = np.nonzero(opaque)
     if rows.size == 0:

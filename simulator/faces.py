@@ -47,6 +47,12 @@ ACE_PIP_MM = (26.0, 29.0)
 COURT_FRAME_MM = (12.0, 19.0, 51.0, 69.0)
 COURT_LETTER_HEIGHT_MM = 24.0
 
+FACE_SIDE_MIN_PX = 32
+"""A card's picture narrower than this shows no index to draw (the published designs' smallest
+are 73 px wide)."""
+FACE_ASPECT_RANGE = (0.5, 0.9)
+"""A card picture's width over its height: upright, about 5:7 (the designs' run from 0.60 to
+0.75); outside this it is no card picture (a sideways scan, a strip, a speck)."""
 DEFAULT_INDEX_BOX = (0.0, 0.0, 0.22, 0.31)
 """Where a deck folder's top-left index lies, as fractions of card width and height (typical)."""
 
@@ -235,6 +241,19 @@ MISSING_NAMED_MAX = 8
 _NAMED_HOW = " (each named <RANK><SUIT>.png, e.g. AS.png, 10H.png)"
 
 
+def _face(path: Path) -> np.ndarray:
+    """A card's picture at `FACE_SIZE`; a `DesignError` where it is not card-shaped."""
+    image = read_bgra(path)
+    height, width = image.shape[:2]
+    low, high = FACE_ASPECT_RANGE
+    if width < FACE_SIDE_MIN_PX or not low <= width / height <= high:
+        raise DesignError(
+            f"{path} is {width}x{height} px: a card's picture is upright, about 5:7 (its width "
+            f"{low:g} to {high:g} of its height) and at least {FACE_SIDE_MIN_PX} px wide"
+        )
+    return resized_to(image, FACE_SIZE)
+
+
 def load_design(folder: Path) -> CardDesign:
     """Load a deck folder (`<RANK><SUIT>.png` for all 52 cards); names the missing files."""
     folder = Path(folder)
@@ -265,7 +284,7 @@ def load_design(folder: Path) -> CardDesign:
         more = len(missing) - MISSING_NAMED_MAX
         listed += f" and {more} more" if more > 0 else ""
         raise FileNotFoundError(f"deck folder {folder} is missing {listed}{hint}")
-    faces = {card: read_bgra(folder / f"{card}.png", FACE_SIZE) for card in ALL_CARDS}
+    faces = {card: _face(folder / f"{card}.png") for card in ALL_CARDS}
     index_boxes = find_index_boxes(faces)
     if index_boxes is None:
         logger.info("deck %s: corner indices not found, assuming the usual place", folder.name)

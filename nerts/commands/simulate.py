@@ -241,6 +241,14 @@ def _designs(args: argparse.Namespace) -> tuple[list[CardDesign], list[BackDesig
     except (OSError, DesignError) as error:
         raise UserError(str(error)) from None
     names = [back.name for back in backs]
+    files = [Path(spec) for spec in args.backs or [] if Path(spec).is_file()]
+    same_stem = [p for p in files if any(o.stem == p.stem and o != p for o in files)]
+    if same_stem:  # two files, one name: a back is named by its file's stem
+        raise UserError(
+            f"{' and '.join(map(str, same_stem))} would be backs of one name, "
+            f"{same_stem[0].stem!r} (a back is named by its file, less its extension): rename "
+            "one of them"
+        )
     if len(set(names)) != len(names):
         raise UserError(
             f"every seat needs a different back, got {', '.join(names)} (a back is named by its "

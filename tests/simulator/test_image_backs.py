@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import cv2
@@ -66,6 +67,14 @@ def test_an_opaque_card_image_is_used_whole(tmp_path: Path) -> None:
     back = back_from_spec(str(_write(tmp_path / "green.jpg", card)))
     assert (back.image[..., 3] == 255).all()
     assert (back.image[0, :, :3] > 240).all()
+
+
+def test_a_back_image_too_small_for_a_pattern_is_refused_by_name(tmp_path: Path) -> None:
+    path = _write(tmp_path / "speck.png", np.full((1, 1, 3), 90, np.uint8))
+    message = "speck.png is 1x1 px: too small to show a back or its pattern (at least 8 px"
+    with pytest.raises(DesignError, match=re.escape(message)):
+        back_from_spec(str(path))
+    assert back_from_spec(str(_write(tmp_path / "tile.png", np.full((8, 8, 3), 90, np.uint8))))
 
 
 def test_a_wholly_transparent_image_is_refused_by_name(tmp_path: Path) -> None:

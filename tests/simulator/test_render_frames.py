@@ -55,6 +55,26 @@ def test_load_design_names_the_missing_file(tmp_path: Path) -> None:
     assert design.faces["7H"].shape == (FACE_SIZE[1], FACE_SIZE[0], 4)
 
 
+@pytest.mark.parametrize(
+    ("height", "width"),
+    [(1, 1), (88, 31), (60, 70), (194, 750), (88, 43)],  # a speck, too narrow, squat, sideways
+)
+def test_a_card_picture_of_no_card_shape_is_refused_by_name(
+    tmp_path: Path, height: int, width: int
+) -> None:
+    for card, face in builtin_design().faces.items():
+        cv2.imwrite(str(tmp_path / f"{card}.png"), face)
+    cv2.imwrite(str(tmp_path / "QS.png"), np.full((height, width, 3), 200, np.uint8))
+    with pytest.raises(DesignError) as refused:
+        load_design(tmp_path)
+    assert str(refused.value) == (
+        f"{tmp_path / 'QS.png'} is {width}x{height} px: a card's picture is upright, about 5:7 "
+        "(its width 0.5 to 0.9 of its height) and at least 32 px wide"
+    )
+    cv2.imwrite(str(tmp_path / "QS.png"), np.full((88, 44, 3), 200, np.uint8))  # 0.5: taken
+    assert load_design(tmp_path).faces["QS"].shape[:2] == (FACE_SIZE[1], FACE_SIZE[0])
+
+
 def test_a_deck_folder_without_cards_says_so_and_a_long_list_is_cut(tmp_path: Path) -> None:
     message = f"deck folder {tmp_path} holds none of the 52 card images (each named "
     with pytest.raises(FileNotFoundError, match=re.escape(message)):

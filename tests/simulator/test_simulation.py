@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from nerts.cli import main
@@ -166,6 +167,22 @@ def test_bad_options_are_clear_errors(
 ) -> None:
     assert main(["simulate", "--out", str(tmp_path), "--seconds", "1", *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_two_back_files_of_one_name_are_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A back is named by its file's stem: anna/back.png and ben/back.png would be one back."""
+    files = [tmp_path / seat / "back.png" for seat in ("anna", "ben")]
+    for number, path in enumerate(files):
+        path.parent.mkdir()
+        cv2.imwrite(str(path), np.full((350, 250, 3), 60 + 120 * number, np.uint8))
+    argv = ["--backs", *map(str, files), "green", "black"]
+    assert main(["simulate", "--out", str(tmp_path / "out"), "--seconds", "1", *argv]) == 2
+    assert capsys.readouterr().err.endswith(
+        f"error: {files[0]} and {files[1]} would be backs of one name, 'back' (a back is named "
+        "by its file, less its extension): rename one of them\n"
+    )
 
 
 @pytest.mark.parametrize(("players", "seed"), [(4, 1)])
