@@ -26,6 +26,7 @@ from nerts.errors import (
     USER_ERROR_STATUS,
     UserError,
     backs_go_after_backs,
+    escape_unreadable_output,
     file_argument,
     make_folder,
     names_a_file,
@@ -335,6 +336,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name in ("stdout", "stderr"):
         if getattr(sys, name) is None:  # closed by the caller ('>&-'): what goes there is lost
             setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115
+    escape_unreadable_output()
     parser = build_parser()
     arguments = sys.argv[1:] if argv is None else list(argv)
     if not arguments:  # a newcomer typing 'nerts': what it can do, not a missing-argument error

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import codecs
 import contextlib
 import errno
 import os
@@ -110,6 +111,33 @@ def names_a_file(name: str) -> bool:
     with contextlib.suppress(OSError):
         return os.path.isfile(name)
     return False
+
+
+ESCAPED_BYTES = "nerts-escaped-bytes"
+"""The error handler of the commands' own output (`escape_unreadable_output`): a file name's
+bytes that are not UTF-8 ('caf\\xe9.jsonl', held by Python as surrogates) are written as their
+escapes, as `shown_name` says them, not as '\\udce9', nor a traceback on standard output."""
+
+
+def _escaped_bytes(error: UnicodeError) -> tuple[str, int]:
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    text = error.object[error.start : error.end]
+    return "".join(
+        f"\\x{ord(c) - 0xDC00:02x}" if 0xDC80 <= ord(c) <= 0xDCFF else ascii(c)[1:-1] for c in text
+    ), error.end
+
+
+codecs.register_error(ESCAPED_BYTES, _escaped_bytes)
+
+
+def escape_unreadable_output() -> None:
+    """Standard output and error write what they cannot encode as escapes (`ESCAPED_BYTES`)."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):  # a stream already closed
+                reconfigure(errors=ESCAPED_BYTES)
 
 
 def shown_name(name: str) -> str:

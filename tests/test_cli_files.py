@@ -471,3 +471,21 @@ def test_keys_a_tool_adds_survive_refereeing_file_to_file(
         {**given[3], "valid": False},
     ]
     assert list(written[1])[-2:] == ["verdict", "track"]  # the event's own keys first
+
+
+def test_a_name_from_another_system_is_told_with_its_bytes_escaped(tmp_path: Path) -> None:
+    """'bad\\xe9.jsonl', as `shown_name` says it, not Python's '\\udce9' in its place."""
+    log = tmp_path / os.fsdecode(b"bad\xe9.jsonl")
+    log.write_text('{"frame": 1, "t": 0, "type": "play"}\n')
+    done = subprocess.run(
+        [sys.executable, "-m", "nerts", "referee", str(log)],
+        capture_output=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8"},
+    )
+    assert done.returncode == 2
+    assert done.stderr.endswith(
+        os.fsencode(tmp_path) + b"/bad\\xe9.jsonl:1: play: 'seat' is missing; it must be an "
+        b"integer from 0 to 999999999\n"
+    )
