@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's 
 from nerts.commands.referee import referee_log
 from referee.event_parsing import event_from_dict
 from referee.game import GameReferee
-from referee.options import RuleOptions
+from referee.options import TARGET_SCORE_MAX, RuleOptions
 from simulator.training import whole_number
 
 RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
@@ -136,7 +136,7 @@ def main() -> None:
         log.write_text("".join(json.dumps(item) + "\n" for item in data))
         text_lines = log.read_text().splitlines()
         events = [event_from_dict(item) for item in data]
-        options = RuleOptions(target_score=10**9)
+        options = RuleOptions(target_score=TARGET_SCORE_MAX)  # a game as long as is taken
         decode = best_of(args.repeats, lambda: [json.loads(line) for line in text_lines])
         engine = best_of(args.repeats, lambda: GameReferee(options).referee_all(events))
         whole = best_of(args.repeats, lambda: referee_log(log, Path(folder) / "out.jsonl", options))

@@ -84,3 +84,17 @@ def test_only_the_plain_evaluation_writes_the_committed_figures(
     said = capsys.readouterr().out.splitlines()
     assert said[-1] == f"{given} python -m models.evaluate"
     assert ("figures printed only" in said[0]) == (arguments in (["--count-only"],))
+
+
+def test_the_referee_benchmark_runs_on_a_small_log() -> None:
+    """Its log is a game longer than most: a bound on the rules' options once broke it."""
+    script = next(path for path in BENCHMARKS if path.stem == "bench_referee")
+    done = subprocess.run(
+        [sys.executable, str(script), "--plays", "300", "--repeats", "1", "--ticks", "100"],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1].startswith("baseline, JSON decode only:")
