@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import codecs
 import json
+import os
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,10 +17,12 @@ import numpy as np
 import pytest
 
 from nerts.cli import main
+from nerts.commands.referee import referee_log
 from nerts.eventlog import read_numbered_events
 from referee.event_parsing import event_from_dict
-from referee.events import Event
+from referee.events import Event, OtherEvent
 from referee.game import GameReferee
+from referee.options import RuleOptions
 from tests.command_line import GOLDEN, run
 
 
@@ -572,3 +578,64 @@ def test_a_log_stopped_early_is_not_said_to_hold_no_known_type(
 
 
 RACES_DEAL = (GOLDEN / "races.input.jsonl").read_text().splitlines()[0]
+
+
+def test_ticks_are_not_held_in_memory_but_the_last_one(tmp_path: Path) -> None:
+    """A camera's tick a frame, over an evening, was 60 MB an hour kept for the scoreboard,
+    which needs only the last event's frame and time."""
+    lines = (GOLDEN / "races.input.jsonl").read_text().splitlines()
+    times = {json.loads(line)["frame"]: json.loads(line)["t"] for line in lines}  # a frame's own
+    last = max(times)
+    ticks = [
+        {"frame": frame, "t": times.get(frame, round(frame / 30, 4)), "type": "tick"}
+        for frame in range(last + 60)
+    ]
+    log = tmp_path / "live.jsonl"
+    log.write_text(
+        "\n".join(
+            sorted(
+                lines + [json.dumps(tick) for tick in ticks],
+                key=lambda line: json.loads(line)["frame"],
+            )
+        )
+        + "\n"
+    )
+    out = tmp_path / "out.jsonl"
+    decided = referee_log(log, out, RuleOptions())
+    written = [event_from_dict(json.loads(line)) for line in out.read_text().splitlines()]
+    assert sum(isinstance(event, OtherEvent) for event in written) == len(ticks)
+    assert decided == [event for event in written if not isinstance(event, OtherEvent)] + [
+        written[-1]
+    ]
+    assert decided[-1].to_dict() == ticks[-1]
+
+
+FOLLOWED_WITHIN_S = 30.0
+"""How long a decided frame may take to reach --out on a busy test machine (it takes
+milliseconds; a block of kilobytes of a FIFO read without flushing took minutes)."""
+
+
+def test_a_fifo_is_refereed_as_it_is_played(tmp_path: Path) -> None:
+    """A camera tool writing a FIFO: each frame reaches --out once decided (a tool follows
+    it), not in blocks of kilobytes seconds late, and the verdicts are told as they come."""
+    fifo, out = tmp_path / "live.jsonl", tmp_path / "out.jsonl"
+    os.mkfifo(fifo)
+    lines = (GOLDEN / "races.input.jsonl").read_text().splitlines(keepends=True)
+    late = next(n for n, line in enumerate(lines) if '"2H"' in line and '"seat": 2' in line)
+    command = [sys.executable, "-m", "nerts", "referee", str(fifo), "--out", str(out)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    try:
+        with fifo.open("w") as writer:  # opened once the referee opens it to read
+            writer.writelines(lines[: late + 2])  # the late 2H's frame, then a later one
+            writer.flush()
+            waited = 0.0
+            while '"verdict": "late"' not in (out.read_text() if out.exists() else ""):
+                assert waited < FOLLOWED_WITHIN_S, "--out did not follow the FIFO"
+                time.sleep(0.1)
+                waited += 0.1
+            writer.writelines(lines[late + 2 :])
+        stdout, _ = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 0
+    assert stdout.splitlines()[0] == "    2.1 s  frame     62: seat 2's 2H on F0: late"

@@ -55,10 +55,12 @@ of a seat not dealt in, a count of more cards than a Nerts pile held) is warned 
 and ignored, and refereeing goes on.
 
 A frame is decided once an event of a later frame arrives, as more events of it may still come.
-A live log (LOG '-', piped in) whose writer sends events only when something happens would hold
-a late play's buzz until the next event: such a writer should send a line for every frame, of
+A live log (LOG '-', piped in, or a FIFO) whose writer sends events only when something
+happens would hold a late play's buzz until the next event: such a writer should send a line
+for every frame, of
 a type of its own (e.g. {"frame": 1234, "t": 41.13, "type": "tick"}), which the referee
-ignores but which decides the frames before it. As a live log is refereed, each late,
+ignores but which decides the frames before it. As a live log is refereed, --out is written
+as each frame is decided (a tool may follow it), each late,
 illegal or tied play, Nerts call, round end and game end is printed once decided, and -vv logs
 every decided event. Ctrl-C ends a live log: the frames read are decided and the scoreboard
 printed. A line that cannot be refereed (not JSON, out of frame
@@ -125,6 +127,12 @@ def _log_path(text: str) -> Path:
     if not STANDARD_INPUT.exists():
         raise argparse.ArgumentTypeError("- (standard input) cannot be read here: give the file")
     return STANDARD_INPUT
+
+
+def _played_now(path: Path) -> bool:
+    """Whether a log is read as its game is played: piped in, or a FIFO a camera tool writes
+    (not a regular file, whose game was recorded; a folder or a missing file is told later)."""
+    return path == STANDARD_INPUT or (path.exists() and not path.is_file() and not path.is_dir())
 
 
 def _out_path(text: str) -> Path:
@@ -198,9 +206,13 @@ def referee_log(
     decided event as it is decided (a live log's players are told what matters at once).
     `live`: whether the log is being played now (None: if it is no regular file, but piped
     in or a FIFO), so that a Nerts! button pressed belongs to the frame being read; a recorded
-    log is read far faster than it was played, and its presses are told and ignored."""
+    log is read far faster than it was played, and its presses are told and ignored.
+
+    Returns the events decided; of those of a type the referee does not know (a tick a
+    frame), only the last, where it is the last event."""
     referee = GameReferee(options)
     decided: list[Event] = []
+    last_other: list[Event] = []  # the last event decided, where it is of a type not refereed
     name = log_name(log_path)
     events: Iterator[tuple[int, Event]] = read_numbered_events(log_path)
     # The log's first event is read before --out is replaced: a mistyped log name, or a score
@@ -228,7 +240,13 @@ def referee_log(
 
         def publish(out: Event) -> None:
             writer.write(out)
-            decided.append(out)
+            if isinstance(out, OtherEvent):
+                # Kept alone: a camera's tick a frame is 60 MB an hour of a live evening, and
+                # the scoreboard needs only the last event's frame and time.
+                last_other[:] = [out]
+            else:
+                decided.append(out)
+                last_other.clear()
             deals.decided(out)
             if debugging:  # not to build a dict per event of a long log for nothing
                 log.debug("decided: %s", out.to_dict())
@@ -276,7 +294,7 @@ def referee_log(
                     held = [held[-1]]
                 for out in decisions:
                     publish(out)
-                if decisions and log_path == STANDARD_INPUT:  # for a tool following --out live
+                if decisions and live:  # for a tool following --out as the game is played
                     writer.flush()
             except KeyboardInterrupt:  # mid-judgement: what was decided stands, no more
                 interrupted, judged_whole = True, False
@@ -302,7 +320,7 @@ def referee_log(
     if stopped_by is not None:
         raise stopped_by
     if interrupted:
-        raise RefereeingInterrupted(decided)
+        raise RefereeingInterrupted(decided + last_other)
     if logged_end is not None and not any(isinstance(out, GameEnd) for out in decided):
         log.warning(
             "%s:%d: the log's game ends here, but no one reaches --target %d: give the target "
@@ -311,7 +329,7 @@ def referee_log(
             logged_end,
             options.target_score,
         )
-    return decided
+    return decided + last_other
 
 
 class _DealOrder:
@@ -410,8 +428,8 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:  # a port URL pyserial does not understand
         raise UserError(f"--box {error}") from None
     try:
-        live = args.log == STANDARD_INPUT
-        if live and sys.stdin.isatty():  # a person typing, or wondering why nothing happens
+        live = _played_now(args.log)
+        if args.log == STANDARD_INPUT and sys.stdin.isatty():  # typing, or waiting for output
             sys.stderr.write(LIVE_BANNER)
         tell = SaidAtOnce() if live else None
         options = rule_options(args)
