@@ -250,3 +250,50 @@ def test_a_lone_leader_or_a_level_top_under_the_target_is_not_told_to_play_on() 
     ]
     assert _level_at_the_top(Counter({0: 25, 1: 24}), 20) == []  # a winner
     assert _level_at_the_top(Counter({0: 15, 1: 15}), 20) == []  # short of the target
+
+
+def test_a_seat_calling_validly_twice_is_told_called_at_its_first_call() -> None:
+    """The referee judges both calls valid (the round ends only once the cards in the air are
+    down): the heading names the call that won the round, not the one repeated after it."""
+    board = format_scoreboard(
+        refereed(
+            start(0, 1),
+            {"frame": 5, "t": 0.5, "type": "nerts_count", "seat": 0, "remaining": 0},
+            {"frame": 9, "t": 0.9, "type": "nerts_call", "seat": 0},
+            {"frame": 10, "t": 1.0, "type": "nerts_call", "seat": 0},
+            {"frame": 12, "t": 1.2, "type": "play", "seat": 1, "card": "AS", "pile": "p1"},
+        )
+    )
+    assert board.splitlines()[0] == (
+        "Round 1 (Nerts! called by seat 0 at frame 9; ended at frame 12, 1.2 s)"
+    )
+
+
+def test_a_new_games_total_column_starts_from_nothing() -> None:
+    """Game 1 (to 1 point) ends at seat 0's call; game 2's first round must not carry its
+    points (seat 0's total is -26, not 1 - 26)."""
+    log = [
+        start(0, 1),
+        {"frame": 5, "t": 0.5, "type": "play", "seat": 0, "card": "AH", "pile": "p1"},
+        {"frame": 7, "t": 0.7, "type": "nerts_count", "seat": 0, "remaining": 0},
+        {"frame": 9, "t": 0.9, "type": "nerts_call", "seat": 0},
+        start(20, 2),
+        {"frame": 30, "t": 3.0, "type": "stuck"},
+        {"frame": 40, "t": 4.0, "type": "stuck"},
+    ]
+    decided = GameReferee(RuleOptions(target_score=1)).referee_all(map(event_from_dict, log))
+    assert format_scoreboard(decided, target=1).splitlines() == [
+        "Round 1 (Nerts! called by seat 0 at frame 9; ended at frame 9, 0.9 s)",
+        "  seat  back       centre nerts bonus round total",
+        "     0  red             1     0     0     1     1  <- Nerts!",
+        "     1  blue            0    13     0   -26   -26",
+        "  plays: 1 accepted, 0 tie, 0 late, 0 illegal",
+        "",
+        "GAME OVER: seat 0 (red) wins with 1 points.",
+        "",
+        "Round 2 (everyone stuck; ended at frame 40, 4.0 s)",
+        "  seat  back       centre nerts bonus round total",
+        "     0  red             0    13     0   -26   -26",
+        "     1  blue            0    13     0   -26   -26",
+        "  plays: 0 accepted, 0 tie, 0 late, 0 illegal, stuck 2x",
+    ]
