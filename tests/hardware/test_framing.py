@@ -41,6 +41,25 @@ def test_sequence_wraps_to_1() -> None:
     assert next_sequence(65535) == 1
 
 
+def test_sequence_reaches_65535_before_wrapping() -> None:
+    """65535 is a number of its own: 0 is no sequence number (the box would not run it)."""
+    assert next_sequence(65534) == 65535
+
+
+@pytest.mark.parametrize("seq", [0, 65536])
+def test_a_command_numbered_outside_1_to_65535_is_not_encoded(seq: int) -> None:
+    with pytest.raises(ValueError) as raised:
+        encode_command(seq, "PING")
+    assert str(raised.value) == f"sequence number {seq} is outside 1..65535"
+
+
+def test_a_command_line_numbered_0_is_not_parsed() -> None:
+    """Its CRC is good, but the protocol numbers commands from 1: a box parsing `N0` would
+    answer it as the duplicate of the number it remembers at power-up (0), unrun."""
+    assert parse_command_line(b"N0 PING*%04X" % crc16(b"N0 PING")) is None
+    assert parse_command_line(b"N1 PING*%04X" % crc16(b"N1 PING")) is not None
+
+
 @settings(deadline=None)  # timing is not what is tested; CI machines are busy
 @given(st.integers(1, 65535), command_texts)
 def test_command_line_round_trip(seq: int, text: str) -> None:

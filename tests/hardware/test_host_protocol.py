@@ -85,6 +85,24 @@ def test_device_hello_renumbers_everything_from_1() -> None:
     assert host.receive("ok 1", 0.0).writes == [encode_command(2, "RESET")]
 
 
+def test_a_device_hello_is_counted_as_a_reset_noticed() -> None:
+    host, _ = connected("PING")
+    assert host.resets_noticed == 0
+    host.receive("HELLO nertsbox 1.0 seats=6", 0.0)
+    assert host.resets_noticed == 1
+
+
+def test_an_rs_after_a_reset_is_trusted_again_once_the_box_answers() -> None:
+    """Right after a box's HELLO, an `rs 1` may answer a line sent before the reset, and is
+    left to the resend timer; once an `ok` shows the box heard the renumbered lines, an `rs`
+    of the number in flight is its own and is answered at once, not 250 ms later."""
+    host, _ = connected("PING", "RESET")
+    assert host.receive("HELLO nertsbox 1.0 seats=6", 0.0).writes == [encode_command(1, "PING")]
+    assert host.receive("rs 1", 0.0).writes == []  # maybe stale: left to the timer
+    assert host.receive("ok 1", 0.0).writes == [encode_command(2, "RESET")]
+    assert host.receive("rs 2", 0.0).writes == [encode_command(2, "RESET")]
+
+
 def test_a_second_reset_while_a_copy_of_n1_travels_loses_nothing() -> None:
     """A slow box: N1 (the first command after a reset) is resent, the box runs it, resets
     again and runs the late copy too, answering `ok 1` once more. Taken for the renumbered
@@ -175,6 +193,21 @@ def test_silence_resends_then_gives_up_after_five_resends() -> None:
     # Reconnecting keeps the command: handshake first, then the command renumbered.
     assert host.connect(now).writes == [encode_command(H, "HELLO")]
     assert host.receive(f"ok {H}", now).writes == [encode_command(H + 1, "PING")]
+
+
+def test_a_reconnections_handshake_is_resent_as_often_as_any_command() -> None:
+    """The count of silent resends starts again with each reconnection: its handshake is
+    resent five times, not given up at its first silence."""
+    host, _ = connected("PING")
+    now = 0.0
+    while not host.tick(now := now + RESEND_TIMEOUT_S).give_up:
+        pass
+    host.disconnect()
+    assert host.connect(now).writes == [encode_command(H, "HELLO")]
+    for _ in range(MAX_SILENT_RESENDS):
+        actions = host.tick(now := now + RESEND_TIMEOUT_S)
+        assert (actions.writes, actions.give_up) == ([encode_command(H, "HELLO")], False)
+    assert host.tick(now + RESEND_TIMEOUT_S).give_up
 
 
 def test_a_silent_box_is_said_once_and_its_return_too(caplog: pytest.LogCaptureFixture) -> None:
