@@ -63,9 +63,10 @@ def format_scoreboard(
             ended += _level_at_the_top(totals, target)
             in_play = None
         elif isinstance(event, GameEnd):
+            won_with = event.totals[event.winner]
             game_over = [
                 f"GAME OVER: seat {event.winner} ({backs.get(event.winner, '?')}) wins "
-                f"with {event.totals[event.winner]} points.",
+                f"with {won_with} point{'' if won_with == 1 else 's'}.",
                 "",
             ]
             totals = Counter()

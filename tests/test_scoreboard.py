@@ -289,7 +289,7 @@ def test_a_new_games_total_column_starts_from_nothing() -> None:
         "     1  blue            0    13     0   -26   -26",
         "  plays: 1 accepted, 0 tie, 0 late, 0 illegal",
         "",
-        "GAME OVER: seat 0 (red) wins with 1 points.",
+        "GAME OVER: seat 0 (red) wins with 1 point.",
         "",
         "Round 2 (everyone stuck; ended at frame 40, 4.0 s)",
         "  seat  back       centre nerts bonus round total",
