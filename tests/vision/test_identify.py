@@ -37,7 +37,7 @@ from vision.geometry import (
     card_window,
 )
 from vision.identify import CardReader, _names_a_card, _stock_shares
-from vision.merging import with_index_readings
+from vision.merging import own_windows, with_index_readings
 from vision.onnx_models import (
     CORNER_WINDOW_MM,
     DETECTION_IOU_MAX,
@@ -659,3 +659,39 @@ def test_the_classifier_reads_many_crops_in_runs_of_a_bounded_size(
     monkeypatch.setattr(onnx_models, "CROPS_RUN_MAX", 3)
     monkeypatch.setattr(classifier.session, "run", counted)
     assert np.allclose(classifier.probabilities(crops), whole, atol=1e-6) and runs == [3, 3, 1]
+
+
+def test_an_index_corner_names_an_unnamed_card_whatever_score_it_carries() -> None:
+    """A card with no name has no name's confidence to keep against a reading: identify
+    leaves `card_score` 0 on unnamed cards, but one carrying a score is named all the same."""
+    unnamed = _card(100, None, 0.9)
+    reading, window = _reading(unnamed, 0, "9C", 0.5)
+    merged = with_index_readings([unnamed], [(reading, window)], INDEX_WINDOW_MM)
+    assert [(c.card, c.card_score) for c in merged] == [("9C", 0.5)]
+
+
+def test_a_turned_reading_of_its_name_beyond_a_cards_length_is_another_card() -> None:
+    """Its other index lies across the card's width and down its length: a reading of the
+    name turned half round as far across but twice as far down (`OPPOSITE_CORNER_SPAN`) is
+    a second deck's card, not a corner of this one."""
+    whole = _card(100, "5H", 0.7)
+    first, across, _, down = whole.quad
+    far = first + (across - first) + (down - first) * 2.0
+    merged = with_index_readings([whole], [_turned_reading(far, "5H", 0.9)], INDEX_WINDOW_MM)
+    assert [(c.card, c.card_score) for c in merged] == [("5H", 0.7), ("5H", 0.9)]
+    assert merged[0].quad == pytest.approx(whole.quad)
+    # 1.5 of its length down, the same reading is its other index: one card spanning both.
+    near = first + (across - first) + (down - first) * 1.5
+    (spanning,) = with_index_readings([whole], [_turned_reading(near, "5H", 0.9)], INDEX_WINDOW_MM)
+    assert spanning.quad[0] == pytest.approx(near)
+
+
+def test_an_index_reading_over_a_face_down_cards_corner_is_a_card_of_its_own() -> None:
+    """A back has no index windows: an index read over its corner is a face-up card lying on
+    it, not the back's name."""
+    back = CardDetection(_card(100).quad, False, 0.9)
+    assert own_windows(back, INDEX_WINDOW_MM) == ()
+    reading, window = _reading(back, 0, "9C", 0.8)
+    merged = with_index_readings([back], [(reading, window)], INDEX_WINDOW_MM)
+    assert [(c.card, c.face_up) for c in merged] == [(None, False), ("9C", True)]
+    assert merged[0].quad == pytest.approx(back.quad)

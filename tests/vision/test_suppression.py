@@ -3,10 +3,13 @@ face down within face-up cards found is a stray report."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from vision.detections import CardDetection
-from vision.merging import without_backs_over_faces, without_duplicates
+from vision.geometry import overlap_of_smaller
+from vision.merging import DUPLICATE_OVERLAP, without_backs_over_faces, without_duplicates
 from vision.onnx_models import _box_overlaps, _with_sure_overlaps
 
 CARD = (0.0, 0.0, 60.0, 90.0)
@@ -78,3 +81,16 @@ def test_a_card_named_twice_in_one_place_is_kept_once_at_its_surest() -> None:
     other = _face_up(10, "8H", 0.7)  # another name, wholly overlapping: its own card
     kept = without_duplicates([weaker, surer, beside, other])
     assert [(card.card, card.score) for card in kept] == [("7H", 0.95), ("7H", 0.9), ("8H", 0.7)]
+
+
+def test_unnamed_cards_overlapping_much_are_all_kept() -> None:
+    """Only a shared name says two detections are one card: face-down cards squared up on a
+    pile, or face-up cards whose index is covered, overlap as much and are each a card."""
+    backs = [replace(_detection(100 + 20 * i, 100, False), score=0.9 - 0.1 * i) for i in range(2)]
+    unread = [
+        replace(_face_up(400 + 20 * i, "7H", 0.9 - 0.1 * i), card=None, card_score=0.0)
+        for i in range(2)
+    ]
+    assert overlap_of_smaller(backs[0].quad, backs[1].quad) > DUPLICATE_OVERLAP
+    assert without_duplicates([backs[1], backs[0]]) == backs
+    assert without_duplicates([unread[1], unread[0]]) == unread
