@@ -20,11 +20,12 @@ from referee.events import (
     RoundEnd,
     RoundStart,
     SeatInfo,
+    Stuck,
 )
-from referee.foundations import FoundationPile
+from referee.foundations import FoundationPile, Placed
 from referee.game import GameReferee
 from referee.options import RuleOptions
-from referee.round import RepeatedPlay
+from referee.round import TIME_ROUNDING_S, RepeatedPlay
 from tests.helpers import (
     FPS,
     call,
@@ -616,3 +617,146 @@ def test_a_joker_awaited_in_the_frame_a_card_is_played_again_is_counted_once() -
     out = game.referee_all([*events, stuck(14), stuck(15)])
     assert round_ends(out)[0].foundation == {0: 6, 1: 0}
     assert game.pop_unmatched_take_backs() == []
+
+
+def test_a_take_back_by_another_seat_leaves_the_card() -> None:
+    """Only the seat that played a staying card can take it back: seat 1 taking back the AH
+    seat 0 played is a misread, ignored and told, and seat 0's AH still counts."""
+    game = GameReferee()
+    stray = take_back(2, 1, "AH")
+    out = game.referee_all([start(), play(1, 0, "AH"), stray, play(3, 0, "2H"), stuck(4), stuck(5)])
+    assert verdicts(out) == ["0:AH:accepted", "0:2H:accepted"]
+    assert round_ends(out)[0].foundation == {0: 2, 1: 0}
+    assert game.pop_unmatched_take_backs() == [stray]
+
+
+def test_a_take_back_of_a_card_buried_under_the_top_leaves_it() -> None:
+    """A card with a card played on it cannot come back first: the take-back of the AH under
+    the 2H is ignored and told, and both cards still count."""
+    game = GameReferee()
+    buried = take_back(3, 0, "AH")
+    out = game.referee_all(
+        [start(), play(1, 0, "AH"), play(2, 0, "2H"), buried, stuck(4), stuck(5)]
+    )
+    assert round_ends(out)[0].foundation == {0: 2, 1: 0}
+    assert game.pop_unmatched_take_backs() == [buried]
+
+
+def test_a_take_back_takes_the_seats_card_placed_last() -> None:
+    """A seat's real 2H and its joker for 2H tied in one frame: the take-back takes the one
+    on top, the joker, and the real 2H stays."""
+    pile = FoundationPile("F0", Suit.HEARTS, Rank.ACE, 1)
+    pile.place(0, Card.parse("AH"), 1)
+    pile.place(0, Card.parse("2H"), 2)
+    pile.place(0, Card.parse("2H"), 2, joker=True)
+    assert pile.remove(0, Card.parse("2H")) == Placed(0, Card.parse("2H"), 2, True)
+    assert pile.cards == [Placed(0, Card.parse("AH"), 1), Placed(0, Card.parse("2H"), 2)]
+
+
+@pytest.mark.parametrize("log_order", ["call first", "count first"])
+def test_a_count_emptying_the_pile_and_a_call_in_one_frame_make_a_valid_call(
+    log_order: str,
+) -> None:
+    """The camera saw the pile empty and heard the call at once: the count is judged first,
+    whatever the log's order, so the call is valid and ends the round."""
+    both = [call(5, 0), count(5, 0, 0)]
+    if log_order == "count first":
+        both.reverse()
+    out = referee([start(), play(1, 0, "AH"), *both])
+    assert [e.valid for e in out if isinstance(e, NertsCall)] == [True]
+    (end,) = round_ends(out)
+    assert (end.frame, end.caller, end.nerts_left) == (5, 0, {0: 0, 1: 13})
+
+
+def test_a_stuck_after_a_stuck_end_does_not_end_the_round_again() -> None:
+    out = referee([start(), stuck(5), stuck(9), stuck(12), stuck(15)])
+    assert [e.frame for e in round_ends(out)] == [9]
+    assert [e.frame for e in out if isinstance(e, Stuck)] == [5, 9, 12, 15]
+
+
+def test_a_card_played_again_from_a_set_aside_complete_pile_is_a_repeated_play() -> None:
+    """F0's complete hearts were set aside for seat 1's AS: seat 0's 5H lies there still, so
+    its 5H played again is a misread, told with the pile it lies on."""
+    game = GameReferee()
+    hearts = [play(i + 1, 0, rank + "H") for i, rank in enumerate(RANKS)]
+    again = play(21, 0, "5H", "F1")
+    out = game.referee_all([start(), *hearts, play(20, 1, "AS"), again, stuck(22), stuck(23)])
+    assert verdicts(out)[-1] == "1:AS:accepted"
+    assert game.pop_repeated_plays() == [RepeatedPlay(again, "F0")]
+    assert round_ends(out)[0].foundation == {0: 13, 1: 1}
+
+
+def test_a_joker_standing_for_a_card_leaves_the_real_card_free_to_play() -> None:
+    """A joker stood for the AH; the real AH is another card, and starts a pile of its own."""
+    joker = replace(play(1, 0, "AH", "F0"), joker=True)
+    game = GameReferee()
+    out = game.referee_all([start(), joker, play(2, 0, "AH", "F1"), stuck(3), stuck(4)])
+    assert verdicts(out) == ["0:AH:accepted", "0:AH:accepted"]
+    assert round_ends(out)[0].foundation == {0: 2, 1: 0}
+    assert game.pop_repeated_plays() == []
+
+
+def test_a_jokers_take_back_leaves_no_await_for_a_later_real_card() -> None:
+    """The joker for 7H, illegal on F0, was taken back; then the real 7H is illegal on F0 and
+    its take-back missed; it is played again and stays on F0 over the 6H: the take-back that
+    follows undoes that 7H (no joker's await is left to swallow it)."""
+    events = hearts_ace_to_five()
+    joker = Play(6, 6 / FPS, 0, Card.parse("7H"), "F0", joker=True)
+    events += [joker, take_back(7, 0, "7H"), play(8, 0, "7H"), play(9, 0, "6H")]
+    events += [play(10, 0, "7H"), take_back(11, 0, "7H")]
+    game = GameReferee()
+    out = game.referee_all([*events, stuck(14), stuck(15)])
+    assert verdicts(out)[-4:] == [
+        "0:7H:illegal:wrong_rank",
+        "0:7H:illegal:wrong_rank",
+        "0:6H:accepted",
+        "0:7H:accepted",
+    ]
+    assert round_ends(out)[0].foundation == {0: 6, 1: 0}
+    assert game.pop_unmatched_take_backs() == []
+
+
+def test_a_second_valid_call_in_the_grace_neither_takes_the_call_nor_extends_it() -> None:
+    """Seat 1 empties its pile and calls 8 frames after seat 0 did: seat 0 called first, and
+    the grace for cards in the air still runs from seat 0's call (15 frames at 30 fps)."""
+    events = [start(), count(1, 0, 0), call(2, 0), count(9, 1, 0), call(10, 1), play(20, 1, "AS")]
+    out = referee(events, caller_bonus=10)
+    assert [(e.seat, e.valid) for e in out if isinstance(e, NertsCall)] == [(0, True), (1, True)]
+    assert verdicts(out) == ["1:AS:late"]
+    (end,) = round_ends(out)
+    assert (end.frame, end.caller, end.bonus) == (10, 0, {0: 10, 1: 0})
+
+
+def test_a_card_landing_within_the_time_rounding_past_the_grace_counts() -> None:
+    """The grace ends 0.5 s after the call, give or take TIME_ROUNDING_S: a card at exactly
+    that allowance past it is still in the air, not late."""
+    deadline = call(30, 0).t + 0.5
+    edge = replace(play(45, 1, "AS"), t=deadline + TIME_ROUNDING_S)
+    out = referee([start(), count(1, 0, 0), call(30, 0), edge])
+    assert verdicts(out) == ["1:AS:accepted"]
+
+
+def test_a_called_round_without_a_caller_bonus_reads_back_as_it_was_written() -> None:
+    """No bonus house rule: the round_end carries no bonus, as one read back without it."""
+    (end,) = round_ends(referee([start(), play(1, 0, "AH"), count(2, 0, 0), call(3, 0)]))
+    assert end.caller == 0 and end.bonus == {}
+    assert event_from_dict(end.to_dict()) == end
+
+
+def test_the_caller_bonus_counts_toward_the_game_total() -> None:
+    """Seat 0's 1 point alone is far from 50; with the caller's 100 it wins the game."""
+    events = [start(), play(1, 0, "AH"), count(2, 0, 0), call(3, 0)]
+    out = referee(events, caller_bonus=100, target_score=50)
+    games = [e for e in out if isinstance(e, GameEnd)]
+    assert [(g.frame, g.winner, dict(g.totals)) for g in games] == [(3, 0, {0: 101, 1: -26})]
+
+
+def test_a_rounds_misreads_not_yet_told_are_told_after_the_next_deal() -> None:
+    """A take-back of nothing and a seat not at the table in round 1, not popped before
+    round 2 is dealt and judged: still handed over, once."""
+    game = GameReferee()
+    stray, ghost = take_back(5, 0, "9C"), play(6, 7, "AS")
+    game.referee_all([start(), stray, ghost, start(10, round_number=2), play(11, 0, "AS")])
+    assert game.pop_unmatched_take_backs() == [stray]
+    assert [e.event for e in game.pop_impossible_events()] == [ghost]
+    assert game.pop_unmatched_take_backs() == [] and game.pop_impossible_events() == []
