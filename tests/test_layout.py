@@ -126,3 +126,28 @@ def test_random_legal_play_conserves_cards(seed: int, steps: int) -> None:
     everything += [c for pile in layout.work for c in pile]
     assert sorted(map(str, everything)) == sorted(map(str, deck))
     assert TURN in layout.legal_moves() or not (layout.stock or layout.waste)
+
+
+def test_a_deck_of_just_the_nerts_pile_and_one_card_a_work_pile_deals() -> None:
+    deck = full_deck()[:17]
+    layout = PlayerLayout.deal(deck)
+    assert layout.nerts == deck[:13] and layout.work == [[card] for card in deck[13:]]
+    assert layout.stock == [] and layout.waste == []
+    with pytest.raises(RefereeInputError, match=r"^a deck of 16 cards is too small to deal$"):
+        PlayerLayout.deal(deck[:16])
+
+
+def test_a_stack_that_is_no_run_does_not_move_as_one() -> None:
+    """Under the 8D lies a 4H, not a black 9: only the 8D moves (into a space); the 4H with
+    it is no run, though the 4H alone would fit the black 5."""
+    layout = PlayerLayout([], [cards("9S 4H 8D"), cards("5C"), [], []], [])
+    runs = [(m.target, m.count) for m in layout.legal_moves() if m.source == Spot(Place.WORK, 0)]
+    assert runs == [(2, 1), (3, 1)]
+    with pytest.raises(RefereeInputError, match="illegal layout move"):
+        layout.apply(Move(MoveKind.RUN, Spot(Place.WORK, 0), 1, 2))
+
+
+def test_a_work_pile_past_the_last_is_named() -> None:
+    layout = PlayerLayout([], [[], [], [], []], [])
+    with pytest.raises(RefereeInputError, match=r"^no work pile 4 \(0\.\.3\)$"):
+        layout.take(Spot(Place.WORK, 4))

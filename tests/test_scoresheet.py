@@ -229,3 +229,26 @@ def test_a_target_entry_is_checked(entry: dict[str, object], said: str) -> None:
 def test_an_entry_of_no_known_type_is_named(entry: dict[str, object], said: str) -> None:
     with pytest.raises(ScoresheetError, match=re.escape(f"entry 2: {said}")):
         Scoresheet.from_journal([GAME, entry])
+
+
+def test_points_for_a_seat_number_no_player_has_are_refused() -> None:
+    """`fix 1 7=10` on a two-player sheet: seat 7 is no one, so the points would go nowhere."""
+    fix = {"type": "fix", "round": 1, "scores": {"7": 10}}
+    round_1 = {"type": "round", "scores": {"Anna": 1, "Ben": 2}}
+    with pytest.raises(ScoresheetError) as refused:
+        Scoresheet.from_journal([GAME, round_1, fix])
+    assert str(refused.value) == "entry 3: no player '7' (players: 0=Anna, 1=Ben)"
+
+
+def test_fixing_round_zero_is_refused_not_taken_as_the_last_round() -> None:
+    """Rounds are numbered from 1: round 0 would index the list from its end."""
+    sheet = Scoresheet.from_journal([GAME, {"type": "round", "scores": {"Anna": 1, "Ben": 2}}])
+    with pytest.raises(ScoresheetError, match=r"^no round 0 \(the sheet has round 1 only\)$"):
+        sheet.fix(0, {1: 9})
+    assert sheet.rounds == [{0: 1, 1: 2}]
+
+
+def test_a_game_of_one_player_is_refused() -> None:
+    with pytest.raises(ScoresheetError) as refused:
+        Scoresheet.from_journal([{**GAME, "players": {"0": "Anna"}}])
+    assert str(refused.value) == '\'players\' must name at least two seats, got {"0": "Anna"}'
