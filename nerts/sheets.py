@@ -230,8 +230,10 @@ def format_sheet(sheet: Scoresheet) -> str:
                 if over + 1 == len(sheet.rounds)
                 else "rounds after it count"
             )
+            # After a target change, undo takes that back, not a round.
+            undone = "target change" if sheet.target_undone() is not None else "last"
             lines.append(
-                f"(won in round {over}: the {later} for no one; 'undo' takes the last back)"
+                f"(won in round {over}: the {later} for no one; 'undo' takes the {undone} back)"
             )
     elif sheet.rounds:
         best = max(sheet.totals[s] for s in seats)

@@ -56,6 +56,9 @@ class Scoresheet:
     changes: list[str | None] = field(default_factory=list)
     """Per round, the change that added it with others (the rounds of one log, added by one
     command), so that `undo` takes them back together; None for a round added alone."""
+    targets_before: list[tuple[int, int]] = field(default_factory=list)
+    """Per target change, the rounds the sheet had then and the target before it, so that
+    `undo` takes back a target change made after the last round as it takes back a round."""
 
     def __post_init__(self) -> None:
         self.origins += [None] * (len(self.rounds) - len(self.origins))
@@ -113,6 +116,7 @@ class Scoresheet:
             self.fix(_int(entry["round"], "round"), self.scores_from(entry["scores"]))
         elif kind == "target":
             # A house rule changed during the game: who won, and when, follow the new target.
+            self.targets_before.append((len(self.rounds), self.target))
             self.target = _target(entry["target"])
         elif kind == "game":
             raise ScoresheetError(
@@ -176,8 +180,19 @@ class Scoresheet:
             first -= 1
         return range(first, len(self.rounds) + 1)
 
+    def target_undone(self) -> int | None:
+        """The target `undo` goes back to, where the last change was the target's (no round
+        added since); None where undo takes back rounds."""
+        if self.targets_before and self.targets_before[-1][0] >= len(self.rounds):
+            return self.targets_before[-1][1]
+        return None
+
     def undo(self) -> None:
-        """Takes back the last change: its last round, or every round of a log added at once."""
+        """Takes back the last change: a target change, its last round, or every round of a
+        log added at once (a fix is not taken back: it is fixed again)."""
+        if self.target_undone() is not None:
+            self.target = self.targets_before.pop()[1]
+            return
         if not self.rounds:
             raise ScoresheetError("there is no round to undo")
         kept = self.last_change().start - 1

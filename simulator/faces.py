@@ -48,8 +48,8 @@ COURT_FRAME_MM = (12.0, 19.0, 51.0, 69.0)
 COURT_LETTER_HEIGHT_MM = 24.0
 
 FACE_SIDE_MIN_PX = 32
-"""A card's picture narrower than this shows no index to draw (the published designs' smallest
-are 73 px wide)."""
+"""A card's picture narrower than this shows no index to draw (the published designs' smallest,
+pysol's tiny ones, are 42 px wide)."""
 FACE_ASPECT_RANGE = (0.5, 0.9)
 """A card picture's width over its height: upright, about 5:7 (the designs' run from 0.60 to
 0.75); outside this it is no card picture (a sideways scan, a strip, a speck)."""

@@ -135,7 +135,11 @@ def test_scores_errors_do_not_write(tmp_path: Path, capsys: pytest.CaptureFixtur
     status, _, err = run(capsys, "scores", str(game), "undo", "--from", str(game))
     assert status == 2 and "--from is for add, not undo" in err
     status, _, err = run(capsys, "scores", str(game), "add", "--from", "-")
-    assert status == 2 and "--from takes the refereed log's file, not standard input" in err
+    assert status == 2 and "--from takes the refereed log's file, not a stream (-)" in err
+    pipe = game.parent / "pipe.jsonl"  # /dev/stdin, <(...): its bytes are gone once read
+    os.mkfifo(pipe)
+    status, _, err = run(capsys, "scores", str(game), "add", "--from", str(pipe))
+    assert status == 2 and f"--from takes the refereed log's file, not a stream ({pipe})" in err
     assert game.read_text() == before
     status, _, err = run(capsys, "scores", str(tmp_path / "none.jsonl"))
     assert (
@@ -642,6 +646,12 @@ def test_the_target_changes_mid_game_and_the_sheet_follows(
     ]
     assert stdout.splitlines()[-1] == "leader: Anna (22 of 30)"
     assert game.read_text().splitlines()[-1] == '{"type": "target", "target": 30}'
+    status, stdout, _ = run(capsys, "scores", str(game), "undo")
+    assert stdout.splitlines()[:2] == [
+        "took back the target change: the target is 20 again",
+        "Score sheet (target 20)",
+    ]
+    assert run(capsys, "scores", str(game), "target", "30")[0] == 0
     before = game.read_text()
     for values, said in [
         ([], "target takes the new target score, e.g. 'target 150'"),

@@ -194,11 +194,20 @@ def test_a_target_changed_during_the_game_decides_who_won_and_when() -> None:
     # Agreed after round 1 to play on to 50: no one has won yet.
     raised = Scoresheet.from_journal([GAME, rounds[0], {"type": "target", "target": 50}, rounds[1]])
     assert (raised.target, raised.game_over_after, raised.winner) == (50, None, None)
-    # Lowered to 20: Anna's 20 in round 1 had won it; an undo leaves the target as it is.
+    # Lowered to 20: Anna's 20 in round 1 had won it. Undo takes back the last change: the
+    # target's, then the rounds', then a target changed before them.
     lowered = Scoresheet.from_journal([GAME, *rounds, {"type": "target", "target": 20}])
-    assert (lowered.game_over_after, lowered.winner) == (1, 0)
+    assert (lowered.game_over_after, lowered.winner, lowered.target_undone()) == (1, 0, 30)
     lowered.apply({"type": "undo"})
-    assert (lowered.target, len(lowered.rounds)) == (20, 1)
+    assert (lowered.target, len(lowered.rounds), lowered.target_undone()) == (30, 2, None)
+    raised.apply({"type": "undo"})
+    assert (raised.target, len(raised.rounds), raised.target_undone()) == (50, 1, 30)
+    raised.apply({"type": "undo"})
+    assert (raised.target, len(raised.rounds)) == (30, 1)
+    raised.apply({"type": "undo"})
+    assert raised.rounds == [] and raised.target_undone() is None
+    with pytest.raises(ScoresheetError, match="there is no round to undo"):
+        raised.apply({"type": "undo"})
 
 
 @pytest.mark.parametrize(

@@ -52,13 +52,12 @@ actions:
                                --photo IMAGE: the photo it was counted from)
   add --from EVENTS.jsonl      append every round a refereed events file scored (--game N:
                                those of its Nth game, where it holds more than one)
-  undo                         take back the last round added, or all the rounds of the
-                               last 'add --from' (undo is not for a fix: to take back a
-                               fix, fix the round again)
+  undo                         take back the last round added, all the rounds of the
+                               last 'add --from', or the last target change (undo is not for
+                               a fix: to take back a fix, fix the round again)
   fix ROUND SEAT=POINTS ...    correct one round's numbers
   target N                     change the score that ends the game (a house rule agreed
-                               during it); who won, and in which round, follow it (undo does
-                               not take it back: set the target again)
+                               during it); who won, and in which round, follow it
   show                         the sheet with running totals (the default)
 
 A file scored once (an events file here, a photo with 'nerts count --sheet') is known by its
@@ -164,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
             sheet = _new(args)
         else:
             with sheet_to_change(args.game) as sheet:
-                if args.action == "undo" and sheet.rounds:
+                if args.action == "undo" and (sheet.rounds or sheet.targets_before):
                     taken_back = _change_said(sheet)
                 target_was = str(sheet.target)
                 _change(args, sheet)
@@ -179,8 +178,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _change_said(sheet: Scoresheet) -> str:
-    """What `undo` takes back: "round 5 (Anna 12, Ben -4)", or "rounds 2 to 5 (added together
-    from events.jsonl)"."""
+    """What `undo` takes back: "round 5 (Anna 12, Ben -4)", "rounds 2 to 5 (added together
+    from events.jsonl)", or "the target change: the target is 100 again"."""
+    target = sheet.target_undone()
+    if target is not None:
+        return f"the target change: the target is {target} again"
     rounds = sheet.last_change()
     if len(rounds) == 1:
         return _round_said(sheet, rounds.start)
@@ -271,11 +273,12 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
         raise UserError("--game picks a game of the log given by --from: give it too")
     if args.action == "add" and args.from_events and args.values:
         raise UserError("add takes either --from EVENTS.jsonl or SEAT=POINTS, not both")
-    if str(args.from_events) == "-" and not args.from_events.exists():
-        # A sheet keeps the file each round came from, so that it is not scored twice.
+    if args.from_events is not None and _streamed(args.from_events):
+        # A sheet keeps the bytes of the file each round came from, so that it is not scored
+        # twice: a pipe's are gone once read.
         raise UserError(
-            "--from takes the refereed log's file, not standard input: write it with "
-            "nerts referee ... --out EVENTS.jsonl, then add --from EVENTS.jsonl"
+            f"--from takes the refereed log's file, not a stream ({args.from_events}): write it "
+            "with nerts referee ... --out EVENTS.jsonl, then add --from EVENTS.jsonl"
         )
     entries: list[dict[str, Any]] = []
     rounds: list[LoggedRound] = []  # those of a log, with --from
@@ -370,6 +373,17 @@ def _target_change(values: list[str], target: int) -> dict[str, Any]:
     if number == target:
         raise UserError(f"the target is {target} already: nothing changed")
     return {"type": "target", "target": number}
+
+
+def _streamed(path: Path) -> bool:
+    """Whether `path` is standard input ('-') or a pipe or device, not a file (a missing file
+    or a folder is told where the log is read)."""
+    if str(path) == "-" and not path.exists():
+        return True
+    try:
+        return path.exists() and not path.is_file() and not path.is_dir()
+    except OSError:  # a name too long: said where the log is read
+        return False
 
 
 def _many_digits(text: str) -> bool:
