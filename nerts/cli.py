@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import errno
 import importlib
 import itertools
 import logging
@@ -32,6 +33,7 @@ from nerts.errors import (
     names_a_file,
     resolved,
     stdout_to_devnull,
+    too_long_said,
 )
 from nerts.limits import DECODE_PIXELS_MAX
 
@@ -395,6 +397,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         stdout_to_devnull()
         return BROKEN_PIPE_STATUS
     except OSError as error:
+        if error.errno == errno.ENAMETOOLONG:  # a name no file can have: the user's to mend
+            sys.stderr.write(f"nerts {args.command}: error: {too_long_said(error.filename)}\n")
+            return USER_ERROR_STATUS
         if error.errno not in DISK_FULL_ERRNOS:
             raise
         if error.filename is None:  # the output itself, not a file named

@@ -48,6 +48,19 @@ def folder_argument(text: str) -> Path:
     return Path(text)
 
 
+NAME_BYTES_MAX = 255
+"""The longest name of one file or folder that Linux, macOS and Windows file systems take."""
+SHOWN_NAME_START = 40
+"""Characters of an over-long name shown in its error."""
+
+
+def too_long_said(name: object) -> str:
+    """That a path holds a name longer than a file system takes, its start shown."""
+    text = shown_name(str(name)) if name is not None else "a file name"
+    start = text if len(text) <= SHOWN_NAME_START else f"{text[:SHOWN_NAME_START]}..."
+    return f"'{start}': a name longer than files may have ({NAME_BYTES_MAX} bytes): shorten it"
+
+
 def file_argument(text: str) -> Path:
     """argparse type of a file's path: not the empty text (which a `Path` takes for the current
     folder, said then as '.'), nor one ending in '/', which names a folder (a `Path` drops it:
@@ -55,6 +68,8 @@ def file_argument(text: str) -> Path:
     if not text:
         raise argparse.ArgumentTypeError("the path is empty")
     path = Path(text)
+    if any(len(os.fsencode(part)) > NAME_BYTES_MAX for part in path.parts):
+        raise argparse.ArgumentTypeError(too_long_said(text))
     if text.endswith(("/", os.sep)) and not path.is_dir():  # a folder is said so where opened
         raise argparse.ArgumentTypeError(
             f"{text!r} ends in '/', as a folder does: give a file's path, e.g. {path / 'FILE'}"

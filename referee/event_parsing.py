@@ -269,11 +269,11 @@ def event_from_dict(data: Any) -> Event:
     """One event from its decoded JSON object. Raises `EventError` naming what is wrong."""
     if not isinstance(data, Mapping):
         raise EventError(f"an event must be a JSON object, got {json_kind(data)}")
-    kind = data.get("type")
-    if kind is not None and not isinstance(kind, str):
-        raise EventError(f"'type' must be an event type's name, got {json_text(kind)}")
-    if not kind:
+    if "type" not in data:
         raise EventError(f"event has no 'type': {json_text(dict(data))}")
+    kind = data["type"]
+    if not isinstance(kind, str) or not kind:
+        raise EventError(f"'type' must be an event type's name, got {json_text(kind)}")
     reader = _Reader(data, kind)
     frame, t = reader.integer("frame"), reader.number("t")
     parser = _PARSERS.get(kind)

@@ -489,3 +489,30 @@ def test_a_name_from_another_system_is_told_with_its_bytes_escaped(tmp_path: Pat
         os.fsencode(tmp_path) + b"/bad\\xe9.jsonl:1: play: 'seat' is missing; it must be an "
         b"integer from 0 to 999999999\n"
     )
+
+
+TOO_LONG = "a" * 300
+"""A name no file system takes (255 bytes at most): it was an OSError's traceback."""
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ["referee", TOO_LONG],
+        ["scores", TOO_LONG, "show"],
+        ["identify", f"{TOO_LONG}.png"],
+        ["simulate", "--out", f"{TOO_LONG}/run", "--seconds", "1", "--no-video"],
+    ],
+)
+def test_a_name_too_long_for_a_file_is_told_in_one_line(
+    arguments: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    try:
+        status = main(arguments)
+    except SystemExit as stopped:  # argparse's, for an argument it checks
+        status = int(str(stopped.code))
+    err = capsys.readouterr().err
+    assert status == 2 and "Traceback" not in err
+    assert err.splitlines()[-1].endswith(
+        f"'{'a' * 40}...': a name longer than files may have (255 bytes): shorten it"
+    )

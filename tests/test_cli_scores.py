@@ -124,8 +124,11 @@ def test_scores_errors_do_not_write(tmp_path: Path, capsys: pytest.CaptureFixtur
         assert status == 2 and said in err and "Traceback" not in err
     status, _, err = run(capsys, "scores", str(game), "fix", huge, "Ben=1")
     assert status == 2 and err.endswith(f"no round {huge} (the sheet has no rounds yet)\n")
-    status, _, err = run(capsys, "scores", str(game), "add", "Ben=-10000000000", "Anna=1")
-    assert status == 2 and "a round's points lie within -1000 to 1000 (a typo?)" in err
+    for beyond in ("Ben=-10000000000", "Ben=+10000000000"):
+        status, _, err = run(capsys, "scores", str(game), "add", beyond, "Anna=1")
+        assert status == 2 and "a round's points lie within -1000 to 1000 (a typo?)" in err
+    status, _, err = run(capsys, "scores", str(game), "add", "Ben=+-10000000000", "Anna=1")
+    assert status == 2 and "expected SEAT=POINTS" in err
     status, _, err = run(capsys, "scores", str(game), "add", "Anna=1001", "Ben=1")
     assert status == 2 and "'Anna=1001': a round's points lie within -1000 to 1000" in err
     status, _, err = run(capsys, "scores", str(game), "undo")
@@ -660,6 +663,7 @@ def test_the_target_changes_mid_game_and_the_sheet_follows(
         (["30", "40"], "got 30 40"),
         (["0"], f"{game}: target must be at least 1, got 0"),
         (["10001"], f"{game}: target must be at most 10000 (a typo?), got 10001"),
+        (["9" * 20], f"target must be at most 10000 (a typo?), got {'9' * 20}"),
     ]:
         status, _, err = run(capsys, "scores", str(game), "target", *values)
         assert status == 2 and said in err, values

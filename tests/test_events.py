@@ -59,7 +59,8 @@ def test_unknown_keys_are_kept_and_written_back_but_never_judged() -> None:
         ({"verdict": "maybe"}, "'verdict' must be one of"),
         ({"pile": ""}, "'pile' must be a non-empty string"),
         ({"type": 3}, "'type' must be an event type's name, got 3"),
-        ({"type": ""}, "event has no 'type'"),
+        ({"type": ""}, "'type' must be an event type's name, got \"\""),
+        ({"type": None}, "'type' must be an event type's name, got null"),
     ],
 )
 def test_bad_events_name_key_and_value(change: dict[str, Any], message: str) -> None:
@@ -73,6 +74,12 @@ def test_a_missing_key_is_named_missing() -> None:
         EventError, match=r"^play: 'seat' is missing; it must be an integer from 0 to 999999999$"
     ):
         event_from_dict(without_seat)
+
+
+def test_an_event_without_a_type_is_told_so() -> None:
+    untyped = {key: value for key, value in PLAY.items() if key != "type"}
+    with pytest.raises(EventError, match=r"^event has no 'type': \{\"frame\": 3, "):
+        event_from_dict(untyped)
 
 
 def test_not_an_object() -> None:

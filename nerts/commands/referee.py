@@ -131,8 +131,9 @@ def _log_path(text: str) -> Path:
 
 def _played_now(path: Path) -> bool:
     """Whether a log is read as its game is played: piped in, or a FIFO a camera tool writes
-    (not a regular file, whose game was recorded; a folder or a missing file is told later)."""
-    return path == STANDARD_INPUT or (path.exists() and not path.is_file() and not path.is_dir())
+    (not a regular file, whose game was recorded, also when given as standard input with '<';
+    a folder or a missing file is told where it is read)."""
+    return path.exists() and not path.is_file() and not path.is_dir()
 
 
 def _out_path(text: str) -> Path:
@@ -263,7 +264,7 @@ def referee_log(
         stopped_by: UserError | None = None
         known_read = False  # whether any event read is of a type the referee knows
         if live is None:
-            live = not log_path.is_file()
+            live = _played_now(log_path)
         buttons = None if box is None or not live else NertsButtons(box)
         while True:
             try:
@@ -433,7 +434,7 @@ def run(args: argparse.Namespace) -> int:
             sys.stderr.write(LIVE_BANNER)
         tell = SaidAtOnce() if live else None
         options = rule_options(args)
-        decided = referee_log(args.log, args.out, options, box, tell)
+        decided = referee_log(args.log, args.out, options, box, tell, live=live)
     except RefereeingInterrupted as stopped:  # the rounds decided so far are still told
         stopped_board = format_scoreboard(stopped.decided, options.target_score, interrupted=True)
         sys.stdout.write(stopped_board)

@@ -33,7 +33,7 @@ from nerts.sheets import (
 )
 from referee.errors import RefereeInputError
 from referee.numbers import PLAIN_DIGITS_MAX, plain_number
-from referee.options import DEFAULT_TARGET_SCORE
+from referee.options import DEFAULT_TARGET_SCORE, TARGET_SCORE_MAX
 from referee.scoresheet import (
     ROUND_POINTS_MAX,
     Scoresheet,
@@ -367,6 +367,8 @@ def _target_change(values: list[str], target: int) -> dict[str, Any]:
     """The journal entry of `target N`; a `UserError` unless one whole number is given, other
     than the sheet's `target` (checked against the highest target as the entry is applied)."""
     number = plain_number(values[0]) if len(values) == 1 else None
+    if number is None and len(values) == 1 and _many_digits(values[0]):
+        raise UserError(f"target must be at most {TARGET_SCORE_MAX} (a typo?), got {values[0]}")
     if number is None:
         got = f", got {' '.join(values)}" if values else ""
         raise UserError(f"target takes the new target score, e.g. 'target 150'{got}")
@@ -398,7 +400,12 @@ def _seat_points(values: list[str]) -> dict[str, int]:
         if seat in points:
             raise UserError(f"{seat} is given twice")
         given = plain_number(number, signed=True)
-        if given is None and sep and seat and _many_digits(number.lstrip("+-")):
+        if (
+            given is None
+            and sep
+            and seat
+            and _many_digits(number[1:] if number[:1] in "+-" else number)
+        ):
             given = ROUND_POINTS_MAX + 1  # told as beyond a round's points, below
         if given is None or not sep or not seat:
             raise UserError(f"expected SEAT=POINTS (e.g. 0=12 or Anna=-4), got {value!r}")
