@@ -516,3 +516,17 @@ def test_a_name_too_long_for_a_file_is_told_in_one_line(
     assert err.splitlines()[-1].endswith(
         f"'{'a' * 40}...': a name longer than files may have (255 bytes): shorten it"
     )
+
+
+def test_a_terminal_without_utf8_shows_a_players_letters_escaped() -> None:
+    """On an ASCII terminal a letter it cannot show is escaped, as a name's stray byte is."""
+    done = subprocess.run(
+        [sys.executable, "-m", "nerts", "scores", "\u0141ukasz.jsonl", "add", "A=1"],
+        capture_output=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, "PYTHONIOENCODING": "ascii"},
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith(b"nerts scores: error: ")
+    assert b"\\u0141ukasz.jsonl" in done.stderr

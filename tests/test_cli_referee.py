@@ -19,6 +19,7 @@ import pytest
 from nerts.cli import main
 from nerts.commands.referee import referee_log
 from nerts.eventlog import read_numbered_events
+from nerts.scoreboard import format_scoreboard
 from referee.event_parsing import event_from_dict
 from referee.events import Event, OtherEvent
 from referee.game import GameReferee
@@ -639,3 +640,17 @@ def test_a_fifo_is_refereed_as_it_is_played(tmp_path: Path) -> None:
         process.kill()
     assert process.returncode == 0
     assert stdout.splitlines()[0] == "    2.1 s  frame     62: seat 2's 2H on F0: late"
+
+
+def test_the_scoreboard_names_the_last_event_whatever_its_type(tmp_path: Path) -> None:
+    """A tick, then a play: the round is not scored by the play's frame, not the tick's."""
+    log = tmp_path / "short.jsonl"
+    deal = {"frame": 0, "t": 0.0, "type": "round_start", "round": 1,
+            "seats": [{"seat": 0, "back": "red"}, {"seat": 1, "back": "blue"}],
+            "nerts_pile": 13}  # fmt: skip
+    tick = {"frame": 5, "t": 0.5, "type": "tick"}
+    play = {"frame": 10, "t": 1.0, "type": "play", "seat": 0, "card": "AH", "pile": "F0"}
+    log.write_text("".join(json.dumps(event) + "\n" for event in (deal, tick, play)))
+    decided = referee_log(log, None, RuleOptions())
+    assert [event.frame for event in decided] == [0, 10]
+    assert "by the log's end, frame 10, 1.0 s)" in format_scoreboard(decided)

@@ -57,15 +57,13 @@ and ignored, and refereeing goes on.
 A frame is decided once an event of a later frame arrives, as more events of it may still come.
 A live log (LOG '-', piped in, or a FIFO) whose writer sends events only when something
 happens would hold a late play's buzz until the next event: such a writer should send a line
-for every frame, of
-a type of its own (e.g. {"frame": 1234, "t": 41.13, "type": "tick"}), which the referee
-ignores but which decides the frames before it. As a live log is refereed, --out is written
-as each frame is decided (a tool may follow it), each late,
-illegal or tied play, Nerts call, round end and game end is printed once decided, and -vv logs
-every decided event. Ctrl-C ends a live log: the frames read are decided and the scoreboard
-printed. A line that cannot be refereed (not JSON, out of frame
-order) ends the run with status 2, naming it; the frames before it are decided and written to
---out first.
+for every frame, of a type of its own (e.g. {"frame": 1234, "t": 41.13, "type": "tick"}),
+which the referee ignores but which decides the frames before it. As a live log is refereed,
+--out is written as each frame is decided (a tool may follow it); each late, illegal or tied
+play, Nerts call, round end and game end is printed once decided; and -vv logs every decided
+event. Ctrl-C ends a live log: the frames read are decided and the scoreboard printed. A line
+that cannot be refereed (not JSON, out of frame order) ends the run with status 2, naming it;
+the frames before it are decided and written to --out first.
 """
 BOX_WAIT_DEFAULT_S = 10.0
 """How long the box is waited for once the log is refereed: a sound link acknowledges a round's
