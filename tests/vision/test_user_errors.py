@@ -3,14 +3,11 @@ traceback."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import stat
 import subprocess
 import sys
 import tempfile
-import zlib
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
@@ -31,7 +28,7 @@ from nerts.photos import (
     decoder_quiet,
     read_photo,
 )
-from nerts.pictures_out import ANNOTATION_MARK, MARK_SEARCH_BYTES, picture_path, write_annotated
+from tests.vision.conftest import png_header
 from vision.backs import BackMatcher, read_reference
 from vision.onnx_models import (
     CardDetector,
@@ -41,59 +38,6 @@ from vision.onnx_models import (
     _input_size,
     _window_mm,
 )
-
-
-@pytest.fixture
-def files(tmp_path: Path) -> dict[str, Path]:
-    photo, back, text = tmp_path / "table.png", tmp_path / "back.png", tmp_path / "notes.jpg"
-    cv2.imwrite(str(photo), np.full((72, 128, 3), (60, 120, 40), np.uint8))  # green felt
-    cv2.imwrite(str(back), np.full((88, 63, 3), (200, 40, 40), np.uint8))
-    text.write_text("not a picture")
-    strip = tmp_path / "strip.png"
-    cv2.imwrite(str(strip), np.zeros((1, 5000, 3), np.uint8))
-    noise = np.random.default_rng(0).integers(0, 256, (200, 200, 3), np.uint8)
-    cut = tmp_path / "cut.jpg"
-    cut.write_bytes(cv2.imencode(".jpg", noise)[1].tobytes()[:20_000])  # half a photo
-    giga = tmp_path / "giga.png"
-    giga.write_bytes(_png_header(40_000, 30_000))
-    speck = tmp_path / "speck.png"  # a design file on a large canvas, its back a speck
-    canvas = np.zeros((400, 400, 4), np.uint8)
-    canvas[100:114, 200:210] = 255
-    cv2.imwrite(str(speck), canvas)
-    shots = tmp_path / "shots.png"  # a folder with a picture's name
-    shots.mkdir()
-    heic = tmp_path / "IMG_0001.jpg"  # an iPhone's photo, named as a JPEG by some copier
-    heic.write_bytes(b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + bytes(64))
-    video = tmp_path / "round.jpg"  # a phone's video, named as a photo
-    video.write_bytes(b"\x00\x00\x00\x18ftypisom\x00\x00\x00\x00mp42isom" + bytes(64))
-    empty = tmp_path / "empty.png"
-    empty.write_bytes(b"")
-    return {
-        "heic": heic,
-        "video": video,
-        "empty": empty,
-        "photo": photo,
-        "back": back,
-        "text": text,
-        "strip": strip,
-        "cut": cut,
-        "giga": giga,
-        "speck": speck,
-        "shots": shots,
-        "folder": tmp_path,
-    }
-
-
-def _png_header(width: int, height: int) -> bytes:
-    """A PNG that says it is `width` x `height` (8-bit RGB) and holds almost no pixel data:
-    OpenCV refuses a picture over its pixel limit from the header alone."""
-    fields = width.to_bytes(4, "big") + height.to_bytes(4, "big") + bytes([8, 2, 0, 0, 0])
-    chunks = [(b"IHDR", fields), (b"IDAT", zlib.compress(bytes(1))), (b"IEND", b"")]
-    return b"\x89PNG\r\n\x1a\n" + b"".join(
-        len(data).to_bytes(4, "big") + kind + data + zlib.crc32(kind + data).to_bytes(4, "big")
-        for kind, data in chunks
-    )
-
 
 CASES = {
     "missing photo": (["identify", "{folder}/gone.jpg"], "image not found: {folder}/gone.jpg"),
@@ -582,7 +526,7 @@ def test_the_command_refuses_a_picture_over_its_pixel_limit_from_the_header(
     # In a process of its own: the limit is handed to OpenCV before it loads (here in the
     # tests OpenCV is loaded already, with its own far larger limit).
     huge = files["folder"] / "huge.png"
-    huge.write_bytes(_png_header(10_000, 10_000))  # 100 megapixels, 109 bytes
+    huge.write_bytes(png_header(10_000, 10_000))  # 100 megapixels, 109 bytes
     command = [sys.executable, "-m", "nerts", "identify", str(huge)]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 2
@@ -618,121 +562,6 @@ def test_a_broken_photo_is_told_in_one_line_without_the_decoders_own_words(
     )
     assert done.returncode == 2
     assert done.stderr == f"nerts identify: error: {said.format(photo=photo)}\n"
-
-
-def test_an_annotation_nowhere_writable_is_refused_before_any_work(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    def no_writing(path: object, mode: int) -> bool:
-        return False
-
-    monkeypatch.setattr(os, "access", no_writing)
-    target = tmp_path / "new" / "found.png"
-    with pytest.raises(argparse.ArgumentTypeError, match=f"{tmp_path} is not writable"):
-        picture_path(str(target))
-
-
-@pytest.mark.parametrize("suffix", [".png", ".jpg"])
-def test_annotate_replaces_its_own_drawing_but_never_a_photo(
-    suffix: str, files: dict[str, Path], capsys: pytest.CaptureFixture[str]
-) -> None:
-    drawn = files["folder"] / f"found{suffix}"
-    for _ in range(2):  # drawn again over the first drawing
-        assert exit_status(["identify", str(files["photo"]), "--annotate", str(drawn)]) == 0
-        assert ANNOTATION_MARK in drawn.read_bytes()[:MARK_SEARCH_BYTES]
-    picture = cv2.imread(str(drawn))
-    assert picture is not None and picture.shape == (720, 1280, 3)
-    other = files["folder"] / f"round-2{suffix}"
-    cv2.imwrite(str(other), np.full((72, 128, 3), 30, np.uint8))
-    before = other.read_bytes()
-    arguments = ["count", str(files["photo"]), "--backs", f"a={files['back']}"]
-    assert exit_status([*arguments, "--annotate", str(other)]) == 2
-    assert capsys.readouterr().err.splitlines()[-1] == (
-        f"nerts count: error: --annotate would replace {other}, which nerts did not draw (a "
-        "photo?): name another file, or remove it first"
-    )
-    assert other.read_bytes() == before
-
-
-def test_a_picture_that_cannot_be_written_loses_no_result(
-    files: dict[str, Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """A full disk: what was found is still told, and no picture is left cut short (a later
-    run would refuse to replace it, as not drawn by nerts)."""
-
-    def disk_full(source: object, target: object) -> None:
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(os, "replace", disk_full)
-    photo, drawn = files["photo"], files["folder"] / "drawn" / "found.png"
-    again = files["folder"] / "table-again.png"
-    again.write_bytes(photo.read_bytes())
-    before = sorted(files["folder"].iterdir())
-    arguments = ["identify", str(photo), str(again), "--json", "--annotate", str(drawn)]
-    assert exit_status(arguments) == 1  # what was given was right: the disk failed
-    out, err = capsys.readouterr()
-    assert json.loads(out) == {str(photo): [], str(again): []}
-    pictures = [drawn.parent / f"found-{number}.png" for number in (1, 2)]
-    said = [line for line in err.splitlines() if "no card found" not in line]
-    assert said == [
-        *(f"error: cannot write {picture}: No space left on device" for picture in pictures),
-        f"error: --annotate could not write {pictures[0]}, {pictures[1]} (said above)",
-    ]
-    arguments = ["count", str(photo), "--backs", f"a={files['back']}", "--annotate", str(drawn)]
-    assert exit_status([*arguments, "--json"]) == 1
-    out, err = capsys.readouterr()
-    assert out == '{"a": 0}\n'
-    assert err.splitlines()[-2:] == [
-        f"error: cannot write {drawn}: No space left on device",
-        f"error: --annotate could not write {drawn} (said above)",
-    ]
-    # No card found is a doubtful count: with --strict its status wins, the failure still said.
-    assert exit_status([*arguments, "--json", "--strict"]) == 3
-    assert capsys.readouterr().err.splitlines()[-1] == (
-        f"error: --annotate could not write {drawn} (said above)"
-    )
-    assert sorted(files["folder"].iterdir()) == sorted([*before, drawn.parent])
-    assert list(drawn.parent.iterdir()) == []
-
-
-def test_a_picture_is_written_whole_through_a_link_keeping_its_permissions(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    picture = np.full((30, 40, 3), 90, np.uint8)
-    drawn, link = tmp_path / "drawn.png", tmp_path / "link.png"
-    write_annotated(drawn, picture)
-    drawn.chmod(0o640)
-    link.symlink_to(drawn.name)
-    write_annotated(link, picture[::-1].copy())
-    assert link.is_symlink() and stat.S_IMODE(drawn.stat().st_mode) == 0o640
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["drawn.png", "link.png"]
-
-    def stopped(source: object, target: object) -> None:
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(os, "replace", stopped)
-    with pytest.raises(KeyboardInterrupt):
-        write_annotated(drawn, picture)
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["drawn.png", "link.png"]
-
-
-def test_a_picture_is_never_written_over_a_pipe_and_a_long_name_of_many_bytes_is_kept(
-    tmp_path: Path,
-) -> None:
-    pipe, link = tmp_path / "pipe", tmp_path / "found.png"
-    os.mkfifo(pipe)
-    link.symlink_to(pipe.name)
-    with pytest.raises(argparse.ArgumentTypeError, match="it is not a plain file"):
-        picture_path(str(link))
-    with pytest.raises(UserError, match=f"cannot write {link}: it is not a plain file"):
-        write_annotated(link, np.full((30, 40, 3), 90, np.uint8))
-    assert stat.S_ISFIFO(pipe.stat().st_mode)
-    # 60 letters of 4 bytes, 80 of 3: names of 244 bytes, whose partial files' names must stay
-    # under 255 (and UTF-8: 64 bytes cut a 3-byte letter in two)
-    long_names = [tmp_path / ("\U0001f600" * 60 + ".png"), tmp_path / ("\u20ac" * 80 + ".png")]
-    for long_name in long_names:
-        write_annotated(picture_path(str(long_name)), np.full((30, 40, 3), 90, np.uint8))
-    assert sorted(tmp_path.iterdir()) == sorted([pipe, link, *long_names])
 
 
 def test_a_photo_holding_several_pictures_says_only_the_first_is_read(
