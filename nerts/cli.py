@@ -40,17 +40,22 @@ from nerts.limits import DECODE_PIXELS_MAX
 DISTRIBUTION = "nerts-referee"
 """The name this project is installed under (pyproject.toml)."""
 
-# Each module registers one or more subcommands; order is the order shown in --help.
-COMMAND_MODULES = (
-    "nerts.commands.demo",
-    "nerts.commands.referee",
-    "nerts.commands.scores",
-    "nerts.commands.simulate",
-    "nerts.commands.identify",
-    "nerts.commands.count",
-    "nerts.commands.box",
-    "nerts.commands.box_emulator",
-)
+COMMANDS = {
+    "demo": "nerts.commands.demo",
+    "referee": "nerts.commands.referee",
+    "scores": "nerts.commands.scores",
+    "simulate": "nerts.commands.simulate",
+    "identify": "nerts.commands.identify",
+    "count": "nerts.commands.count",
+    "box": "nerts.commands.box",
+    "box-emulator": "nerts.commands.box_emulator",
+}
+"""Each command and the module that registers it, in the order --help shows them. A command
+given first is parsed with its own module alone: `referee` and `scores` then start without
+OpenCV and numpy (40 MB and half a second here; seconds on a Raspberry Pi)."""
+COMMAND_MODULES = tuple(dict.fromkeys(COMMANDS.values()))
+NO_VALUE_OPTIONS = {"-v", "-vv", "-vvv", "--verbose"}
+"""nerts' own options that take no value: the command may follow them and still be found."""
 
 DESCRIPTION = """\
 A camera referee for the card game Nerts.
@@ -71,7 +76,8 @@ run 'nerts COMMAND --help' for the options of each command.
 """
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(named: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser: of the command `named` alone where one is, else of them all."""
     parser = argparse.ArgumentParser(
         prog="nerts",
         description=DESCRIPTION,
@@ -82,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
-    for module_name in COMMAND_MODULES:
+    for module_name in (COMMANDS[named],) if named in COMMANDS else COMMAND_MODULES:
         importlib.import_module(module_name).register(subparsers)
     # Also after the command ('nerts count ... -v', 'nerts box send ... -v'), where people put
     # them: counted there apart, and added to what was given before the command.
@@ -328,6 +334,13 @@ def _command_position(parser: argparse.ArgumentParser, arguments: list[str], com
     return arguments.index(command)
 
 
+def _command_given(arguments: list[str]) -> str | None:
+    """The command named first, after nerts' own options of no value; None where another word
+    comes first (an option's value could then be taken for a command)."""
+    first = next((word for word in arguments if word not in NO_VALUE_OPTIONS), None)
+    return first if first in COMMANDS else None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     # Before the commands' modules import OpenCV, which reads it once: a photo too large to
     # use is refused from its header, not decoded into gigabytes first.
@@ -339,8 +352,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if getattr(sys, name) is None:  # closed by the caller ('>&-'): what goes there is lost
             setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115
     escape_unreadable_output()
-    parser = build_parser()
     arguments = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(_command_given(arguments))
     if not arguments:  # a newcomer typing 'nerts': what it can do, not a missing-argument error
         parser.print_help(sys.stderr)
         return USER_ERROR_STATUS

@@ -8,6 +8,7 @@ import io
 import logging
 import os
 import shutil
+import subprocess
 import sys
 import tomllib
 from pathlib import Path
@@ -19,6 +20,7 @@ from tqdm import tqdm
 
 from nerts.cli import (
     BROKEN_PIPE_STATUS,
+    COMMANDS,
     ConsoleFormatter,
     ConsoleHandler,
     build_parser,
@@ -449,3 +451,31 @@ def test_the_demo_counts_its_round_by_back_from_a_photo(
         "The photo's count differs from the referee's: blue: 2 in the photo, 3 on the "
         "foundations; green: 1 in the photo, 0 on the foundations"
     )
+
+
+def test_every_command_is_registered_by_the_module_named_for_it() -> None:
+    parser = build_parser()
+    (subparsers,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    assert list(subparsers.choices) == list(COMMANDS)
+    for command in COMMANDS:  # given first, a command is parsed with its own module alone
+        actions = build_parser(command)._actions
+        (alone,) = [a for a in actions if isinstance(a, argparse._SubParsersAction)]
+        assert list(alone.choices) == [command]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "light"),
+    [(["scores", "GAME", "show"], True), (["-v", "referee", "LOG"], True), (["count", "X"], False)],
+)
+def test_the_score_and_referee_commands_start_without_opencv(
+    arguments: list[str], light: bool
+) -> None:
+    """On a Raspberry Pi, loading OpenCV and numpy for a score sheet took seconds."""
+    check = (
+        "import sys; from nerts.cli import _command_given, build_parser; "
+        f"build_parser(_command_given({arguments!r})); print('cv2' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", check], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.strip() == str(not light)
