@@ -94,6 +94,16 @@ STANDARD_INPUT = Path("/dev/stdin")
 """Where a log given as `-` is read from: read as a file, its errors name lines as a file's do."""
 
 
+def streamed(path: Path) -> bool:
+    """Whether `path` is a pipe or a device (standard input piped in, a FIFO a camera tool
+    writes): read once, as it is written, not a file whose bytes stay (a missing file, a folder
+    or a name too long is told where it is read)."""
+    try:
+        return path.exists() and not path.is_file() and not path.is_dir()
+    except OSError:
+        return False
+
+
 def log_name(path: Path) -> str:
     """How a log is named in messages: one piped in as `<stdin>`, as Python names it."""
     return "<stdin>" if path == STANDARD_INPUT else str(path)

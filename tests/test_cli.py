@@ -396,7 +396,7 @@ def test_a_live_games_verdicts_stop_printing_when_their_reader_goes_but_refereei
     with (tmp_path / "spare").open("w") as spare:
         monkeypatch.setattr(sys, "stdout", ClosingPipe())
         monkeypatch.setattr(referee_command, "STANDARD_INPUT", log)  # '-' reads the log,
-        monkeypatch.setattr(referee_command, "_played_now", lambda _path: True)  # as played
+        monkeypatch.setattr(referee_command, "streamed", lambda _path: True)  # as played
         assert main(["referee", "-", "--out", str(out)]) == 0
     err = capsys.readouterr().err
     assert "the output's reader went away at frame" in err and "Traceback" not in err

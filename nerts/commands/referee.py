@@ -20,7 +20,7 @@ from nerts.errors import (
     file_argument,
     refuse_overwriting,
 )
-from nerts.eventlog import STANDARD_INPUT, EventWriter, log_name, read_numbered_events
+from nerts.eventlog import STANDARD_INPUT, EventWriter, log_name, read_numbered_events, streamed
 from nerts.live import LIVE_BANNER, NertsButtons, SaidAtOnce, tell_presses_ignored
 from nerts.scoreboard import format_scoreboard
 from referee.errors import EventError, RefereeInputError
@@ -125,13 +125,6 @@ def _log_path(text: str) -> Path:
     if not STANDARD_INPUT.exists():
         raise argparse.ArgumentTypeError("- (standard input) cannot be read here: give the file")
     return STANDARD_INPUT
-
-
-def _played_now(path: Path) -> bool:
-    """Whether a log is read as its game is played: piped in, or a FIFO a camera tool writes
-    (not a regular file, whose game was recorded, also when given as standard input with '<';
-    a folder or a missing file is told where it is read)."""
-    return path.exists() and not path.is_file() and not path.is_dir()
 
 
 def _out_path(text: str) -> Path:
@@ -262,7 +255,7 @@ def referee_log(
         stopped_by: UserError | None = None
         known_read = False  # whether any event read is of a type the referee knows
         if live is None:
-            live = _played_now(log_path)
+            live = streamed(log_path)  # not a file recorded, also when given with '<'
         buttons = None if box is None or not live else NertsButtons(box)
         while True:
             try:
@@ -427,7 +420,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:  # a port URL pyserial does not understand
         raise UserError(f"--box {error}") from None
     try:
-        live = _played_now(args.log)
+        live = streamed(args.log)
         if args.log == STANDARD_INPUT and sys.stdin.isatty():  # typing, or waiting for output
             sys.stderr.write(LIVE_BANNER)
         tell = SaidAtOnce() if live else None

@@ -12,7 +12,7 @@ from shlex import quote
 from typing import Any
 
 from nerts.errors import UserError, file_argument, make_folder, shown_name
-from nerts.eventlog import blank_line
+from nerts.eventlog import blank_line, streamed
 from nerts.logged_rounds import (
     LoggedRound,
     logged_points,
@@ -273,7 +273,10 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
         raise UserError("--game picks a game of the log given by --from: give it too")
     if args.action == "add" and args.from_events and args.values:
         raise UserError("add takes either --from EVENTS.jsonl or SEAT=POINTS, not both")
-    if args.from_events is not None and _streamed(args.from_events):
+    if args.from_events is not None and (
+        streamed(args.from_events)
+        or (str(args.from_events) == "-" and not args.from_events.exists())
+    ):
         # A sheet keeps the bytes of the file each round came from, so that it is not scored
         # twice: a pipe's are gone once read.
         raise UserError(
@@ -377,17 +380,6 @@ def _target_change(values: list[str], target: int) -> dict[str, Any]:
     return {"type": "target", "target": number}
 
 
-def _streamed(path: Path) -> bool:
-    """Whether `path` is standard input ('-') or a pipe or device, not a file (a missing file
-    or a folder is told where the log is read)."""
-    if str(path) == "-" and not path.exists():
-        return True
-    try:
-        return path.exists() and not path.is_file() and not path.is_dir()
-    except OSError:  # a name too long: said where the log is read
-        return False
-
-
 def _many_digits(text: str) -> bool:
     """Whether `text` is a whole number written plainly, but longer than any a sheet holds."""
     return len(text) > PLAIN_DIGITS_MAX and text.isascii() and text.isdigit()
@@ -404,7 +396,7 @@ def _seat_points(values: list[str]) -> dict[str, int]:
             given is None
             and sep
             and seat
-            and _many_digits(number[1:] if number[:1] in "+-" else number)
+            and _many_digits(number[1:] if number[:1] in ("+", "-") else number)
         ):
             given = ROUND_POINTS_MAX + 1  # told as beyond a round's points, below
         if given is None or not sep or not seat:
