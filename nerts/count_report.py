@@ -11,8 +11,8 @@ import numpy as np
 
 from nerts.columns import left as padded
 from nerts.columns import shown_width
-from nerts.commands.identify import card_order
 from nerts.pictures_out import write_annotated
+from referee.cards import card_order
 from referee.scoresheet import same_name
 from vision.annotate import annotate, back_colours, for_drawing, mark_uncounted, with_legend
 from vision.count import CountResult, unlike_cards

@@ -113,3 +113,9 @@ def full_deck() -> list[Card]:
 
 # Logs name the same 52 cards over and over: parse each spelling once.
 _CARDS_BY_TEXT = {str(card): card for card in full_deck()}
+
+
+def card_order(name: str) -> tuple[int, str]:
+    """A card name's place when names are listed: by rank, then by the suit's letter."""
+    card = Card.parse(name)
+    return int(card.rank), card.suit.value

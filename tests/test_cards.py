@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from referee.cards import Card, Rank, Suit, full_deck
+from referee.cards import Card, Rank, Suit, card_order, full_deck
 from referee.errors import InvalidCardError
 
 cards = st.builds(Card, st.sampled_from(Rank), st.sampled_from(Suit))
@@ -46,3 +46,8 @@ def test_full_deck_is_52_distinct_cards() -> None:
     deck = full_deck()
     assert len(deck) == 52 == len(set(deck))
     assert str(deck[0]) == "AS" and str(deck[-1]) == "KC"
+
+
+def test_card_names_are_listed_by_rank_then_suit() -> None:
+    names = ["KS", "10H", "2C", "AS", "10C", "JD"]
+    assert sorted(names, key=card_order) == ["AS", "2C", "10C", "10H", "JD", "KS"]

@@ -30,7 +30,7 @@ from nerts.photos import (
     without_colour,
 )
 from nerts.pictures_out import picture_path, refuse_replacing_pictures, write_annotated
-from referee.cards import Card
+from referee.cards import card_order
 from vision.annotate import annotate, back_colours, for_drawing
 from vision.back_views import with_backs
 from vision.backs import BackMatcher
@@ -339,9 +339,3 @@ def _row(card: dict[str, object], centre: tuple[int, int]) -> tuple[str, str, st
 def _centre(card: dict[str, object], size: tuple[int, int]) -> tuple[int, int]:
     x, y = visible_centre(np.array(card["quad"], np.float32), size)
     return round(x), round(y)
-
-
-def card_order(name: str) -> tuple[int, str]:
-    """A card name's place when names are listed: by rank, then suit."""
-    card = Card.parse(name)
-    return int(card.rank), card.suit.value
