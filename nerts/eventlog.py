@@ -8,6 +8,7 @@ import difflib
 import json
 import logging
 import math
+import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -42,7 +43,12 @@ def _finite(text: str) -> float:
 
 def _one_value_per_key(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """A JSON object's pairs as a dict; `_KeyTwice` where a key is given twice."""
-    data = dict(pairs)
+    # Keys and a type's name interned: a live log's tick a frame, held while its round makes no
+    # progress, would otherwise keep its own copy of each ("frame", "t", "type", "tick").
+    data = {sys.intern(key): value for key, value in pairs}
+    kind = data.get("type")
+    if isinstance(kind, str):
+        data["type"] = sys.intern(kind)
     if len(data) < len(pairs):
         twice = next(key for key, times in Counter(key for key, _ in pairs).items() if times > 1)
         raise _KeyTwice(f"the key {json.dumps(twice)} is given twice: which one counts?")

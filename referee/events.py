@@ -47,7 +47,7 @@ class IllegalReason(enum.Enum):
 RETIRED_REASONS = frozenset({"round_over"})
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Event:
     frame: int
     t: float
@@ -72,7 +72,7 @@ class Event:
         return {}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SeatInfo:
     seat: int
     back: str
@@ -90,7 +90,7 @@ class SeatInfo:
         return data
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RoundStart(Event):
     round: int
     seats: tuple[SeatInfo, ...]
@@ -111,7 +111,7 @@ class RoundStart(Event):
         return self.nerts_pile
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Play(Event):
     seat: int
     card: Card
@@ -133,7 +133,7 @@ class Play(Event):
         return data
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TakeBack(Event):
     seat: int
     card: Card
@@ -144,7 +144,7 @@ class TakeBack(Event):
         return {"seat": self.seat, "card": str(self.card), "pile": self.pile}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PileComplete(Event):
     pile: str
     suit: Suit
@@ -154,7 +154,7 @@ class PileComplete(Event):
         return {"pile": self.pile, "suit": self.suit.value}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NertsCount(Event):
     seat: int
     remaining: int
@@ -164,12 +164,12 @@ class NertsCount(Event):
         return {"seat": self.seat, "remaining": self.remaining}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Stuck(Event):
     TYPE: ClassVar[str] = "stuck"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NertsCall(Event):
     seat: int
     valid: bool | None = None
@@ -186,7 +186,7 @@ def _by_seat(values: Mapping[int, int]) -> dict[str, int]:
     return {str(seat): values[seat] for seat in sorted(values)}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RoundEnd(Event):
     round: int
     scores: Mapping[int, int]
@@ -217,7 +217,7 @@ class RoundEnd(Event):
         return data
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GameEnd(Event):
     totals: Mapping[int, int]
     winner: int
@@ -227,7 +227,7 @@ class GameEnd(Event):
         return {"totals": _by_seat(self.totals), "winner": self.winner}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class OtherEvent(Event):
     """A type this version does not know: kept and written back unchanged."""
 
