@@ -60,3 +60,15 @@ def table(height: int = 200, width: int = 400) -> np.ndarray:
     rng = np.random.default_rng(1)
     image = np.full((height, width, 3), (40, 90, 150), np.uint8)
     return image + rng.integers(0, 20, image.shape, dtype=np.uint8)
+
+
+def on_felt(poses: list[CardPose]) -> np.ndarray:
+    """The cards rendered in the built-in design on felt, 2 px/mm, without markers."""
+    renderer = TableRenderer(
+        RenderSettings(
+            size=(1280, 720), table="felt", table_mm=(640.0, 360.0), seed=5, markers=False
+        ),
+        [builtin_design()],
+        [back_from_spec("blue:dots")],
+    )
+    return renderer.render(Scene(tuple(poses), ()), 0)

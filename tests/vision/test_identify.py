@@ -11,24 +11,17 @@ import numpy as np
 import pytest
 
 from models import (
-    CARDS_INT8_ONNX,
-    CARDS_ONNX,
-    CORNERS_INT8_ONNX,
-    CORNERS_ONNX,
     INDEX_INT8_ONNX,
     INDEX_ONNX,
 )
 from models.dataset import read_image
 from nerts.cli import main
 from nerts.commands.identify import _table
-from simulator.backs import back_from_spec
-from simulator.faces import builtin_design
-from simulator.render import RenderSettings, TableRenderer
-from simulator.scene import CardPose, Scene
+from simulator.scene import CardPose
+from tests.vision.renders import on_felt
 from tests.vision.test_merging import _card
 from vision import identify as identify_module
 from vision import onnx_models
-from vision.count_settings import COUNT_IOU_MAX
 from vision.detections import CardDetection
 from vision.geometry import (
     INDEX_WINDOW_MM,
@@ -39,24 +32,18 @@ from vision.geometry import (
 from vision.identify import CardReader, _stock_shares
 from vision.onnx_models import (
     CORNER_WINDOW_MM,
-    DETECTION_IOU_MAX,
     DETECTION_SCORE_MIN,
     IndexClassifier,
     RawCard,
 )
 from vision.reading_settings import (
-    CARD_IOU_MAX,
-    CORNER_IOU_MAX,
     CORNER_SCORE_MIN,
     FACE_DOWN_READ_MIN,
-    FAN_LOOKS_MM,
     INDEX_SCORE_MIN,
     NO_INDEX_READ_MIN,
     READ_CUTS,
     READ_MARGIN_MM,
     STOCK_SHARE_MIN,
-    SURE_CARD_IOU_MAX,
-    SURE_CARD_SCORE_MIN,
     SURE_READ_MIN,
     WindowCut,
 )
@@ -73,39 +60,10 @@ FACE_DOWN = [(480, 260, 15.0), (560, 250, -70.0)]
 
 
 @pytest.fixture(scope="module")
-def reader() -> CardReader:
-    runtime = (CARDS_INT8_ONNX, INDEX_INT8_ONNX, CORNERS_INT8_ONNX)
-    if not all(path.is_file() for path in runtime):
-        pytest.fail(f"the committed models are missing: {', '.join(map(str, runtime))}")
-    return CardReader()
-
-
-@pytest.fixture(scope="module")
-def float_detectors() -> CardReader:
-    """A reader on the detectors' float exports. In two fixtures below they miss cards fanned
-    under others that the 8-bit detectors the runtime reads find (in another they find one
-    the 8-bit ones miss: a different rounding, not a better detector; on the tuning renders
-    both find as many), and so show what the other ways of finding a card add."""
-    return CardReader(CARDS_ONNX, corners_model=CORNERS_ONNX)
-
-
-def _on_felt(poses: list[CardPose]) -> np.ndarray:
-    """The cards rendered in the built-in design on felt, 2 px/mm, without markers."""
-    renderer = TableRenderer(
-        RenderSettings(
-            size=(1280, 720), table="felt", table_mm=(640.0, 360.0), seed=5, markers=False
-        ),
-        [builtin_design()],
-        [back_from_spec("blue:dots")],
-    )
-    return renderer.render(Scene(tuple(poses), ()), 0)
-
-
-@pytest.fixture(scope="module")
 def table_photo() -> np.ndarray:
     poses = [CardPose(card, 0, x, y, angle, True) for card, (x, y, angle) in FACE_UP.items()]
     poses += [CardPose("2H", 0, x, y, angle, False) for x, y, angle in FACE_DOWN]
-    return _on_felt(poses)
+    return on_felt(poses)
 
 
 def test_names_every_face_up_card_and_finds_the_face_down_ones(
@@ -425,85 +383,6 @@ def test_the_index_corner_detector_keeps_its_own_lower_floor(
         corners.score_min = CORNER_SCORE_MIN
     assert len(high) <= len(low)
     assert all(found.score >= DETECTION_SCORE_MIN for found in high)
-
-
-FAN = ["3S", "8D", "JC", "5H", "QD", "9S", "4C"]
-
-
-def _fan(gap_mm: float) -> np.ndarray:
-    poses = [CardPose(card, 0, 150 + gap_mm * i, 150, 0.0, True) for i, card in enumerate(FAN)]
-    return _on_felt(poses)
-
-
-def test_the_index_corner_detector_names_cards_fanned_under_others(
-    float_detectors: CardReader,
-) -> None:
-    """A hand fanned 22 mm apart shows little more than each card's index strip. (At 18 mm
-    this design's suit, printed beside the rank, is half covered: a half spade reads as a
-    club as readily, so that fan tested guesses.)"""
-    reader = float_detectors
-    fan = _fan(22.0)
-    assert reader.corner_detector is not None
-    assert len(reader.corner_detector(fan)) >= 4
-    without = CardReader(CARDS_ONNX, corners_model=None)
-    # Without the looks under fans and the card detector's looser suppression of sure
-    # cards, which find some of the same cards other ways.
-    reader.sure_overlap = without.sure_overlap = None
-    try:
-        named_with = _names(reader, fan, ()) & set(FAN)
-        named_without = _names(without, fan, ()) & set(FAN)
-    finally:
-        reader.sure_overlap = (SURE_CARD_IOU_MAX, SURE_CARD_SCORE_MIN)
-    assert named_without < named_with and len(named_with - named_without) >= 2
-
-
-def test_index_corners_of_a_tight_fan_are_not_suppressed_as_one(reader: CardReader) -> None:
-    """Seven cards fanned 12 mm apart: their windows overlap by half, so suppression at the
-    card detector's overlap kept every other one."""
-    fan = _fan(12.0)
-    assert reader.corner_detector is not None
-    assert reader.corner_detector.iou_max == CORNER_IOU_MAX
-    kept = reader.corner_detector(fan)
-    assert len(kept) >= len(FAN)
-    assert len(reader.corner_detector(fan, iou_max=DETECTION_IOU_MAX)) < len(kept)
-    # The card detector keeps its own, and the count the one its filters were tuned with.
-    assert reader.detector.iou_max == CARD_IOU_MAX
-    assert DETECTION_IOU_MAX == COUNT_IOU_MAX < CARD_IOU_MAX < CORNER_IOU_MAX
-
-
-def _work_pile(gap_mm: float) -> np.ndarray:
-    """Six cards fanned downward, as a Nerts work pile: each shows a strip above the next."""
-    poses = [CardPose(card, 0, 300, 60 + gap_mm * i, 0.0, True) for i, card in enumerate(FAN[:6])]
-    return _on_felt(poses)
-
-
-def _names(
-    reader: CardReader, photo: np.ndarray, looks: tuple[tuple[float, float], ...]
-) -> set[str]:
-    reader.fan_looks_mm = looks
-    try:
-        return {card.card for card in reader.read(photo) if card.card}
-    finally:
-        reader.fan_looks_mm = FAN_LOOKS_MM
-
-
-def test_looking_under_a_work_pile_names_the_cards_both_detectors_missed(
-    float_detectors: CardReader,
-) -> None:
-    reader = float_detectors
-    # 24 mm apart: at 20 the top 9S is named from its far corner (session 24's cuts), and the
-    # looks, taken beside the corner a card is named from, never reach the QD under it.
-    pile = _work_pile(24.0)
-    assert _names(reader, pile, ()) == {"3S", "JC", "5H", "9S"}
-    assert _names(reader, pile, FAN_LOOKS_MM) == set(FAN[:6])
-
-
-def test_looking_left_under_a_hand_fan_names_a_card_both_detectors_missed(
-    reader: CardReader,
-) -> None:
-    fan = _fan(15.0)
-    without = _names(reader, fan, ())
-    assert _names(reader, fan, FAN_LOOKS_MM) - without == {"JC"}
 
 
 def test_nothing_shorter_than_a_card_can_be_is_found_in_a_small_noisy_photo() -> None:
