@@ -102,6 +102,7 @@ class BoxCommands:
         self._lit: set[int] = set()
         self._game_over = False
         self._round_over = False
+        self._called = False  # a valid Nerts call this round: a stuck after it changes nothing
 
     def for_event(self, event: Mapping[str, object]) -> list[str]:
         """The commands for one event; [] for types the box has nothing to say about."""
@@ -115,7 +116,7 @@ class BoxCommands:
         kind = event.get("type")
         if kind == "round_start":
             self._lit.clear()
-            self._round_over = False
+            self._round_over = self._called = False
             if self._game_over:  # a new game
                 self.totals.clear()
                 self._game_over = False
@@ -125,11 +126,14 @@ class BoxCommands:
         if kind == "nerts_call":
             seat = _seat(event)
             if event.get("valid") is True:  # the contract asks for it on every valid call
+                self._called = True
                 return [f"NERTS {seat}"]
             if self._round_over:  # scores are up: a call now changes nothing
                 return []
             return ["BUZZ ILLEGAL", _show(f"Seat {seat} not out")]
         if kind == "stuck":
+            if self._round_over or self._called:  # the round is over: no new stocks
+                return []
             return ["BUZZ STUCK", _show("Stuck: new stock")]
         if kind == "round_end":
             self._round_over = True

@@ -168,8 +168,11 @@ class RoundReferee:
         return first + [event for result in self._results for event in result] + last
 
     def _ignored_count(self) -> int:
-        """How many events of the log this round has ignored as impossible, in all."""
-        return len(self.repeated_plays) + len(self.impossible_events)
+        """How many events of the log this round has ignored, in all: impossible ones, and
+        take-backs of nothing."""
+        return (
+            len(self.repeated_plays) + len(self.impossible_events) + len(self.unmatched_take_backs)
+        )
 
     def finish(self) -> RoundEnd | None:
         """At the end of the input: ends a round whose Nerts call was made; else none."""
@@ -200,7 +203,9 @@ class RoundReferee:
             out.append(self._nerts_call(event))
         elif isinstance(event, Stuck):
             out.append(event)
-            if self.ended is None:
+            # After a valid call the round is over but for the cards in the air: a stuck then
+            # neither ends it nor cuts their grace short.
+            if self.ended is None and self.caller is None:
                 if self.stuck_without_progress:
                     self._ended_this_frame = self._end_round(RoundEndCause.STUCK)
                 self.stuck_without_progress = True
@@ -384,8 +389,8 @@ class RoundReferee:
 
     def _end_round(self, cause: RoundEndCause) -> RoundEnd:
         """The round's end, by `cause` unless a valid call came first: then the call ended it,
-        whatever closed its window for cards in the air (a later frame, the log's end, the
-        next deal or a stuck)."""
+        whatever closed its window for cards in the air (a later frame, the log's end or the
+        next deal)."""
         if self.caller is not None:
             cause = RoundEndCause.NERTS_CALL
         frame, t = self.last_seen

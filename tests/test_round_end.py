@@ -14,6 +14,7 @@ from referee.events import (
     NertsCall,
     NertsCount,
     RoundEnd,
+    RoundEndCause,
     Stuck,
 )
 from referee.game import GameReferee
@@ -26,6 +27,7 @@ from tests.helpers import (
     round_ends,
     start,
     stuck,
+    take_back,
     verdicts,
 )
 
@@ -89,13 +91,35 @@ def test_stuck_twice_without_progress_ends_the_round() -> None:
 
 
 def test_a_round_a_stuck_ends_is_ended_after_the_whole_frame_it_counted() -> None:
-    """A call listed after the stuck in its frame is judged first, and the end counts it: it
-    is written before the end, as a reader going line by line must see it."""
-    events = [start(), play(3, 0, "AH"), count(4, 0, 0), stuck(5), stuck(9), call(9, 0)]
+    """A call listed after the stuck in its frame is judged first (here a false one): it is
+    written before the end, as a reader going line by line must see it."""
+    events = [start(), play(3, 0, "AH"), stuck(5), stuck(9), call(9, 1)]
     out = referee(events, caller_bonus=10)
     assert [e.TYPE for e in out[-3:]] == ["stuck", "nerts_call", "round_end"]
     (end,) = round_ends(out)
-    assert end.frame == 9 and end.bonus == {0: 10, 1: 0}
+    assert (end.frame, end.ended_by, end.bonus) == (9, RoundEndCause.STUCK, {})
+
+
+@pytest.mark.parametrize("stuck_frame", [9, 12])
+def test_a_stuck_after_a_valid_call_neither_ends_the_round_nor_cuts_the_grace(
+    stuck_frame: int,
+) -> None:
+    """The call ended the round but for the cards in the air (RULES.md): the AH landing 0.4 s
+    after it counts, whether the second stuck came in the call's frame or after it."""
+    events = [start(), count(4, 0, 0), stuck(5), call(9, 0), stuck(stuck_frame), play(21, 1, "AH")]
+    out = referee(sorted(events, key=lambda e: e.frame), caller_bonus=10)
+    assert verdicts(out) == ["1:AH:accepted"]
+    (end,) = round_ends(out)
+    assert (end.frame, end.ended_by, end.caller) == (21, RoundEndCause.NERTS_CALL, 0)
+    assert end.scores == {0: 0, 1: 1 - 2 * 13} and end.bonus == {0: 10, 1: 0}
+
+
+def test_a_take_back_of_nothing_after_the_call_leaves_the_rounds_end_at_the_call() -> None:
+    """Ignored as the impossible events are (it took back nothing): the round's end keeps the
+    frame of the last event that counts."""
+    events = [start(), count(1, 0, 0), call(2, 0), take_back(3, 1, "5H", "zz")]
+    (end,) = round_ends(referee(events))
+    assert (end.frame, end.t) == (2, 2 / 30)
 
 
 def test_a_round_no_one_called_reads_back_as_it_was_written() -> None:

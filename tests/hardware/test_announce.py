@@ -269,6 +269,21 @@ def test_a_nerts_call_after_the_rounds_end_leaves_the_scores_showing() -> None:
     ]
 
 
+def test_a_stuck_after_a_valid_call_or_the_rounds_end_buzzes_nothing() -> None:
+    """No one turns a new stock once the round is over (in the call's grace or after its
+    scores); a new round's stuck buzzes again."""
+    mapper = BoxCommands()
+    mapper.for_event({"type": "round_start", "round": 1})
+    mapper.for_event({"type": "nerts_call", "seat": 0, "valid": True})
+    assert mapper.for_event({"type": "stuck"}) == []
+    mapper.for_event(round_end({"0": 3, "1": 5}))
+    assert mapper.for_event({"type": "stuck"}) == []
+    mapper.for_event({"type": "round_start", "round": 2})
+    assert mapper.for_event({"type": "stuck"}) == ["BUZZ STUCK", "SHOW Stuck: new stock"]
+    mapper.for_event(round_end({"0": 1, "1": 2}))  # stuck again: no call
+    assert mapper.for_event({"type": "stuck"}) == []
+
+
 def test_ctrl_c_while_waiting_for_the_box_stops_the_wait_only(
     caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
