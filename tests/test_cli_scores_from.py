@@ -370,3 +370,36 @@ def test_names_from_another_system_leave_the_sheet_readable(
     )
     assert status == 2 and "a player's name 'Ren\\xe9' is not UTF-8 text" in err
     assert not other.exists()
+
+
+def test_a_player_who_joined_later_scores_nothing_for_the_rounds_before(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Cleo sits down for round 2: round 1 was dealt to seats 0 and 1 only. Each round of the
+    log goes on the sheet, hers at 0 where she was not dealt in, and said."""
+
+    def deal(number: int, frame: int, seats: int) -> dict[str, object]:
+        backs = [{"seat": seat, "back": ("red", "blue", "green")[seat]} for seat in range(seats)]
+        t = frame / 30
+        start = {"frame": frame, "t": t, "type": "round_start", "round": number}
+        return start | {"seats": backs, "nerts_pile": 13}
+
+    lines = [
+        deal(1, 0, 2),
+        {"frame": 5, "t": 0.2, "type": "play", "seat": 1, "card": "AH", "pile": "p"},
+        {"frame": 9, "t": 0.3, "type": "stuck"},
+        {"frame": 12, "t": 0.4, "type": "stuck"},
+        deal(2, 30, 3),
+        {"frame": 35, "t": 1.2, "type": "play", "seat": 2, "card": "AS", "pile": "q"},
+        {"frame": 40, "t": 1.4, "type": "stuck"},
+        {"frame": 45, "t": 1.5, "type": "stuck"},
+    ]
+    log, events = tmp_path / "log.jsonl", tmp_path / "events.jsonl"
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert run(capsys, "referee", str(log), "--out", str(events))[0] == 0
+    sheet = tmp_path / "sheet.jsonl"
+    run(capsys, "scores", str(sheet), "new", "--players", "Anna", "Ben", "Cleo")
+    status, _, err = run(capsys, "scores", str(sheet), "add", "--from", str(events))
+    assert status == 0, err
+    assert err == f"warning: {events}: round 1: Cleo not dealt in: 0 points\n"
+    assert load_sheet(sheet).rounds == [{0: -26, 1: 1 - 26, 2: 0}, {0: -26, 1: -26, 2: 1 - 26}]

@@ -40,8 +40,9 @@ HELP = "re-decide every verdict of a table-event log (JSON Lines) and print the 
 DESCRIPTION = """\
 Reads a log of table events (docs/contracts/events.md: the simulator's truth.jsonl, a replay's
 events.jsonl, or a live log) and referees it again from scratch: verdicts in the input are
-ignored; round ends, completed piles and the game's end are worked out anew. Prints a
-scoreboard, and with --out writes the full refereed events file. Feeding that output back
+decided afresh (one not of the contract's words is refused, naming its line: the log is not
+what it claims to be); round ends, completed piles and the game's end are worked out anew.
+Prints a scoreboard, and with --out writes the full refereed events file. Feeding that output back
 (with the same house rules: --target, --caller-bonus, --in-air-grace) gives the same verdicts
 and scores; a log whose game ended where no one reaches this run's --target is warned of.
 With --box, the exit status is 1 where the box did not show every announcement: not

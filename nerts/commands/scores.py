@@ -315,6 +315,14 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
         change = {"change": secrets.token_hex(CHANGE_NAME_BYTES)} if len(rounds) > 1 else {}
         for end, identity, _ in rounds:
             points = {str(seat): value for seat, value in logged_points(end).items()}
+            # A player who joined later, or sat a round out, was not dealt in: no points then.
+            absent = [seat for seat in sheet.players if str(seat) not in points]
+            if absent:
+                names = ", ".join(sheet.players[seat] for seat in absent)
+                log.warning(
+                    "%s: round %d: %s not dealt in: 0 points", args.from_events, end.round, names
+                )
+                points |= {str(seat): 0 for seat in absent}
             ended = {"ended": identity}
             entries.append({"type": "round", "scores": points, **source, **ended, **change})
     elif args.action == "add":
