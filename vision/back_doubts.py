@@ -11,6 +11,7 @@ cards vary as much as the two backs do (models/cards.md, session 34). As a doubt
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from vision.back_features import BackFeature
@@ -25,6 +26,13 @@ the other 10 were close or scattered spreads, short of cards missed under others
 opinion on backs finds); of 294 counted exactly without a warning, 2 doubted, both between two
 near-alike designs (kde-nicu-white c3 and c7), and 1 since no card is doubted between backs
 the count warns look alike (session 35; the 7 warned spreads as before)."""
+GREY_CARDS_CHANNEL_SPREAD_MAX = 30
+"""How far apart (0-255) a pixel's three channels lie, at the median over a back's cards in a
+colour photo, for those cards to be grey: the cards a black-and-white reference stands for
+are, where it is a grey or black back's design. Measured on the demo's spread (77 cards of
+four backs): the black back's cards 12 (its quads take in the edges of coloured cards over
+them), the green, blue and red backs' 76, 119 and 128, counted against colour references or
+against black-and-white copies of them alike; about midway, as a ratio."""
 OWN_CARDS_FOR_OPINION = 3
 """A back needs this many cards in the photo for them to give an opinion; a back with fewer
 is judged by its reference alone."""
@@ -127,3 +135,17 @@ def other_backs(
                 f for f, m in zip(far, own_median, strict=True) if m > OTHER_BACK_APART_MIN
             )
     return marked
+
+
+def channel_spread(image: np.ndarray, cards: list[CardDetection]) -> float:
+    """The median over the pixels within `cards` of how far apart a pixel's three channels lie
+    (0 for grey): compared with `GREY_CARDS_CHANNEL_SPREAD_MAX`. 0 without cards."""
+    if not cards:
+        return 0.0
+    inside = np.zeros(image.shape[:2], np.uint8)
+    for card in cards:
+        cv2.fillConvexPoly(inside, np.round(card.quad).astype(np.int32), 1)
+    pixels = image[inside.astype(bool)]
+    if not len(pixels):
+        return 0.0
+    return float(np.median(np.ptp(pixels, axis=1)))

@@ -39,6 +39,7 @@ from referee.numbers import plain_number
 from referee.options import CALLER_BONUS_MAX, DEFAULT_NERTS_PILE_SIZE, NERTS_PILE_SIZE_MAX
 from referee.scoresheet import Scoresheet, same_name
 from referee.scoring import round_score
+from vision.back_doubts import GREY_CARDS_CHANNEL_SPREAD_MAX, channel_spread
 from vision.count import CountResult, count_backs
 
 log = logging.getLogger(__name__)
@@ -152,7 +153,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "not where the count warns to count again (more cards than a deck holds, a card "
         "face up, a spread too close, cards left uncounted, backs alike, cards of a back not "
         "given, a back reference showing a card's face, a reference warned of that counted no "
-        "card, a black-and-white photo, no card found): the counts are printed and the exit "
+        "card, a black-and-white reference whose cards are in colour, a black-and-white "
+        "photo, no card found): the counts are printed and the exit "
         f"status is {DOUBTFUL_COUNT_STATUS}",
     )
     parser.add_argument(
@@ -242,8 +244,16 @@ def count_round(args: argparse.Namespace) -> CountOutcome:
     )
     # A back counting no card whose reference was warned of: its cards went to others.
     unmatched = [name for name in registered.doubted if counts.get(name) == 0]
+    coloured = [] if greyscale else _coloured_for_grey(image, counted, pictures.greyscale)
     doubtful = bool(
-        warned or unlike or alike or registered.faces or unmatched or greyscale or not cards
+        warned
+        or unlike
+        or alike
+        or registered.faces
+        or unmatched
+        or coloured
+        or greyscale
+        or not cards
     )
     not_drawn = args.annotate is not None and not _drawn(args, image, counted, backs)
     added = False
@@ -262,6 +272,23 @@ def count_round(args: argparse.Namespace) -> CountOutcome:
         # It wins over a picture not drawn: it asks for a new photo.
         return CountOutcome(DOUBTFUL_COUNT_STATUS, counts)
     return CountOutcome(FAILURE_STATUS if not_drawn else 0, counts)
+
+
+def _coloured_for_grey(image: np.ndarray, counted: CountResult, grey: frozenset[str]) -> list[str]:
+    """The backs of black-and-white references whose cards in the photo are in colour, warned
+    of: colour cannot have told those cards from another back's."""
+    coloured = []
+    for name in sorted(grey):
+        cards = [card for card in counted.cards if card.back == name]
+        if channel_spread(image, cards) > GREY_CARDS_CHANNEL_SPREAD_MAX:
+            log.warning(
+                "back %r: its reference is black and white, but the %d cards counted for it are "
+                "in colour: they may be another back's; give a colour photo or design file",
+                name,
+                len(cards),
+            )
+            coloured.append(name)
+    return coloured
 
 
 def _house_points(

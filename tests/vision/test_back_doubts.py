@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.back_doubts import doubted
+from vision.back_doubts import channel_spread, doubted
+from vision.detections import CardDetection
 
 
 def _pairwise(groups: list[int], within: float = 0.05, between: float = 0.4) -> np.ndarray:
@@ -62,3 +63,16 @@ def test_an_opinion_that_comes_back_to_the_count_doubts_nothing() -> None:
     to_references = np.array([[0.10, 0.50], [0.10, 0.50], [0.20, 0.22], [0.50, 0.10]])
     pairwise = _pairwise([0, 0, 1, 2], between=0.6)
     assert doubted(pairwise, to_references, _nearest(to_references)) == {}
+
+
+def test_channel_spread_is_the_median_over_the_cards_pixels_alone() -> None:
+    """Red pixels' channels lie 200 apart (0, 0, 200); the grey table around the cards is not
+    looked at, and cards partly over it are told by their median."""
+    image = np.full((100, 200, 3), 90, np.uint8)
+    image[10:50, 10:40] = (0, 0, 200)
+    red = CardDetection(np.array([[10, 10], [39, 10], [39, 49], [10, 49]], np.float32), False, 1.0)
+    half = CardDetection(np.array([[27, 10], [56, 10], [56, 49], [27, 49]], np.float32), False, 1.0)
+    assert channel_spread(image, []) == 0.0
+    assert channel_spread(image, [red]) == 200.0
+    assert channel_spread(image, [half]) == 0.0  # 13 of its 30 columns red
+    assert channel_spread(image, [red, half]) == 200.0  # two in three of their pixels red

@@ -376,6 +376,40 @@ def test_the_photo_counted_is_refused_as_a_back_reference(
     )
 
 
+@pytest.mark.parametrize(
+    ("specs", "added"),
+    [(("red:lattice", "blue:dots"), False), (("red:lattice", "grey:dots"), True)],
+)
+def test_black_and_white_references_add_no_round_where_their_cards_are_in_colour(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], specs: tuple[str, str], added: bool
+) -> None:
+    """Black-and-white copies of red's and blue's design files: colour could not tell their
+    cards apart. A grey back's black-and-white design file stands for grey cards: its round
+    is added (red's reference in colour)."""
+    count_spread(tmp_path, capsys, specs=specs)
+    names = [spec.split(":")[0] for spec in specs]
+    references = []
+    for name in names:
+        if name == "red" and added:
+            references.append(f"red={tmp_path / 'red.png'}")
+            continue
+        grey = tmp_path / f"bw-{name}.png"
+        design = cv2.imread(str(tmp_path / f"{name}.png"), cv2.IMREAD_GRAYSCALE)
+        assert design is not None
+        cv2.imwrite(str(grey), design)
+        references.append(f"{name}={grey}")
+    game = tmp_path / "club.jsonl"
+    _new_sheet(game, *names)
+    capsys.readouterr()
+    arguments = ["count", str(tmp_path / "spread.png"), "--backs", *references]
+    assert exit_status([*arguments, "--sheet", str(game)]) == (0 if added else 3)
+    err = capsys.readouterr().err
+    said = [f"back {name!r}: its reference is black and white, but the 3 cards counted for it "
+            "are in colour" for name in names]  # fmt: skip
+    assert [line in err for line in said] == ([False, False] if added else [True, True])
+    assert load_sheet(game).rounds == ([{0: 3, 1: 3}] if added else [])
+
+
 def test_a_black_and_white_photo_adds_no_round(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
