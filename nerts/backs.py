@@ -14,13 +14,14 @@ from nerts.limits import MAX_MEGAPIXELS
 from nerts.photos import (
     CUT_SHORT_SAID,
     DAMAGED_SAID,
-    HEIC_SAID,
+    DRAWN_SAID,
     TOO_LARGE_ADVICE,
     cut_short,
     damaged_said,
     decoder_quiet,
-    heic_photo,
+    drawn_by_nerts,
     looks_like_a_photo,
+    undecodable_said,
 )
 from referee.scoresheet import control_character, same_name
 from vision.back_references import BackImage, ReferenceSource, back_image
@@ -29,6 +30,7 @@ from vision.backs import (
     BackMatcher,
     BackReferenceError,
     ReferenceTooLargeError,
+    UndecodableReferenceError,
     decode_reference,
 )
 from vision.identify import CardReader
@@ -107,6 +109,11 @@ def read_backs(references: dict[str, Path]) -> ReferencePictures:
     images = {}
     greyscale_names = set()
     for name, path in references.items():
+        if drawn_by_nerts(path):
+            raise UserError(
+                f"back {name!r}: {path} {DRAWN_SAID}: give a photo of one card of that back, "
+                "or its design file"
+            )
         try:
             with decoder_quiet() as messages:
                 images[name], greyscale = decode_reference(name, path)
@@ -115,10 +122,10 @@ def read_backs(references: dict[str, Path]) -> ReferencePictures:
                 f"back {name!r}: image {path} is larger than {MAX_MEGAPIXELS} megapixels"
                 + TOO_LARGE_ADVICE
             ) from None
+        except UndecodableReferenceError as error:  # why, as for a photo
+            raise UserError(f"{error} ({undecodable_said(path)})") from None
         except BackReferenceError as error:
-            # Only where OpenCV cannot read it: an AVIF file may carry a HEIF brand too.
-            hint = f" ({HEIC_SAID})" if heic_photo(path) else ""
-            raise UserError(f"{error}{hint}") from None
+            raise UserError(str(error)) from None
         if cut_short(path, images[name]):
             raise UserError(f"back {name!r}: image {path} {CUT_SHORT_SAID}")
         if greyscale:

@@ -110,11 +110,36 @@ def check_photo(path: Path, several: bool = False) -> None:
         raise UserError(f"cannot read image {path}: {error.strerror or error}") from None
     if not cv2.haveImageReader(str(path)):
         raise UserError(f"cannot read image {path} ({undecodable_said(path)})")
+    if drawn_by_nerts(path):
+        raise UserError(f"{path} {DRAWN_SAID}: give the photo it was drawn from")
+
+
+ANNOTATION_MARK = b"Software\0nerts annotation"
+"""Written into every picture --annotate draws (a PNG's text chunk, a JPEG's comment), right
+after the file's first header, so that drawing again replaces it while a photo is never
+replaced, and it is not taken for a photo (its key and thumbnails counted as cards)."""
+MARK_SEARCH_BYTES = 256
+"""The start of a file the mark is looked for in: it follows a PNG's 33-byte header or a
+JPEG's 2-byte start marker."""
+
+
+def drawn_by_nerts(path: Path) -> bool | None:
+    """Whether the file at `path` is a picture --annotate drew (`ANNOTATION_MARK`); None where
+    it cannot be read."""
+    try:
+        with path.open("rb") as handle:
+            return ANNOTATION_MARK in handle.read(MARK_SEARCH_BYTES)
+    except OSError:
+        return None
+
+
+DRAWN_SAID = "is a picture nerts drew (--annotate), not a photo"
+"""Said, after its name, of a picture --annotate drew given as a photo or a back reference."""
 
 
 HEIF_BRANDS = {b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b"msf1"}
 """The 'ftyp' brands of HEIC/HEIF pictures (ISO 23008-12), an iPhone's own photo format, which
-OpenCV does not decode; AVIF ('avif') it does."""
+OpenCV does not decode (`AVIF_BRANDS` apart)."""
 
 
 def _first_bytes(path: Path) -> bytes:
@@ -126,12 +151,6 @@ def _first_bytes(path: Path) -> bytes:
         return b""
 
 
-def heic_photo(path: Path) -> bool:
-    """Whether `path` holds a HEIC/HEIF picture, by its first bytes (whatever its name)."""
-    start = _first_bytes(path)
-    return start[4:8] == b"ftyp" and start[8:12] in HEIF_BRANDS
-
-
 HEIC_SAID = (
     "a HEIC photo, an iPhone's format, which OpenCV cannot decode: export it as JPEG, or set "
     "the iPhone's Settings > Camera > Formats to Most Compatible"
@@ -139,6 +158,10 @@ HEIC_SAID = (
 
 
 VIDEO_SAID = "a video, not a photo: save a still of it (a frame) as JPEG or PNG"
+AVIF_BRANDS = {b"avif", b"avis"}
+"""The 'ftyp' brands of AVIF pictures (a still, a sequence), which some phones and browsers
+save and OpenCV decodes only where it was built with an AV1 decoder."""
+AVIF_SAID = "an AVIF picture, which this OpenCV cannot decode: save it as JPEG or PNG"
 
 
 def undecodable_said(path: Path) -> str:
@@ -147,7 +170,9 @@ def undecodable_said(path: Path) -> str:
     start = _first_bytes(path)
     if not start and path.is_file() and path.stat().st_size == 0:
         return "the file is empty"
-    if start[4:8] == b"ftyp":  # an ISO media file: a HEIC photo, else a video (MP4, MOV)
+    if start[4:8] == b"ftyp":  # an ISO media file: a HEIC or AVIF photo, else a video
+        if start[8:12] in AVIF_BRANDS:
+            return AVIF_SAID
         return HEIC_SAID if start[8:12] in HEIF_BRANDS else VIDEO_SAID
     return "not a picture OpenCV can decode"
 

@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from nerts.errors import UserError, file_argument, make_folder, refuse_name_not_utf8
-from nerts.photos import decoder_quiet
+from nerts.photos import ANNOTATION_MARK, decoder_quiet, drawn_by_nerts
 
 
 def picture_path(text: str) -> Path:
@@ -48,13 +48,6 @@ def picture_path(text: str) -> Path:
 
 ANNOTATION_SUFFIXES = {".png", ".jpg", ".jpeg"}
 """The kinds of picture --annotate writes: those `_marked` marks as drawn by nerts."""
-ANNOTATION_MARK = b"Software\0nerts annotation"
-"""Written into every picture --annotate draws (a PNG's text chunk, a JPEG's comment), right
-after the file's first header, so that drawing again replaces it while a photo is never
-replaced."""
-MARK_SEARCH_BYTES = 256
-"""The start of a file the mark is looked for in: it follows a PNG's 33-byte header or a
-JPEG's 2-byte start marker."""
 
 
 def refuse_replacing_pictures(outputs: list[Path]) -> None:
@@ -63,12 +56,8 @@ def refuse_replacing_pictures(outputs: list[Path]) -> None:
     for path in outputs:
         if not path.is_file():
             continue
-        try:
-            with path.open("rb") as handle:
-                start = handle.read(MARK_SEARCH_BYTES)
-        except OSError:
-            continue  # said when it is written
-        if ANNOTATION_MARK not in start:
+        drawn = drawn_by_nerts(path)
+        if drawn is False:  # None: unreadable, said when it is written
             raise UserError(
                 f"--annotate would replace {path}, which nerts did not draw (a photo?): name "
                 "another file, or remove it first"
@@ -94,7 +83,9 @@ PNG_HEADER_END = 33
 JPEG_START, JPEG_COMMENT = b"\xff\xd8", b"\xff\xfe"
 
 
-def write_annotated(path: Path, image: np.ndarray) -> None:
+def write_annotated(path: Path, image: np.ndarray, drawn: bool = True) -> None:
+    """`image` written whole at `path`, marked as drawn by nerts (`ANNOTATION_MARK`) unless it
+    stands for a photo (`drawn` False: the demo's photo of the spread and its backs)."""
     make_folder(path.parent)
     if path.exists() and not path.is_file():  # the OUT-<n> of several photos: made meanwhile
         raise UserError(f"cannot write {path}: it is not a plain file (a pipe or device)")
@@ -106,7 +97,7 @@ def write_annotated(path: Path, image: np.ndarray) -> None:
     if not encoded:
         raise UserError(f"cannot write {path}")
     try:
-        _write_whole(path, _marked(buffer.tobytes()))
+        _write_whole(path, _marked(buffer.tobytes()) if drawn else buffer.tobytes())
     except OSError as error:
         raise UserError(f"cannot write {path}: {error.strerror or error}") from None
 

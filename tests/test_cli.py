@@ -295,7 +295,7 @@ def test_a_photo_so_named_among_others_is_named_alike_where_skipped_and_at_the_e
     assert said == [
         "error: 'caf\\xe9.png' is not UTF-8 text (a name from another system?), which the image "
         "library cannot open: rename it: skipped",
-        "nerts identify: error: 1 of 2 photos could not be read and are left out (named above): "
+        "nerts identify: error: 1 of 2 photos could not be read and is left out (named above): "
         "caf\\xe9.png",
     ]
 

@@ -128,6 +128,11 @@ class ReferenceTooLargeError(BackReferenceError):
     """A back reference with more pixels than OpenCV is let decode (the caller's limit)."""
 
 
+class UndecodableReferenceError(BackReferenceError):
+    """A back reference OpenCV cannot decode (not a picture, an empty file, a format it lacks):
+    the caller may say why from the file's first bytes."""
+
+
 class BackMatch(NamedTuple):
     """A card's nearest registered back."""
 
@@ -376,7 +381,7 @@ def decode_reference(name: str, path: Path) -> tuple[np.ndarray, bool]:
         reason = str(error).strip()
         raise BackReferenceError(f"back {name!r}: cannot read image {path}: {reason}") from None
     if image is None:
-        raise BackReferenceError(f"back {name!r}: cannot read image {path}")
+        raise UndecodableReferenceError(f"back {name!r}: cannot read image {path}")
     if image.dtype == np.uint16:  # 16-bit PNG and TIFF files
         image = np.right_shift(image, 8).astype(np.uint8)
     if image.dtype != np.uint8:

@@ -147,9 +147,10 @@ def _count_by_back(out: Path, decided: list[Event]) -> int:
     on_foundations = {back_of_seat[seat]: end.foundation[seat] for seat in sorted(back_of_seat)}
     cards = [on_foundations.get(back.name, 0) for back in backs]
     photo = count_photo(cards, backs, DEMO_SEED)
-    write_annotated(out / COUNT_PHOTO, photo)
+    # Photos, as a player's camera takes them: not marked as drawn, or count would refuse them.
+    write_annotated(out / COUNT_PHOTO, photo, drawn=False)
     for back in backs:
-        write_annotated(out / _reference_name(back.name), back.printed())
+        write_annotated(out / _reference_name(back.name), back.printed(), drawn=False)
     arguments = [
         str(out / COUNT_PHOTO),
         "--backs",

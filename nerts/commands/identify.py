@@ -241,7 +241,8 @@ def _status_of_what_failed(total: int, unread: list[str], not_drawn: list[str]) 
     if unread:
         also = f"; {drawing}" if not_drawn else ""
         raise UserError(
-            f"{len(unread)} of {total} photos could not be read and are left out "
+            f"{len(unread)} of {total} photos could not be read and "
+            f"{'is' if len(unread) == 1 else 'are'} left out "
             f"(named above): {_listed(unread)}{also}"
         )
     if not_drawn:

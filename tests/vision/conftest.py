@@ -37,10 +37,13 @@ def files(tmp_path: Path) -> dict[str, Path]:
     heic.write_bytes(b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + bytes(64))
     video = tmp_path / "round.jpg"  # a phone's video, named as a photo
     video.write_bytes(b"\x00\x00\x00\x18ftypisom\x00\x00\x00\x00mp42isom" + bytes(64))
+    avif = tmp_path / "photo.avif"  # an Android phone's photo: this OpenCV lacks AV1
+    avif.write_bytes(b"\x00\x00\x00\x1cftypavif\x00\x00\x00\x00avifmif1miaf" + bytes(64))
     empty = tmp_path / "empty.png"
     empty.write_bytes(b"")
     return {
         "heic": heic,
+        "avif": avif,
         "video": video,
         "empty": empty,
         "photo": photo,

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from nerts.errors import UserError
-from nerts.pictures_out import ANNOTATION_MARK, MARK_SEARCH_BYTES, picture_path, write_annotated
+from nerts.photos import ANNOTATION_MARK, MARK_SEARCH_BYTES
+from nerts.pictures_out import picture_path, write_annotated
 from tests.vision.test_user_errors import exit_status
 
 
@@ -51,6 +52,29 @@ def test_annotate_replaces_its_own_drawing_but_never_a_photo(
         "photo?): name another file, or remove it first"
     )
     assert other.read_bytes() == before
+
+
+@pytest.mark.parametrize("suffix", [".png", ".jpg"])
+def test_a_picture_nerts_drew_is_refused_as_a_photo_and_as_a_back(
+    suffix: str, files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Its key and card thumbnails would be counted as cards (tab completion offers it beside
+    the photo): a wrong round on the sheet."""
+    drawn = files["folder"] / f"count-annotated{suffix}"
+    assert exit_status(["identify", str(files["photo"]), "--annotate", str(drawn)]) == 0
+    capsys.readouterr()
+    said = f"{drawn} is a picture nerts drew (--annotate), not a photo"
+    assert exit_status(["count", str(drawn), "--backs", f"a={files['back']}"]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"nerts count: error: {said}: give the photo it was drawn from"
+    )
+    assert exit_status(["identify", str(files["photo"]), str(drawn)]) == 2
+    assert f"{said}: give the photo it was drawn from" in capsys.readouterr().err
+    assert exit_status(["count", str(files["photo"]), "--backs", f"a={drawn}"]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"nerts count: error: back 'a': {said}: give a photo of one card of that back, or its "
+        "design file"
+    )
 
 
 def test_a_picture_that_cannot_be_written_loses_no_result(

@@ -48,7 +48,7 @@ CASES = {
     "a JPEG cut short": (["identify", "{cut}"], "image {cut} is cut short"),
     "a photo and a note": (
         ["identify", "{photo}", "{text}"],
-        "1 of 2 photos could not be read and are left out (named above): {text}",
+        "1 of 2 photos could not be read and is left out (named above): {text}",
     ),
     "a strip of pixels": (["identify", "{strip}"], "image {strip} is 5000 x 1 pixels: too small"),
     "count, not a picture": (
@@ -136,7 +136,20 @@ CASES = {
     ),
     "reference not a picture": (
         ["count", "{photo}", "--backs", "a={text}"],
-        "cannot read image {text}",
+        "back 'a': cannot read image {text} (not a picture OpenCV can decode)",
+    ),
+    "reference an empty file": (
+        ["count", "{photo}", "--backs", "a={empty}"],
+        "back 'a': cannot read image {empty} (the file is empty)",
+    ),
+    "reference a video": (
+        ["count", "{photo}", "--backs", "a={video}"],
+        "back 'a': cannot read image {video} (a video, not a photo",
+    ),
+    "an AVIF photo": (
+        ["identify", "{avif}"],
+        "cannot read image {avif} (an AVIF picture, which this OpenCV cannot decode: save it as "
+        "JPEG or PNG)",
     ),
     "identify, back given twice": (
         ["identify", "{photo}", "--backs", "a={back}", "a={back}"],
