@@ -52,10 +52,14 @@ def encode_device_line(text: str) -> bytes:
 def check_command_text(text: str) -> str:
     """Return `text` if it can travel as a command with any number, else raise ValueError.
     Words are separated by single spaces, but a `SHOW`'s text is the rest of the line."""
-    spaced = not text.startswith("SHOW ") and (text != text.strip() or "  " in text)
-    if not _PRINTABLE.fullmatch(text) or spaced:
+    if "*" in text:
+        raise ValueError(f"command {text!r} holds '*', which marks a line's check: leave it out")
+    if not _PRINTABLE.fullmatch(text):
+        raise ValueError(f"command {text!r} must be printable ASCII (letters, digits, signs)")
+    if not text.startswith("SHOW ") and (text != text.strip() or "  " in text):
         raise ValueError(
-            f"command {text!r} must be printable ASCII words separated by single spaces, no '*'"
+            f"command {text!r} must be words separated by single spaces (a SHOW's text is "
+            "shown as given)"
         )
     if len(encode_command(MAX_SEQUENCE, text)) > MAX_LINE_BYTES:
         raise ValueError(f"command {text!r} does not fit in a {MAX_LINE_BYTES}-byte line")

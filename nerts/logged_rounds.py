@@ -167,7 +167,8 @@ def refuse_another_game(
     ]
     if scored:
         raise UserError(
-            f"{sheet_path} holds another game of {log_path} (its rounds {', '.join(scored)}), "
+            f"{sheet_path} holds another game of {log_path} (its "
+            f"{'round' if len(scored) == 1 else 'rounds'} {', '.join(scored)}), "
             "and a sheet keeps one game: give this one a sheet of its own (nerts scores "
             "NEXT.jsonl new --players ...)"
         )

@@ -157,6 +157,11 @@ def test_scores_errors_do_not_write(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert status == 2 and err.endswith(f"nerts scores {fresh} new --players NAME NAME ...\n")
     status, _, err = run(capsys, "scores", str(game), "nwe")
     assert status == 2 and "unknown action 'nwe': choose from show, new, add, undo, fix" in err
+    assert "points go in" not in err
+    status, _, err = run(capsys, "scores", str(game), "Anna=3", "Ben=1")
+    assert status == 2 and err.endswith(
+        f"(points go in with add: nerts scores {game} add Anna=3 ...)\n"
+    )
     for forgot in (["add", "Anna=3", "Ben=1"], ["undo"], ["new", "--players", "A", "B"]):
         status, _, err = run(capsys, "scores", *forgot)
         assert status == 2 and f"give the sheet first: nerts scores GAME.jsonl {forgot[0]}" in err

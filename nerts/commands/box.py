@@ -79,8 +79,10 @@ knows (docs/contracts/box-protocol.md; seats from 0, colours RRGGBB or OFF):
   PING                                is the box there?
 
 Exit status: 0 when the box acknowledged every command; 1 when it could not be opened, or
-did not acknowledge or rejected a command (each named); 2 for a mistake in what was given
-(an option, a command, --file, a --port that names no device).
+did not acknowledge or rejected a command (each named, with the box's reason: a command it
+does not know, an argument out of range, a seat it lacks); 2 for a mistake in what was given
+(an option, a command that cannot travel as a line: not printable ASCII, '*', too long;
+--file, a --port that names no device).
 """
 
 

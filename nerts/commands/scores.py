@@ -226,7 +226,13 @@ def _check_order(game: Path, action: str) -> None:
             )
         raise UserError(f"give the sheet first: nerts scores GAME.jsonl {game} ...")
     if action not in ACTIONS:
-        raise UserError(f"unknown action {action!r}: choose from {', '.join(ACTIONS)}")
+        points = (
+            f" (points go in with add: nerts scores {quote(str(game))} add {quote(action)} ...)"
+        )
+        raise UserError(
+            f"unknown action {action!r}: choose from {', '.join(ACTIONS)}"
+            + (points if "=" in action else "")
+        )
 
 
 def _new(args: argparse.Namespace) -> Scoresheet:

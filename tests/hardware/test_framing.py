@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -90,9 +92,21 @@ def test_device_line_with_bad_crc_is_discarded() -> None:
     assert parse_device_line(b"ok 1") is None
 
 
-@pytest.mark.parametrize("text", ["", "a*b", " PING", "PING ", "LIGHT  0", "SHOW \x01", "é"])
-def test_bad_command_texts_are_refused(text: str) -> None:
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("", "must be printable ASCII"),
+        ("a*b", "holds '*', which marks a line's check"),
+        ("SHOW a*b", "holds '*'"),
+        (" PING", "must be words separated by single spaces"),
+        ("PING ", "must be words separated by single spaces"),
+        ("LIGHT  0", "must be words separated by single spaces"),
+        ("SHOW \x01", "must be printable ASCII"),
+        ("é", "must be printable ASCII"),
+    ],
+)
+def test_bad_command_texts_are_refused_saying_why(text: str, why: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(f"command {text!r} {why}")):
         check_command_text(text)
 
 
