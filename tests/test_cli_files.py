@@ -184,6 +184,23 @@ def test_a_log_file_that_cannot_be_written_is_said_once_and_fails_the_run(
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux)")
+def test_a_sheet_changed_though_its_output_cannot_be_written_says_so(tmp_path: Path) -> None:
+    """Run again, the round would be added twice."""
+    sheet = tmp_path / "club.jsonl"
+    assert main(["scores", str(sheet), "new", "--players", "A", "B"]) == 0
+    command = [sys.executable, "-m", "nerts", "scores", str(sheet), "add", "A=3", "B=1"]
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(command, stdout=full, stderr=subprocess.PIPE, text=True, check=False)
+    assert (done.returncode, done.stderr) == (
+        1,
+        f"error: cannot write the output (No space left on device), but the add is on {sheet} "
+        f"all the same: run again, it would be made twice ('nerts scores {sheet}' shows the "
+        "sheet)\n",
+    )
+    assert load_sheet(sheet).rounds == [{0: 3, 1: 1}]
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux)")
 def test_events_that_cannot_be_written_name_the_file(capsys: pytest.CaptureFixture[str]) -> None:
     """A full disk is the machine's state, not the user's mistake: status 1, as documented."""
     status, err = run(capsys, "referee", str(RACES), "--out", "/dev/full")

@@ -421,6 +421,22 @@ def test_a_round_dealt_again_under_its_number_is_warned_of_by_line(
     assert "is dealt after" not in run(capsys, "referee", str(example))[2]
 
 
+def test_seats_dealt_the_same_back_are_warned_of_by_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seats = [{"seat": 0, "back": "red"}, {"seat": 1, "back": "blue"}, {"seat": 2, "back": "red"}]
+    deal = {"frame": 0, "t": 0.0, "type": "round_start", "round": 1, "nerts_pile": 13}
+    log = tmp_path / "same.jsonl"
+    log.write_text(json.dumps(deal | {"seats": seats}) + "\n")
+    status, _, err = run(capsys, "referee", str(log))
+    assert status == 0 and err == (
+        f"warning: {log}:1: seats 0 and 2 are dealt the same back 'red': counted by back, their "
+        "cards cannot be told apart (each deck's back must differ)\n"
+    )
+    log.write_text(json.dumps(deal | {"seats": seats[:2]}) + "\n")
+    assert run(capsys, "referee", str(log))[2] == ""
+
+
 @pytest.mark.parametrize(
     "broken",
     [

@@ -325,6 +325,23 @@ def referee_log(
     return decided + last_other
 
 
+def _warn_of_shared_backs(deal: RoundStart, where: str) -> None:
+    """Each deck's back differs from every other at the table (RULES.md): seats dealt one back
+    are warned of, as their cards cannot be told apart when the round is counted by back."""
+    seats_of: dict[str, list[int]] = {}
+    for info in deal.seats:
+        seats_of.setdefault(info.back, []).append(info.seat)
+    for back, seats in seats_of.items():
+        if len(seats) > 1:
+            log.warning(
+                "%s: seats %s are dealt the same back %r: counted by back, their cards cannot "
+                "be told apart (each deck's back must differ)",
+                where,
+                " and ".join(map(str, seats)),
+                back,
+            )
+
+
 class _DealOrder:
     """Warns of a round dealt under a number no higher than the last one dealt in its game
     (a logger restarted, or a number typed twice): the referee plays it as a new round all
@@ -340,6 +357,7 @@ class _DealOrder:
     def read(self, event: Event, line: int) -> None:
         if isinstance(event, RoundStart):
             self.lines[id(event)] = (event, line)
+            _warn_of_shared_backs(event, f"{self.log_name}:{line}")
         elif isinstance(event, GameEnd):  # the log's own: its next round 1 is a new game's
             self.last = None
 

@@ -11,7 +11,15 @@ from pathlib import Path
 from shlex import quote
 from typing import Any
 
-from nerts.errors import UserError, file_argument, make_folder, shown_name
+from nerts.errors import (
+    DISK_FULL_ERRNOS,
+    FAILURE_STATUS,
+    UserError,
+    file_argument,
+    make_folder,
+    shown_name,
+    stdout_to_devnull,
+)
 from nerts.eventlog import blank_line, streamed
 from nerts.logged_rounds import (
     LoggedRound,
@@ -169,11 +177,27 @@ def run(args: argparse.Namespace) -> int:
                 _change(args, sheet)
     except RefereeInputError as error:
         raise UserError(f"{args.game}: {error}") from None
-    if taken_back:  # what undo took back: one round, or the rounds of one log
-        sys.stdout.write(f"took back {taken_back}\n")
-    if args.action == "target":
-        sys.stdout.write(f"target changed from {target_was} to {sheet.target}\n")
-    sys.stdout.write(format_sheet(sheet))
+    try:
+        if taken_back:  # what undo took back: one round, or the rounds of one log
+            sys.stdout.write(f"took back {taken_back}\n")
+        if args.action == "target":
+            sys.stdout.write(f"target changed from {target_was} to {sheet.target}\n")
+        sys.stdout.write(format_sheet(sheet))
+        sys.stdout.flush()
+    except OSError as error:
+        if error.errno not in DISK_FULL_ERRNOS or args.action in ("show", "new"):
+            raise
+        # The change is on the sheet: run again, it would be made twice.
+        stdout_to_devnull()
+        log.error(
+            "cannot write the output (%s), but the %s is on %s all the same: run again, it "
+            "would be made twice ('nerts scores %s' shows the sheet)",
+            error.strerror,
+            args.action,
+            args.game,
+            quote(str(args.game)),
+        )
+        return FAILURE_STATUS
     return 0
 
 
