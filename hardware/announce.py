@@ -40,7 +40,8 @@ from collections.abc import Callable, Mapping
 from shlex import quote
 from typing import Self
 
-from hardware.driver import BoxDriver, CommandRejected, Delivery
+from hardware.device import LIGHT_OFF, NERTS_COLOUR
+from hardware.driver import BoxClosed, BoxDriver, CommandRejected, Delivery
 from hardware.framing import MAX_LINE_BYTES, MAX_SEQUENCE, check_command_text, encode_command
 from hardware.lifecycle import Service
 from hardware.ports import check_url
@@ -127,7 +128,8 @@ class BoxCommands:
             seat = _seat(event)
             if event.get("valid") is True:  # the contract asks for it on every valid call
                 self._called = True
-                return [f"NERTS {seat}"]
+                # The display said what came before (a false call: "Seat 2 not out").
+                return [f"NERTS {seat}", _show(f"Nerts! Seat {seat}")]
             if self._round_over:  # scores are up: a call now changes nothing
                 return []
             return ["BUZZ ILLEGAL", _show(f"Seat {seat} not out")]
@@ -180,6 +182,41 @@ class BoxCommands:
         return commands
 
 
+class StandingDisplay:
+    """What the box shows that a reset clears (its lights, scores and display), as the last
+    commands that set each: sent again after a reset. Buzzes and fanfares pass and are not
+    kept. Pure: no I/O."""
+
+    def __init__(self) -> None:
+        self._set_by: dict[tuple[str, str], str] = {}
+
+    def update(self, commands: list[str]) -> None:
+        for command in commands:
+            words = command.split(" ")
+            if words[0] == "RESET":
+                self._set_by.clear()
+            elif words[0] == "SHOW":
+                self._set_by[("SHOW", "")] = command
+            elif words[0] in ("LIGHT", "SCORE") and len(words) > 2:
+                key = (words[0], words[1])
+                if words[0] == "LIGHT" and words[2] == "OFF":
+                    self._set_by.pop(key, None)
+                else:
+                    self._set_by[key] = command
+            elif words[0] == "NERTS" and len(words) > 1:
+                # The caller's light blinks in its colour, or the box's own where it was off;
+                # sent again as a light, as the fanfare is not.
+                light = self._set_by.get(("LIGHT", words[1]), "").split(" ")
+                lit = len(light) > 2 and light[2] not in (LIGHT_OFF, "000000")
+                colour = light[2] if lit else NERTS_COLOUR
+                self._set_by[("LIGHT", words[1])] = f"LIGHT {words[1]} {colour} BLINK"
+
+    def commands(self) -> list[str]:
+        """The commands that show it all again: lights, then scores, then the display."""
+        order = {"LIGHT": 0, "SCORE": 1, "SHOW": 2}
+        return [self._set_by[key] for key in sorted(self._set_by, key=lambda k: order[k[0]])]
+
+
 class BoxAnnouncer(Service):
     """Sends the referee's announcements to the box at `url` (any pyserial URL, or `auto`).
 
@@ -200,7 +237,11 @@ class BoxAnnouncer(Service):
         self.seats = seats
         self.drain_timeout = drain_timeout
         self.commands = BoxCommands()
-        self.driver = BoxDriver(url, on_button=on_button)
+        self.standing = StandingDisplay()
+        # Held while commands are chosen and queued, by the caller's thread and (restoring
+        # after a reset) the driver's, so that what is sent again is what was last queued.
+        self._sending = threading.Lock()
+        self.driver = BoxDriver(url, on_button=on_button, on_reset=self._show_again)
         self.undelivered: list[str] = []
         """The commands never delivered, once closed."""
         self._rejected_lock = threading.Lock()
@@ -230,8 +271,24 @@ class BoxAnnouncer(Service):
                 self._not_shown(f"not sent to the box: {error}")
                 continue
             sendable.append(command)
-        for delivery in self.driver.send_all(sendable):
-            delivery.add_done_callback(self._on_settled)
+        with self._sending:
+            self.standing.update(sendable)
+            for delivery in self.driver.send_all(sendable):
+                delivery.add_done_callback(self._on_settled)
+
+    def _show_again(self) -> None:
+        """Called on the driver's thread when the box was reset: what it showed is sent again."""
+        with self._sending:
+            commands = self.standing.commands()
+            if not commands:
+                return
+            log.info("box was reset: showing its lights, scores and display again")
+            try:
+                deliveries = self.driver.send_all(commands)
+            except BoxClosed:  # closing meanwhile: nothing is waited for any more
+                return
+            for delivery in deliveries:
+                delivery.add_done_callback(self._on_settled)
 
     def _on_settled(self, delivery: Delivery) -> None:
         """Called on the driver's thread as each announcement is settled."""

@@ -76,12 +76,16 @@ class BoxDriver(Service):
         reconnect_interval: float = RECONNECT_INTERVAL_S,
         opener: Callable[[str], SerialPort] = open_port,
         absent_level: int = logging.WARNING,
+        on_reset: Callable[[], None] | None = None,
     ) -> None:
         """`absent_level`: how the first failure to open the port is logged (later ones at
-        DEBUG); a one-shot command that reports it itself gives INFO."""
+        DEBUG); a one-shot command that reports it itself gives INFO. `on_reset` is called
+        (on the reader thread, outside the driver's lock: it may send) when a reset of the box
+        is noticed, which cleared its lights, display and scores."""
         self.url = url
         self._absent_level = absent_level
         self.on_button = on_button
+        self.on_reset = on_reset
         self.buttons: queue.SimpleQueue[int] = queue.SimpleQueue()
         self.connections = 0  # how many times a port was opened
         self.open_error: str | None = None  # why the port last failed to open
@@ -269,7 +273,9 @@ class BoxDriver(Service):
                     continue
                 log.debug("box -> %r", text)
                 with self._lock:
+                    resets = self._protocol.resets_noticed
                     actions = self._write(self._protocol.receive(text, time.monotonic()))
+                    reset = self._protocol.resets_noticed != resets
                     if not self._protocol.queue:
                         self._idle.notify_all()
                 if actions.identity is not None:
@@ -279,6 +285,11 @@ class BoxDriver(Service):
                         actions.identity.seats,
                     )
                 self._deliver(actions)
+                if reset and self.on_reset is not None:
+                    try:
+                        self.on_reset()
+                    except Exception:  # the caller's bug must not stop the box link
+                        log.exception("box: on_reset() failed")
             with self._lock:
                 if self._write(self._protocol.tick(time.monotonic())).give_up:
                     return

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from hardware.announce import UNDELIVERED_SHOWN, BoxAnnouncer, BoxCommands
+from hardware.announce import UNDELIVERED_SHOWN, BoxAnnouncer, BoxCommands, StandingDisplay
 from hardware.device import BoxDevice, Light
 from hardware.emulator import TcpEmulator
 from hardware.faults import FaultPlan, FaultyDevice
@@ -43,7 +43,7 @@ EXPECTED = [
     "LIGHT 1 OFF",
     "BUZZ STUCK", "SHOW Stuck: new stock",
     "BUZZ ILLEGAL", "SHOW Seat 3 not out",
-    "NERTS 2",
+    "NERTS 2", "SHOW Nerts! Seat 2",
     "BUZZ ROUND", "SCORE 0 12", "SCORE 1 -4", "SCORE 2 30", "SCORE 3 5", "SHOW Seat 2 leads 30",
     "BUZZ ROUND", "SCORE 0 32", "SCORE 1 -3", "SCORE 2 32", "SCORE 3 5", "SHOW Tie 0,2 at 32",
     "BUZZ WIN", "LIGHT 0 FFD700 PULSE", "SHOW Seat 0 wins 32",
@@ -261,7 +261,10 @@ def test_a_nerts_call_after_the_rounds_end_leaves_the_scores_showing() -> None:
     mapper = BoxCommands()
     mapper.for_event(round_end({"0": 3, "1": 5}))
     assert mapper.for_event({"type": "nerts_call", "seat": 1, "valid": False}) == []
-    assert mapper.for_event({"type": "nerts_call", "seat": 0, "valid": True}) == ["NERTS 0"]
+    assert mapper.for_event({"type": "nerts_call", "seat": 0, "valid": True}) == [
+        "NERTS 0",
+        "SHOW Nerts! Seat 0",
+    ]
     mapper.for_event({"type": "round_start", "round": 2})
     assert mapper.for_event({"type": "nerts_call", "seat": 1, "valid": False}) == [
         "BUZZ ILLEGAL",
@@ -301,3 +304,50 @@ def test_ctrl_c_while_waiting_for_the_box_stops_the_wait_only(
         announcer.announce(GAME[0])
     assert announcer.undelivered == ["RESET", "SHOW Round 1"]
     assert f"box at {url}: stopped waiting for it (interrupted)" in caplog.text
+
+
+def test_what_the_box_shows_is_kept_as_the_commands_that_set_it() -> None:
+    standing = StandingDisplay()
+    standing.update(["LIGHT 0 FF0000", "BUZZ LATE", "RESET", "LIGHT 1 00FF00 BLINK"])
+    standing.update(["SHOW Round 2", "SCORE 1 4", "LIGHT 2 FF0000", "LIGHT 2 OFF", "PING"])
+    standing.update(["SCORE 1 9", "SHOW Seat 1 leads 9", "NERTS 1", "NERTS 3", "LIGHT 4 000000"])
+    standing.update(["NERTS 4"])
+    assert standing.commands() == [
+        "LIGHT 1 00FF00 BLINK",  # the caller's light, blinking in its colour
+        "LIGHT 3 FFFFFF BLINK",  # off before the call: the box's own colour
+        "LIGHT 4 FFFFFF BLINK",  # set black, which is off
+        "SCORE 1 9",
+        "SHOW Seat 1 leads 9",
+    ]
+
+
+def test_a_box_reset_mid_game_is_shown_again_what_it_showed() -> None:
+    """A box that lost power for a moment (or was unplugged and plugged in again) comes back
+    blank: its lights, scores and display are sent again, without the buzzes."""
+    device = BoxDevice()
+    emulator = TcpEmulator(FaultyDevice(device, FaultPlan()))
+    emulator.start()
+    try:
+        with BoxAnnouncer(emulator.url) as announcer:
+            for event in GAME[:9]:  # to the first round's end
+                announcer.announce(event)
+            assert announcer.driver.wait_delivered(10)
+            shown = (device.state.lights, device.state.scores, device.state.display)
+            assert shown[2] == "Seat 2 leads 30" and shown[0][2] == Light("FF8000", "BLINK")
+            executed = len(device.executed)
+            emulator.reset()
+            deadline = time.monotonic() + 10
+            while device.state.scores != shown[1] and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert announcer.driver.wait_delivered(10)
+    finally:
+        emulator.close()
+    assert (device.state.lights, device.state.scores, device.state.display) == shown
+    assert device.executed[executed:] == [
+        "LIGHT 2 FF8000 BLINK",  # blinking since seat 2's Nerts call
+        "SCORE 0 12",
+        "SCORE 1 -4",
+        "SCORE 2 30",
+        "SCORE 3 5",
+        "SHOW Seat 2 leads 30",
+    ]
