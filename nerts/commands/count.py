@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import sys
+import time
 from pathlib import Path
 from shlex import quote
 from typing import NamedTuple
@@ -222,8 +223,17 @@ def count_round(args: argparse.Namespace) -> CountOutcome:
     registered = registered_backs(references, pictures, reader)
     backs, matcher = registered.backs, registered.matcher
     alike = matcher.alike()  # warned of there
+    started = time.perf_counter()
     counted = count_backs(image, reader, matcher)
     counts, cards = counted.counts, counted.cards
+    log.info(
+        "%s: %d x %d px, %d face-down cards counted in %.1f s",
+        args.image,
+        image.shape[1],
+        image.shape[0],
+        len(cards),
+        time.perf_counter() - started,
+    )
     if not cards:
         why = no_card_said(image) or "a photo of the spread, from above, is asked for"
         log.warning("no card found in %s: %s", args.image, why)

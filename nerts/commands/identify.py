@@ -6,6 +6,7 @@ import argparse
 import json
 import logging
 import sys
+import time
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
@@ -114,10 +115,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def load_reader() -> CardReader:
+    started = time.perf_counter()
     try:
-        return CardReader()
+        reader = CardReader()
     except ModelFileError as error:
         raise UserError(str(error)) from None
+    log.info("models loaded in %.2f s", time.perf_counter() - started)
+    return reader
 
 
 def annotated_path(base: Path, number: int, total: int) -> Path:
@@ -224,7 +228,18 @@ def _cards_in(
             name,
             " and backs matched wrongly" if matcher is not None else "",
         )
+    started = time.perf_counter()
     cards = reader.read(image, tiled=tiled)
+    log.info(
+        "%s: %d x %d px, %d cards found (%d face up, %d named) in %.0f ms",
+        name,
+        image.shape[1],
+        image.shape[0],
+        len(cards),
+        sum(card.face_up for card in cards),
+        sum(card.card is not None for card in cards),
+        1000 * (time.perf_counter() - started),
+    )
     if not cards:
         log.warning("no card found in %s: %s", name, no_card_said(image) or NO_CARD_HINT)
     if matcher is not None:

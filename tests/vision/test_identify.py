@@ -106,6 +106,19 @@ def test_identify_json_lists_each_card_once(
     assert read_image(tmp_path / "a.png").shape == table_photo.shape
 
 
+def test_identify_verbose_says_what_it_found_in_each_photo(
+    tmp_path: Path, table_photo: np.ndarray, capsys: pytest.CaptureFixture[str]
+) -> None:
+    photo = tmp_path / "table.png"
+    cv2.imwrite(str(photo), table_photo)
+    assert main(["identify", str(photo), "--json", "-v"]) == 0
+    said = [line for line in capsys.readouterr().err.splitlines() if "cards found" in line]
+    assert len(said) == 1 and said[0].startswith(
+        f"INFO nerts.commands.identify: {photo}: 1280 x 720 px, 7 cards found (5 face up, "
+        "5 named) in "
+    )
+
+
 def test_identify_table_says_where_each_photo_is_drawn(
     tmp_path: Path, table_photo: np.ndarray, capsys: pytest.CaptureFixture[str]
 ) -> None:
