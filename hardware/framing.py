@@ -52,6 +52,8 @@ def encode_device_line(text: str) -> bytes:
 def check_command_text(text: str) -> str:
     """Return `text` if it can travel as a command with any number, else raise ValueError.
     Words are separated by single spaces, but a `SHOW`'s text is the rest of the line."""
+    if not text:
+        raise ValueError("a command is empty: give one, e.g. PING")
     if "*" in text:
         raise ValueError(f"command {text!r} holds '*', which marks a line's check: leave it out")
     if not _PRINTABLE.fullmatch(text):

@@ -399,7 +399,22 @@ def test_a_player_who_joined_later_scores_nothing_for_the_rounds_before(
     assert run(capsys, "referee", str(log), "--out", str(events))[0] == 0
     sheet = tmp_path / "sheet.jsonl"
     run(capsys, "scores", str(sheet), "new", "--players", "Anna", "Ben", "Cleo")
-    status, _, err = run(capsys, "scores", str(sheet), "add", "--from", str(events))
+    status, out, err = run(capsys, "scores", str(sheet), "add", "--from", str(events))
     assert status == 0, err
     assert err == f"warning: {events}: round 1: Cleo not dealt in: 0 points\n"
+    assert out.startswith(
+        f"{events}: seat 0 (red) is Anna, seat 1 (blue) is Ben, seat 2 (green) is Cleo\n"
+    )
     assert load_sheet(sheet).rounds == [{0: -26, 1: 1 - 26, 2: 0}, {0: -26, 1: -26, 2: 1 - 26}]
+    # Dan, on a sheet of four, sat out the whole log; a seat of the log not on a sheet has
+    # no one to score for.
+    four = tmp_path / "four.jsonl"
+    run(capsys, "scores", str(four), "new", "--players", "Anna", "Ben", "Cleo", "Dan")
+    status, _, err = run(capsys, "scores", str(four), "add", "--from", str(events))
+    assert status == 0 and err == (
+        f"warning: {events}: round 1: Cleo, Dan not dealt in: 0 points\n"
+        f"warning: {events}: round 2: Dan not dealt in: 0 points\n"
+    )
+    two = tmp_path / "two.jsonl"
+    run(capsys, "scores", str(two), "new", "--players", "Anna", "Ben")
+    assert run(capsys, "scores", str(two), "add", "--from", str(events))[0] == 2

@@ -65,6 +65,37 @@ def test_game_end_reaches_the_box(capsys: pytest.CaptureFixture[str]) -> None:
     assert device.executed[-1].startswith("SHOW") and "Seat 0 wins" in device.executed[-1]
 
 
+@pytest.mark.parametrize("call_first", [False, True])
+def test_a_stuck_in_a_valid_calls_frame_buzzes_nothing_whatever_its_line(
+    tmp_path: Path, call_first: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The call is judged first, so the second stuck ends nothing: the box, told in the log's
+    order, is not told of it either."""
+    seats = [{"seat": 0, "back": "red"}, {"seat": 1, "back": "blue"}]
+    call, stuck = (
+        {"frame": 9, "t": 0.3, "type": "nerts_call", "seat": 0},
+        {"frame": 9, "t": 0.3, "type": "stuck"},
+    )
+    lines = [
+        {"frame": 0, "t": 0.0, "type": "round_start", "round": 1, "seats": seats, "nerts_pile": 13},
+        {"frame": 4, "t": 0.13, "type": "nerts_count", "seat": 0, "remaining": 0},
+        {"frame": 5, "t": 0.17, "type": "stuck"},
+        *([call, stuck] if call_first else [stuck, call]),
+    ]
+    log = tmp_path / "log.jsonl"
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    device = BoxDevice()
+    emulator = PtyEmulator(FaultyDevice(device, FaultPlan()))
+    emulator.start()
+    try:
+        assert main(["referee", str(log), "--box", emulator.url]) == 0
+    finally:
+        emulator.close()
+    capsys.readouterr()
+    buzzes = [command for command in device.executed if command.startswith(("BUZZ", "NERTS"))]
+    assert buzzes == ["BUZZ STUCK", "NERTS 0", "BUZZ ROUND"]
+
+
 def test_referee_exits_1_when_the_box_was_not_told_everything(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

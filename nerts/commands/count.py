@@ -254,7 +254,11 @@ def count_round(args: argparse.Namespace) -> CountOutcome:
     )
     # A back counting no card whose reference was warned of: its cards went to others.
     unmatched = [name for name in registered.doubted if counts.get(name) == 0]
-    coloured = [] if greyscale else _coloured_for_grey(image, counted, pictures.greyscale)
+    # Black and white whether the file holds one channel or three of one grey.
+    colourless = pictures.greyscale | {
+        name for name, picture in pictures.images.items() if without_colour(picture)
+    }
+    coloured = [] if greyscale else _coloured_for_grey(image, counted, colourless)
     doubtful = bool(
         warned
         or unlike

@@ -25,7 +25,7 @@ from nerts.live import LIVE_BANNER, NertsButtons, SaidAtOnce, tell_presses_ignor
 from nerts.scoreboard import format_scoreboard
 from referee.errors import EventError, RefereeInputError
 from referee.event_parsing import EVENT_TYPES
-from referee.events import Event, GameEnd, OtherEvent, RoundStart
+from referee.events import Event, GameEnd, NertsCall, OtherEvent, RoundStart, Stuck
 from referee.game import GameReferee
 from referee.options import (
     CALLER_BONUS_MAX,
@@ -231,7 +231,8 @@ def referee_log(
 
         debugging = log.isEnabledFor(logging.DEBUG)
 
-        def publish(out: Event) -> None:
+        def publish(out: Event, called: set[int]) -> None:
+            """`called`: the frames of the decisions at hand holding a valid Nerts call."""
             writer.write(out)
             if isinstance(out, OtherEvent):
                 # Kept alone: a camera's tick a frame is 60 MB an hour of a live evening, and
@@ -245,7 +246,9 @@ def referee_log(
                 log.debug("decided: %s", out.to_dict())
             if tell is not None:
                 tell(out)
-            if box is not None:
+            # A stuck listed before a valid call of its frame was judged after it, and ended
+            # nothing: the box, told in the log's order, would buzz it.
+            if box is not None and not (isinstance(out, Stuck) and out.frame in called):
                 box.announce(out.to_dict())
 
         held: list[tuple[Event, int]] = []  # the events not yet decided, with their lines
@@ -285,8 +288,9 @@ def referee_log(
                 _tell_ignored(referee, name, held)
                 if held[0][0].frame != event.frame:  # the frames before it are decided now
                     held = [held[-1]]
+                called = _valid_calls(decisions)
                 for out in decisions:
-                    publish(out)
+                    publish(out, called)
                 if decisions and live:  # for a tool following --out as the game is played
                     writer.flush()
             except KeyboardInterrupt:  # mid-judgement: what was decided stands, no more
@@ -300,8 +304,9 @@ def referee_log(
                 # After an error, the frame that raised it may raise it again: told once.
                 stopped_by = stopped_by or UserError(f"{_where(name, error, held)}: {error}")
             _tell_ignored(referee, name, held)
+            called = _valid_calls(finished)
             for out in finished:
-                publish(out)
+                publish(out, called)
         if box is not None and buttons is None:
             tell_presses_ignored(box, name)
     if not known_read and stopped_by is None and not interrupted:  # the whole log was read
@@ -323,6 +328,11 @@ def referee_log(
             options.target_score,
         )
     return decided + last_other
+
+
+def _valid_calls(decided: list[Event]) -> set[int]:
+    """The frames of `decided` that hold a valid Nerts call."""
+    return {event.frame for event in decided if isinstance(event, NertsCall) and event.valid}
 
 
 def _warn_of_shared_backs(deal: RoundStart, where: str) -> None:

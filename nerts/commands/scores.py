@@ -332,7 +332,9 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
             )
         rounds = rounds_of_game(games, args.from_events, args.game_number)
         seats = sorted({seat for logged in rounds for seat in logged.end.scores})
-        if seats != sorted(sheet.players):
+        # A player of the sheet may sit the log's rounds out (0 each, warned of); a seat of the
+        # log not on the sheet would be scored to nobody.
+        if not set(seats) <= set(sheet.players):
             players = ", ".join(f"{seat}={name}" for seat, name in sheet.players.items())
             raise UserError(
                 f"{args.from_events} scores seats {', '.join(map(str, seats))}, but {args.game} "
@@ -377,11 +379,12 @@ def _change(args: argparse.Namespace, sheet: Scoresheet) -> Scoresheet:
             where = f"round {len(sheet.rounds) + 1}: " if len(entries) > 1 else ""
         sheet.apply(entry)  # raises before anything is written when an entry does not fit
     append_entries(args.game, entries)
-    if args.action == "add" and args.from_events and rounds and rounds[0].backs:
+    backs = {seat: back for logged in reversed(rounds) for seat, back in logged.backs.items()}
+    if args.action == "add" and args.from_events and backs:
         # Names typed in another order than the seats would score each round to the wrong player.
         named = ", ".join(
-            f"seat {seat} ({rounds[0].backs[seat]}) is {sheet.players[seat]}"
-            for seat in sorted(rounds[0].backs)
+            f"seat {seat} ({backs[seat]}) is {sheet.players[seat]}"
+            for seat in sorted(backs)
             if seat in sheet.players
         )
         sys.stdout.write(f"{source_name(args.from_events)}: {named}\n")

@@ -95,7 +95,6 @@ def test_device_line_with_bad_crc_is_discarded() -> None:
 @pytest.mark.parametrize(
     ("text", "why"),
     [
-        ("", "must be printable ASCII"),
         ("a*b", "holds '*', which marks a line's check"),
         ("SHOW a*b", "holds '*'"),
         (" PING", "must be words separated by single spaces"),
@@ -108,6 +107,11 @@ def test_device_line_with_bad_crc_is_discarded() -> None:
 def test_bad_command_texts_are_refused_saying_why(text: str, why: str) -> None:
     with pytest.raises(ValueError, match=re.escape(f"command {text!r} {why}")):
         check_command_text(text)
+
+
+def test_an_empty_command_is_said_to_be_empty() -> None:
+    with pytest.raises(ValueError, match=r"^a command is empty: give one, e\.g\. PING$"):
+        check_command_text("")
 
 
 def test_a_shows_text_is_the_rest_of_the_line_spaces_and_all() -> None:

@@ -383,9 +383,10 @@ def test_the_photo_counted_is_refused_as_a_back_reference(
 def test_black_and_white_references_add_no_round_where_their_cards_are_in_colour(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], specs: tuple[str, str], added: bool
 ) -> None:
-    """Black-and-white copies of red's and blue's design files: colour could not tell their
-    cards apart. A grey back's black-and-white design file stands for grey cards: its round
-    is added (red's reference in colour)."""
+    """Black-and-white copies of red's and blue's design files (one channel, three of one
+    grey): colour could not tell their cards apart. A grey back's black-and-white design file
+    stands for grey cards, also in warm light: its round is added (red's reference in
+    colour)."""
     count_spread(tmp_path, capsys, specs=specs)
     names = [spec.split(":")[0] for spec in specs]
     references = []
@@ -396,8 +397,16 @@ def test_black_and_white_references_add_no_round_where_their_cards_are_in_colour
         grey = tmp_path / f"bw-{name}.png"
         design = cv2.imread(str(tmp_path / f"{name}.png"), cv2.IMREAD_GRAYSCALE)
         assert design is not None
-        cv2.imwrite(str(grey), design)
+        # Blue's in three channels of one grey, as a phone's mono filter saves it.
+        cv2.imwrite(
+            str(grey), cv2.cvtColor(design, cv2.COLOR_GRAY2BGR) if name == "blue" else design
+        )
         references.append(f"{name}={grey}")
+    if added:  # in warm light, as a tungsten bulb leaves it after white balance
+        photo = cv2.imread(str(tmp_path / "spread.png"))
+        assert photo is not None
+        warm = np.clip(photo * np.array([0.8, 1.0, 1.15]), 0, 255).astype(np.uint8)
+        cv2.imwrite(str(tmp_path / "spread.png"), warm)
     game = tmp_path / "club.jsonl"
     _new_sheet(game, *names)
     capsys.readouterr()
