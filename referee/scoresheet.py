@@ -59,6 +59,9 @@ class Scoresheet:
     targets_before: list[tuple[int, int]] = field(default_factory=list)
     """Per target change, the rounds the sheet had then and the target before it, so that
     `undo` takes back a target change made after the last round as it takes back a round."""
+    fixed_last: int | None = None
+    """The round the sheet's last entry fixed, where it was a fix (which `undo` leaves: it
+    takes back rounds and target changes, and a fix is fixed again)."""
 
     def __post_init__(self) -> None:
         self.origins += [None] * (len(self.rounds) - len(self.origins))
@@ -93,6 +96,7 @@ class Scoresheet:
 
     def apply(self, entry: Mapping[str, Any]) -> None:
         kind = entry.get("type")
+        self.fixed_last = None
         needed = {"round": ("scores",), "fix": ("round", "scores"), "target": ("target",)}.get(
             str(kind), ()
         )
@@ -113,7 +117,9 @@ class Scoresheet:
                 )
             self.undo()
         elif kind == "fix":
-            self.fix(_int(entry["round"], "round"), self.scores_from(entry["scores"]))
+            round_number = _int(entry["round"], "round")
+            self.fix(round_number, self.scores_from(entry["scores"]))
+            self.fixed_last = round_number
         elif kind == "target":
             # A house rule changed during the game: who won, and when, follow the new target.
             self.targets_before.append((len(self.rounds), self.target))

@@ -349,3 +349,22 @@ def test_the_target_changes_mid_game_and_the_sheet_follows(
         capsys, "scores", str(other), "new", "--players", "A", "B", "--target", "20000"
     )
     assert status == 2 and "target must be at most 10000" in err and not other.exists()
+
+
+def test_undo_after_a_fix_says_the_fix_stays_unless_its_round_goes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game = str(tmp_path / "club.jsonl")
+    run(capsys, "scores", game, "new", "--players", "A", "B")
+    for points in (["A=3", "B=1"], ["A=5", "B=2"], ["A=1", "B=1"]):
+        run(capsys, "scores", game, "add", *points)
+    run(capsys, "scores", game, "fix", "1", "A=4")
+    status, out, _ = run(capsys, "scores", game, "undo")
+    assert status == 0 and out.splitlines()[0] == (
+        "took back round 3 (A 1, B 1); the fix of round 1 made after it stays (undo takes back "
+        "rounds and targets: fix it again to change it)"
+    )
+    run(capsys, "scores", game, "fix", "2", "A=6")
+    status, out, _ = run(capsys, "scores", game, "undo")
+    assert out.splitlines()[0] == "took back round 2 (A 6, B 2)"
+    assert load_sheet(Path(game)).rounds == [{0: 4, 1: 1}]

@@ -173,6 +173,13 @@ def run(args: argparse.Namespace) -> int:
             with sheet_to_change(args.game) as sheet:
                 if args.action == "undo" and (sheet.rounds or sheet.targets_before):
                     taken_back = _change_said(sheet)
+                    fixed = sheet.fixed_last
+                    # A fix of a round taken back goes with it; a fix of another stays.
+                    if fixed is not None and fixed not in sheet.last_change():
+                        taken_back += (
+                            f"; the fix of round {fixed} made after it stays (undo "
+                            "takes back rounds and targets: fix it again to change it)"
+                        )
                 target_was = str(sheet.target)
                 _change(args, sheet)
     except RefereeInputError as error:
