@@ -353,7 +353,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115
     escape_unreadable_output()
     arguments = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(_command_given(arguments))
+    try:
+        parser = build_parser(_command_given(arguments))  # imports OpenCV: a second or so
+    except KeyboardInterrupt:  # Ctrl-C as it starts: no command has begun
+        sys.stderr.write("nerts: interrupted\n")
+        return SIGNAL_STATUS_BASE + signal.SIGINT
     if not arguments:  # a newcomer typing 'nerts': what it can do, not a missing-argument error
         parser.print_help(sys.stderr)
         return USER_ERROR_STATUS

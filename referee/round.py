@@ -160,12 +160,24 @@ class RoundReferee:
         )
         for index in order:
             self._handle(events[index], self._results[index], index)
+        if events[1:]:
+            self._complete_after_ties()
         self._forget_stale_awaits()
         known = sum(not isinstance(event, OtherEvent) for event in events)
         if self.ended is None and known == self._ignored_count() - ignored_before:
             self.last_seen = seen_before
         last: list[Event] = [] if self._ended_this_frame is None else [self._ended_this_frame]
         return first + [event for result in self._results for event in result] + last
+
+    def _complete_after_ties(self) -> None:
+        """A pile completed by Kings tied in one frame is set aside after the last of them in
+        the log's order, not between them: a reader going line by line sees each King land."""
+        for at, result in enumerate(self._results):
+            for complete in [event for event in result if isinstance(event, PileComplete)]:
+                last = max(self._placed_this_frame.get(complete.pile, [at]))
+                if last != at:
+                    result.remove(complete)
+                    self._results[last].append(complete)
 
     def _ignored_count(self) -> int:
         """How many events of the log this round has ignored, in all: impossible ones, and

@@ -25,6 +25,7 @@ from referee.events import (
     Stuck,
     TakeBack,
 )
+from referee.foundations import why_illegal
 from referee.layout import CARDS_TURNED, NERTS, WASTE, MoveKind, Place, PlayerLayout, Spot
 from referee.round import RoundReferee
 from simulator.bots import Decision, FoundationPlay, LayoutMove, SeatBot
@@ -280,21 +281,31 @@ class RoundSimulation:
             if motion.pile is None or motion.seat == seat or motion.release < soonest:
                 continue
             spot = self.bots[seat].racing_spot(motion.cards[0])
-            if spot is not None:
+            if spot is not None and self._raceable(motion.cards[0], motion.pile):
                 release = motion.release + self.rng.randint(*RACE_OFFSET_FRAMES)
                 rival = FoundationPlay(spot, motion.cards[0], motion.pile)
                 self._start_foundation_play(seat, rival, release)
                 return True
         return False
 
+    def _raceable(self, card: Card, pile_id: str) -> bool:
+        """Whether a card on its way to `pile_id` goes there rightly, as the pile lies now (or
+        lost a race for its place): another seat races a play for the place, and does not copy
+        a hurried player's mistake."""
+        pile = self.referee.piles.get(pile_id)
+        if pile is not None and pile.complete:  # set aside: its place takes a new pile's Ace
+            pile = None
+        return why_illegal(pile, card) is None or (pile is not None and pile.took_place_of(card))
+
     def _race(self, seat: int, play: FoundationPlay, release: int) -> None:
+        raceable = self._raceable(play.card, play.pile)
         for other in range(len(self.bots)):
             if other == seat or self.busy_until[other] > self.frame:
                 continue
             if self.rng.random() >= self.settings.race_rate:
                 continue
             spot = self.bots[other].racing_spot(play.card)
-            if spot is not None:
+            if spot is not None and raceable:
                 offset = self.rng.randint(*RACE_OFFSET_FRAMES)
                 rival = FoundationPlay(spot, play.card, play.pile)
                 self._start_foundation_play(other, rival, release + offset)

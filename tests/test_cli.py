@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from tqdm import tqdm
 
+import nerts.cli as cli_module
 from nerts.cli import (
     BROKEN_PIPE_STATUS,
     COMMANDS,
@@ -479,3 +480,16 @@ def test_the_score_and_referee_commands_start_without_opencv(
         [sys.executable, "-c", check], capture_output=True, text=True, timeout=120, check=True
     )
     assert done.stdout.strip() == str(not light)
+
+
+def test_ctrl_c_while_the_commands_are_loaded_is_said_in_a_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The first half second, OpenCV and the simulator imported: a traceback was printed."""
+
+    def loading(named: str | None = None) -> argparse.ArgumentParser:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_module, "build_parser", loading)
+    assert main(["simulate", "--out", "x"]) == 128 + 2
+    assert capsys.readouterr().err == "nerts: interrupted\n"

@@ -100,12 +100,15 @@ def test_king_completes_pile_once_and_its_place_takes_a_new_pile() -> None:
     ]
 
 
-def test_king_tie_completes_once() -> None:
+@pytest.mark.parametrize("seats", [(0, 1), (1, 0)])
+def test_king_tie_completes_once_after_both_kings(seats: tuple[int, int]) -> None:
+    """In the log's order, whichever seat's King is listed (and judged) first."""
     events = [start()] + [play(i + 1, 0, r + "D") for i, r in enumerate(RANKS[:12])]
-    events += [play(20, 0, "KD"), play(20, 1, "KD")]
+    events += [play(20, seat, "KD") for seat in seats]
     out = referee(events)
+    assert [e.TYPE for e in out[-3:]] == ["play", "play", "pile_complete"]
     assert sum(isinstance(e, PileComplete) for e in out) == 1
-    assert verdicts(out)[-2:] == ["0:KD:tie", "1:KD:tie"]
+    assert verdicts(out)[-2:] == [f"{seats[0]}:KD:tie", f"{seats[1]}:KD:tie"]
 
 
 def test_an_unknown_type_out_of_frame_order_is_named() -> None:

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -20,7 +21,7 @@ from nerts.errors import UserError
 from nerts.eventlog import EventWriter
 from referee.events import Event
 from referee.game import GameReferee
-from simulator.render import VideoSink
+from simulator.render import TableRenderer, VideoSink
 from simulator.timeline import FrameState, RoundSimulation
 
 RACES = Path(__file__).parent / "golden" / "races.input.jsonl"
@@ -389,3 +390,34 @@ def test_an_interrupted_film_is_said_to_hold_the_frames_it_holds(
     said = capsys.readouterr().err.splitlines()
     assert said[-2].startswith("warning: stopped after 5 frames: the round so far is kept in ")
     assert int(cv2.VideoCapture(str(out / simulate.VIDEO_FILE)).get(cv2.CAP_PROP_FRAME_COUNT)) == 5
+
+
+def test_a_frame_stopped_while_drawn_is_left_out_of_the_truth_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ctrl-C while the first frame with a play is drawn: the video ends before it, and the
+    truth, which would have held its play, ends there too."""
+    frames, render = RoundSimulation.frames, TableRenderer.render
+    with_events: list[int] = []
+
+    def recording(self: RoundSimulation, *args: Any, **kwargs: Any) -> Iterator[FrameState]:
+        for state in frames(self, *args, **kwargs):
+            if state.events:
+                with_events.append(state.frame)
+            yield state
+
+    def drawing(self: TableRenderer, scene: Any, frame: int) -> np.ndarray:
+        if frame > 0 and with_events[-1] == frame:  # the deal is frame 0's
+            raise KeyboardInterrupt
+        return render(self, scene, frame)
+
+    monkeypatch.setattr(RoundSimulation, "frames", recording)
+    monkeypatch.setattr(TableRenderer, "render", drawing)
+    out = tmp_path / "s"
+    argv = ["simulate", "--out", str(out), "--size", "160x90", "--players", "2", "--seed", "3"]
+    assert main(argv) == 130
+    stopped = with_events[-1]
+    filmed = int(cv2.VideoCapture(str(out / simulate.VIDEO_FILE)).get(cv2.CAP_PROP_FRAME_COUNT))
+    truth = [json.loads(line) for line in (out / simulate.TRUTH_FILE).read_text().splitlines()]
+    assert filmed == stopped and [line["frame"] for line in truth] == [0]
+    assert capsys.readouterr().err.splitlines()[-2].startswith(f"warning: stopped after {stopped} ")

@@ -124,7 +124,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=0.0,
         metavar="P",
         help="chance that another seat races a foundation play for the same place (0-1; "
-        "default 0: no races made on purpose, though bots wanting one place still meet there)",
+        "default 0: no races made on purpose, though bots wanting one place still meet there); "
+        "a mistaken play is not raced",
     )
     parser.add_argument(
         "--mistake-rate",
@@ -363,9 +364,11 @@ def run(args: argparse.Namespace) -> int:
             # start leaves the simulation a frame behind what was filmed.
             played = simulation.frames_played if video is None else video.frames_written
             log.warning("stopped after %d frames: the round so far is kept in %s", played, kept)
-            # The frame the referee holds is written; after any other failure (a full disk)
-            # writing more would only hide what went wrong.
-            truth.write_all(referee.finish())
+            # The frame the referee holds is written where it was filmed (a stop while it was
+            # drawn leaves it out of the video, so out of the truth); after any other failure
+            # (a full disk) writing more would only hide what went wrong.
+            filmed = [e for e in referee.finish() if video is None or e.frame < played]
+            truth.write_all(filmed)
             raise
         truth.write_all(referee.finish())
     played = simulation.frames_played

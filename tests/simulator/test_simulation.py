@@ -197,14 +197,14 @@ def test_cards_in_the_air_at_a_call_land_inside_the_grace(players: int, seed: in
 
 def test_no_bot_plays_onto_a_complete_pile_by_mistake() -> None:
     """A complete pile is set aside, and its place may start a new pile: an Ace there is no
-    mistake, and a bot's hurried one would be accepted."""
+    mistake, and a bot's hurried one would be accepted. (A King that raced the pile's own and
+    lost lands after it, late: a race, not a mistake.)"""
     _, truth = play_round(players=8, seed=23, race_rate=0.5, mistake_rate=0.3)
     completed = {e.to_dict()["pile"]: e.frame for e in truth if e.TYPE == "pile_complete"}
     assert completed
-    late_onto = [
-        e for e in truth if isinstance(e, Play) and completed.get(e.pile, e.frame) < e.frame
-    ]
-    assert late_onto == []
+    onto = [e for e in truth if isinstance(e, Play) and completed.get(e.pile, e.frame) < e.frame]
+    lost_races = [e for e in onto if e.verdict == Verdict.LATE and e.card.rank == Rank.KING]
+    assert onto == lost_races
 
 
 def _found_by_turning(bot: SeatBot, piles: Mapping[str, FoundationPile], free: bool) -> bool:
@@ -341,3 +341,16 @@ def test_seconds_of_footage_hold_their_whole_frames_despite_binary_rounding() ->
     assert [frames_in(4.1, 30), frames_in(0.29, 100), frames_in(1 / 30, 30)] == [123, 29, 1]
     simulation, _ = play_round(seconds=4.1, fps=30.0)
     assert simulation.frames_played == 123
+
+
+@pytest.mark.parametrize("seed", [3, 4, 5])
+def test_no_seat_races_a_hurried_players_mistake(seed: int) -> None:
+    """--race-rate sends other seats after a play for the same place: a mistaken play is no
+    place to race for (both seats' 5H went illegal onto one pile, seed 3 of 2 players)."""
+    _, truth = play_round(players=3, seed=seed, seconds=60, race_rate=1.0, mistake_rate=0.2)
+    illegal = [e for e in truth if isinstance(e, Play) and e.verdict == Verdict.ILLEGAL]
+    assert illegal
+    copied = {(e.card, e.pile) for e in illegal if e.seat == 0} & {
+        (e.card, e.pile) for e in illegal if e.seat != 0
+    }
+    assert copied == set()
