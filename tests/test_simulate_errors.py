@@ -174,7 +174,8 @@ def test_footage_not_simulated_here_is_never_filmed_over(
     for command in (["simulate", "--out", str(out), *FAST], ["demo", "--out", str(out)]):
         line = fails(capsys, *command)
         beside = (
-            "the truth.jsonl beside it is empty, as a run killed before its first event leaves it"
+            "the truth.jsonl beside it is empty, as a run stopped before its first event leaves "
+            "it (killed, or on a full disk)"
             if truth == b""
             else "no truth.jsonl of table events beside it"
         )

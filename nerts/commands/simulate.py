@@ -284,7 +284,8 @@ def make_out_dir(out: Path, files: tuple[str, ...] = ()) -> None:
         )
         truth = out / TRUTH_FILE
         beside = (
-            f"the {TRUTH_FILE} beside it is empty, as a run killed before its first event leaves it"
+            f"the {TRUTH_FILE} beside it is empty, as a run stopped before its first event "
+            "leaves it (killed, or on a full disk)"
             if truth.is_file() and truth.stat().st_size == 0
             else f"no {TRUTH_FILE} of table events beside it"
         )
