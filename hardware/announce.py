@@ -182,6 +182,11 @@ class BoxCommands:
         return commands
 
 
+SHOW_AGAIN_TRIES = 3
+"""Batches of what the box shows sent again in a row, each cut short by another reset, before
+the announcer stops trying until the next reset (and says so)."""
+
+
 class StandingDisplay:
     """What the box shows that a reset clears (its lights, scores and display), as the last
     commands that set each: sent again after a reset. Buzzes and fanfares pass and are not
@@ -241,6 +246,9 @@ class BoxAnnouncer(Service):
         # Held while commands are chosen and queued, by the caller's thread and (restoring
         # after a reset) the driver's, so that what is sent again is what was last queued.
         self._sending = threading.Lock()
+        self._shown_again: list[Delivery] = []  # the last batch sent again after a reset
+        self._reset_while_showing = False
+        self._tries = 0  # batches sent again in a row, each cut by a reset
         self.driver = BoxDriver(url, on_button=on_button, on_reset=self._show_again)
         self.undelivered: list[str] = []
         """The commands never delivered, once closed."""
@@ -277,18 +285,51 @@ class BoxAnnouncer(Service):
                 delivery.add_done_callback(self._on_settled)
 
     def _show_again(self) -> None:
-        """Called on the driver's thread when the box was reset: what it showed is sent again."""
+        """Called on the driver's thread when the box was reset: what it showed is sent again.
+        A reset while such a batch is on its way sends the whole again once it is through
+        (the driver resends only what was not acknowledged, and the reset cleared the rest),
+        up to `SHOW_AGAIN_TRIES` in a row: a box resetting every few commands never holds a
+        batch, and a batch a reset would never end."""
         with self._sending:
-            commands = self.standing.commands()
-            if not commands:
+            if not all(done.done() for done in self._shown_again):
+                self._reset_while_showing = True
                 return
-            log.info("box was reset: showing its lights, scores and display again")
-            try:
-                deliveries = self.driver.send_all(commands)
-            except BoxClosed:  # closing meanwhile: nothing is waited for any more
+            self._tries = 0
+            self._send_shown()
+
+    def _send_shown(self) -> None:
+        """Sends what the box shows again (`_sending` held)."""
+        commands = self.standing.commands()
+        if not commands:
+            return
+        log.info("box was reset: showing its lights, scores and display again")
+        self._reset_while_showing = False
+        try:
+            self._shown_again = self.driver.send_all(commands)
+        except BoxClosed:  # closing meanwhile: nothing is waited for any more
+            self._shown_again = []
+            return
+        for delivery in self._shown_again:
+            delivery.add_done_callback(self._on_settled)
+        self._shown_again[-1].add_done_callback(self._shown_through)
+
+    def _shown_through(self, last: Delivery) -> None:
+        """The last command of a batch sent again is settled (on the driver's thread)."""
+        if isinstance(last.exception(), BoxClosed):
+            return
+        with self._sending:
+            if not self._reset_while_showing:
                 return
-            for delivery in deliveries:
-                delivery.add_done_callback(self._on_settled)
+            if self._tries >= SHOW_AGAIN_TRIES:
+                self._reset_while_showing = False
+                log.warning(
+                    "box at %s resets every few commands (a loose cable or power?): what it "
+                    "shows may be incomplete until the next announcement",
+                    self.url,
+                )
+                return
+            self._tries += 1
+            self._send_shown()
 
     def _on_settled(self, delivery: Delivery) -> None:
         """Called on the driver's thread as each announcement is settled."""

@@ -30,6 +30,11 @@ RESEND_TIMEOUT_S = 0.250
 # A garbled reply is not silence: it shows the box is there, and giving up would only risk
 # running the command twice (the reconnection's handshake resets the box's memory of numbers).
 MAX_SILENT_RESENDS = 5
+# A port just opened is not given up while the box may still be booting: opening an Uno's or a
+# Nano's port resets it, and its bootloader waits up to about 2 s before the sketch says HELLO
+# (an older Nano's); reopening would reset it again, and a box booting slower than the resends
+# last (1.5 s) never connected. Once any line is heard, the resends alone decide.
+BOOT_GRACE_S = 3.0
 # The number the host's handshake carries (any is allowed); the commands after it follow on.
 # Not 1: after a box reset the host numbers its commands from 1, and a late `ok` to a copy of a
 # handshake numbered so would settle the renumbered first command, which the box then takes for
@@ -101,6 +106,8 @@ class HostProtocol(Generic[Ticket]):
         self._stale_rs_possible = False
         self._sent_n1 = False  # since the last renumbering: see `receive`
         self._said_silent = False  # said "box silent" and heard nothing since
+        self._connected_at = 0.0
+        self._heard = False  # any line from the box since the port was opened
 
     @property
     def unacknowledged(self) -> list[PendingCommand[Ticket]]:
@@ -111,6 +118,7 @@ class HostProtocol(Generic[Ticket]):
         """A port was opened: handshake first, then every unacknowledged command, renumbered."""
         self.disconnect()
         self.connected = True
+        self._connected_at, self._heard = now, False
         self.queue.appendleft(PendingCommand(text="HELLO", handshake=True))
         actions: Actions[Ticket] = Actions()
         self._transmit(now, actions)
@@ -136,6 +144,7 @@ class HostProtocol(Generic[Ticket]):
         actions: Actions[Ticket] = Actions()
         words = text.split(" ")
         self._silent_resends = 0
+        self._heard = True
         if self._said_silent:
             log.warning("box answers again")
             self._said_silent = False
@@ -195,12 +204,14 @@ class HostProtocol(Generic[Ticket]):
         """A device line arrived that could not be read (bad CRC, unparsable): the box is not
         silent, so the resend that drew it does not count towards giving up the connection."""
         self._silent_resends = 0
+        self._heard = True
 
     def tick(self, now: float) -> Actions[Ticket]:
         """Let time pass: resend a command whose reply is overdue, or give the connection up."""
         actions: Actions[Ticket] = Actions()
         if self._in_flight and now - self._sent_at >= self.resend_timeout:
-            if self._silent_resends >= MAX_SILENT_RESENDS:
+            booting = not self._heard and now - self._connected_at < BOOT_GRACE_S
+            if self._silent_resends >= MAX_SILENT_RESENDS and not booting:
                 # Said once: a box unplugged would say it every few seconds until it is back.
                 level = logging.DEBUG if self._said_silent else logging.WARNING
                 log.log(level, "box silent after %d resends; reconnecting", self._silent_resends)

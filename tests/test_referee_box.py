@@ -146,6 +146,25 @@ def test_a_noisy_link_tells_everything_given_time(capsys: pytest.CaptureFixture[
     assert "Seat 0 wins" in device.executed[-1]
 
 
+def test_a_box_resetting_every_few_commands_is_shown_again_without_end(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A reset every 5 commands, fewer than the box's lights, scores and display take: each
+    batch sent again is cut short, and after a few in a row the announcer says so and stops
+    (a batch a reset had made 10,373 commands of a 36-command game, and never caught up)."""
+    device = BoxDevice()
+    emulator = PtyEmulator(FaultyDevice(device, FaultPlan(reset_every=5)))
+    emulator.start()
+    try:
+        log = GOLDEN / "game_to_target.input.jsonl"
+        argv = ["referee", str(log), "--target", "20", "--box", emulator.url, "--box-wait", "30"]
+        assert main(argv) == 0
+    finally:
+        emulator.close()
+    assert "resets every few commands (a loose cable or power?)" in capsys.readouterr().err
+    assert len(device.executed) < 3 * 37  # 75 here
+
+
 @pytest.mark.parametrize("value", ["nan", "-1", "1e9", "soon"])
 def test_box_wait_takes_seconds(value: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):

@@ -4,6 +4,7 @@ each rule of the protocol file on its own, then whole runs against a faulty devi
 from __future__ import annotations
 
 import logging
+import math
 from collections import deque
 from dataclasses import dataclass
 
@@ -15,6 +16,7 @@ from hardware.device import BoxDevice
 from hardware.faults import FaultPlan, FaultyDevice
 from hardware.framing import LineSplitter, encode_command, parse_device_line
 from hardware.host_protocol import (
+    BOOT_GRACE_S,
     HANDSHAKE_SEQUENCE,
     MAX_SILENT_RESENDS,
     RESEND_TIMEOUT_S,
@@ -197,17 +199,34 @@ def test_silence_resends_then_gives_up_after_five_resends() -> None:
 
 def test_a_reconnections_handshake_is_resent_as_often_as_any_command() -> None:
     """The count of silent resends starts again with each reconnection: its handshake is
-    resent five times, not given up at its first silence."""
+    resent five times, not given up at its first silence, and while the box may still be
+    booting (`BOOT_GRACE_S`: opening its port reset it)."""
     host, _ = connected("PING")
     now = 0.0
     while not host.tick(now := now + RESEND_TIMEOUT_S).give_up:
         pass
     host.disconnect()
+    opened = now
     assert host.connect(now).writes == [encode_command(H, "HELLO")]
-    for _ in range(MAX_SILENT_RESENDS):
-        actions = host.tick(now := now + RESEND_TIMEOUT_S)
-        assert (actions.writes, actions.give_up) == ([encode_command(H, "HELLO")], False)
-    assert host.tick(now + RESEND_TIMEOUT_S).give_up
+    resends = 0
+    while not (actions := host.tick(now := now + RESEND_TIMEOUT_S)).give_up:
+        assert actions.writes == [encode_command(H, "HELLO")]
+        resends += 1
+    assert resends == max(MAX_SILENT_RESENDS, math.ceil(BOOT_GRACE_S / RESEND_TIMEOUT_S) - 1)
+    assert now - opened >= BOOT_GRACE_S
+
+
+def test_a_box_booting_slower_than_the_resends_is_waited_for() -> None:
+    """A Nano's old bootloader: 2 s before the sketch runs and says HELLO. Reopening the port
+    would reset it again, so it never connected."""
+    host = HostProtocol[None]()
+    host.connect(0.0)
+    now = 0.0
+    while now < 2.0:
+        now += RESEND_TIMEOUT_S
+        assert not host.tick(now).give_up
+    host.receive("HELLO nertsbox 1.0 seats=4", now)
+    assert host.identity is not None and host.connected
 
 
 def test_a_silent_box_is_said_once_and_its_return_too(caplog: pytest.LogCaptureFixture) -> None:
