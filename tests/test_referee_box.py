@@ -367,3 +367,17 @@ def _wait_for(condition: Callable[[], bool], seconds: float = 20.0) -> None:
     while not condition():
         assert time.monotonic() < deadline, "timed out"
         time.sleep(0.02)
+
+
+@pytest.mark.parametrize("kind", ["file", "folder"])
+def test_a_box_that_is_a_file_or_folder_is_refused_at_once(
+    tmp_path: Path, kind: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A device not plugged in yet is waited for; a file or folder never becomes one."""
+    port = tmp_path / "box"
+    port.write_text("") if kind == "file" else port.mkdir()
+    assert main(["referee", str(GOLDEN / "races.input.jsonl"), "--box", str(port)]) == 2
+    assert capsys.readouterr().err == (
+        f"nerts referee: error: --box '{port}' is a {kind}, not a serial device (a USB box is "
+        "usually /dev/ttyUSB0 or /dev/ttyACM0; --box auto looks for it)\n"
+    )

@@ -143,6 +143,15 @@ USB_PORTS_SAID = (
 """Where a box plugged in is found, said with a --port that names none."""
 
 
+def refuse_no_device(option: str, url: str) -> None:
+    """A `UserError` where `url` names a file or a folder: a serial port is a device, and the
+    driver would wait for a box there until its time ran out."""
+    for kind, found in (("file", os.path.isfile), ("folder", os.path.isdir)):
+        if "://" not in url and found(url):
+            where = USB_PORTS_SAID.replace("--port", option)
+            raise UserError(f"{option} {url!r} is a {kind}, not a serial device ({where})")
+
+
 def _driver_url(url: str) -> str:
     try:
         checked = check_url(url)
@@ -150,10 +159,7 @@ def _driver_url(url: str) -> str:
         raise UserError(f"--port {error}") from None
     # The driver would try to open it again and again until --timeout, waiting for a box
     # plugged in: these commands are one try, so a mistyped device is said at once.
-    if "://" not in url and os.path.isfile(url):  # a serial port is a device, never a file
-        raise UserError(f"--port {url!r} is a file, not a serial device ({USB_PORTS_SAID})")
-    if "://" not in url and os.path.isdir(url):
-        raise UserError(f"--port {url!r} is a folder, not a serial device ({USB_PORTS_SAID})")
+    refuse_no_device("--port", url)
     if "://" not in url and url != AUTO_URL and not os.path.exists(url):
         raise UserError(
             f"--port {url!r}: no such device; is the box plugged in? ({USB_PORTS_SAID})"

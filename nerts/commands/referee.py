@@ -14,6 +14,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from hardware.announce import BoxAnnouncer
+from nerts.commands.box import refuse_no_device
 from nerts.errors import (
     FAILURE_STATUS,
     UserError,
@@ -444,6 +445,8 @@ def run(args: argparse.Namespace) -> int:
     if args.box is None and args.box_wait is not None:
         raise UserError("--box-wait is how long to wait for the box: give its --box too")
     wait = BOX_WAIT_DEFAULT_S if args.box_wait is None else args.box_wait
+    if args.box is not None:  # a device not there yet is waited for, never a file
+        refuse_no_device("--box", args.box)
     try:
         box = None if args.box is None else BoxAnnouncer(args.box, drain_timeout=wait)
     except ValueError as error:  # a port URL pyserial does not understand
