@@ -58,6 +58,8 @@ class SerialPort(Protocol):
 def open_port(url: str) -> SerialPort:
     """Open `url` raw at the box's baud rate; raises one of PortError if it cannot."""
     if url == AUTO_URL:
+        if not serial.tools.list_ports.comports():
+            raise serial.SerialException("no serial port on this machine")
         found = detect_box()
         if found is None:
             raise serial.SerialException("no serial port answered as a nerts box")

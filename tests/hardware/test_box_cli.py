@@ -234,9 +234,22 @@ def test_send_says_when_the_box_was_still_being_looked_for(
         time.sleep(1.0)
 
     monkeypatch.setattr(ports, "detect_box", slow_search)
+    monkeypatch.setattr(serial.tools.list_ports, "comports", lambda: ["/dev/ttyS0"])
     assert main(["box", "send", "--port", "auto", "--timeout", "0.2", "PING"]) == 1
     assert capsys.readouterr().err == (
         "error: found no box (still looking after 0.2 s; --timeout gives more): nothing was sent\n"
+    )
+
+
+def test_send_to_auto_says_when_the_machine_has_no_serial_port(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It said no port answered as a nerts box, as if a box had been asked."""
+    monkeypatch.setattr(serial.tools.list_ports, "comports", list)
+    assert main(["box", "send", "--port", "auto", "--timeout", "0.3", "PING"]) == 1
+    assert capsys.readouterr().err == (
+        "error: found no box (no serial port on this machine): nothing was sent; is the box "
+        "plugged in (or its emulator, 'nerts box-emulator', running)?\n"
     )
 
 
