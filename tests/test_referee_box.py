@@ -24,6 +24,18 @@ from referee.options import RuleOptions
 GOLDEN = Path(__file__).parent / "golden"
 
 
+def referee_on_box(plan: FaultPlan, log: Path, *options: str) -> tuple[int, BoxDevice]:
+    """`nerts referee LOG OPTIONS --box` on an emulated box behind a link faulty as `plan`
+    says: the exit status, and the box."""
+    device = BoxDevice()
+    emulator = PtyEmulator(FaultyDevice(device, plan))
+    emulator.start()
+    try:
+        return main(["referee", str(log), *options, "--box", emulator.url]), device
+    finally:
+        emulator.close()
+
+
 def test_referee_announces_on_the_box(capsys: pytest.CaptureFixture[str]) -> None:
     device = BoxDevice()
     emulator = PtyEmulator(FaultyDevice(device, FaultPlan()))
@@ -84,13 +96,8 @@ def test_a_stuck_in_a_valid_calls_frame_buzzes_nothing_whatever_its_line(
     ]
     log = tmp_path / "log.jsonl"
     log.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    device = BoxDevice()
-    emulator = PtyEmulator(FaultyDevice(device, FaultPlan()))
-    emulator.start()
-    try:
-        assert main(["referee", str(log), "--box", emulator.url]) == 0
-    finally:
-        emulator.close()
+    status, device = referee_on_box(FaultPlan(), log)
+    assert status == 0
     capsys.readouterr()
     buzzes = [command for command in device.executed if command.startswith(("BUZZ", "NERTS"))]
     assert buzzes == ["BUZZ STUCK", "NERTS 0", "BUZZ ROUND"]
@@ -131,16 +138,10 @@ def test_referee_exits_1_when_the_box_lacks_a_seat_told_of(
 def test_a_noisy_link_tells_everything_given_time(capsys: pytest.CaptureFixture[str]) -> None:
     """The emulator's own example of a bad cable: 2% of bytes corrupted, 2% of replies lost,
     a reset every 20 commands."""
-    device = BoxDevice()
     plan = FaultPlan(corrupt_rate=0.02, lose_reply_rate=0.02, reset_every=20, seed=0)
-    emulator = PtyEmulator(FaultyDevice(device, plan))
-    emulator.start()
-    try:
-        log = GOLDEN / "game_to_target.input.jsonl"
-        argv = ["referee", str(log), "--target", "20", "--box", emulator.url, "--box-wait", "60"]
-        assert main(argv) == 0
-    finally:
-        emulator.close()
+    game = GOLDEN / "game_to_target.input.jsonl"
+    status, device = referee_on_box(plan, game, "--target", "20", "--box-wait", "60")
+    assert status == 0
     capsys.readouterr()
     assert device.state.scores == {0: 21, 1: 7, 2: 16}
     assert "Seat 0 wins" in device.executed[-1]
@@ -152,15 +153,9 @@ def test_a_box_resetting_every_few_commands_is_shown_again_without_end(
     """A reset every 5 commands, fewer than the box's lights, scores and display take: each
     batch sent again is cut short, and after a few in a row the announcer says so and stops
     (a batch a reset had made 10,373 commands of a 36-command game, and never caught up)."""
-    device = BoxDevice()
-    emulator = PtyEmulator(FaultyDevice(device, FaultPlan(reset_every=5)))
-    emulator.start()
-    try:
-        log = GOLDEN / "game_to_target.input.jsonl"
-        argv = ["referee", str(log), "--target", "20", "--box", emulator.url, "--box-wait", "30"]
-        assert main(argv) == 0
-    finally:
-        emulator.close()
+    game = GOLDEN / "game_to_target.input.jsonl"
+    status, device = referee_on_box(FaultPlan(reset_every=5), game, "--target", "20")
+    assert status == 0
     assert "resets every few commands (a loose cable or power?)" in capsys.readouterr().err
     assert len(device.executed) < 3 * 37  # 75 here
 
