@@ -245,7 +245,8 @@ class BoxAnnouncer(Service):
         self.standing = StandingDisplay()
         # Held while commands are chosen and queued, by the caller's thread and (restoring
         # after a reset) the driver's, so that what is sent again is what was last queued.
-        self._sending = threading.Lock()
+        # Reentrant: a delivery settled before its callback is added calls it at once.
+        self._sending = threading.RLock()
         self._shown_again: list[Delivery] = []  # the last batch sent again after a reset
         self._reset_while_showing = False
         self._tries = 0  # batches sent again in a row, each cut by a reset
