@@ -193,8 +193,11 @@ def test_quantize_looks_for_every_chosen_export_before_it_makes_any(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (tmp_path / INDEX_ONNX.name).write_bytes(INDEX_ONNX.read_bytes())
+    shared = tmp_path / "shared"  # never read: a clone may lie without ../shared beside it
+    (shared / "decks").mkdir(parents=True)
+    models = ["--models", "classifier", "cards", "--models-dir", str(tmp_path)]
     with pytest.raises(SystemExit) as stopped:
-        train(["quantize", "--models", "classifier", "cards", "--models-dir", str(tmp_path)])
+        train(["quantize", *models, "--shared", str(shared)])
     assert str(stopped.value) == (
         f"quantize: model file not found: {tmp_path / CARDS_ONNX.name} (publish the trained "
         "models first: python -m models.train publish --help)"
